@@ -1,0 +1,135 @@
+"""rocketroute: Apache RocketMQ client routing (queue selection, latency fault tolerance, allocation)
+that picks exactly what the Java client picks, with a Rust core.
+
+``rocketroute`` exposes the native (Rust) backend when it is built, else the pure-Python reference
+(:mod:`rocketroute.reference`, same names); ``BACKEND`` says which. ``ROCKETROUTE_BACKEND=reference``
+forces the reference, ``ROCKETROUTE_BACKEND=native`` makes a missing native module an import error.
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+from .errors import (
+    BrokerResponseError,
+    BrokerUnreachableError,
+    IllegalArgumentError,
+    IndexOutOfBoundsError,
+    JavaArithmeticError,
+    NullPointerError,
+    NumberFormatError,
+    RocketRouteError,
+    SendFailedError,
+)
+from .reference.strategy import DEFAULT_TABLES
+from .selector import MessageQueueSelector, as_selector
+from .send import CommunicationMode, SendAttempt, send_default
+
+__version__ = "0.1.0"
+
+_wanted = _os.environ.get("ROCKETROUTE_BACKEND", "").strip().lower()
+if _wanted not in ("", "native", "reference"):
+    raise ImportError(f"ROCKETROUTE_BACKEND must be 'native' or 'reference', not {_wanted!r}")
+
+if _wanted == "reference":
+    _native = None
+else:
+    try:
+        from . import _native
+    except ImportError:
+        if _wanted == "native":
+            raise
+        _native = None
+
+if _native is not None:
+    from ._native import (
+        COMPAT_PROFILES,
+        MAX_QUEUES,
+        BrokerData,
+        JavaRandom,
+        LatencyFaultTolerance,
+        ManualClock,
+        MessageQueue,
+        MQFaultStrategy,
+        PermName,
+        QueueData,
+        SelectMessageQueueByHash,
+        SelectMessageQueueByMachineRoom,
+        SelectMessageQueueByRandom,
+        SendWhichQueue,
+        SystemClock,
+        TopicPublishInfo,
+        TopicRouteData,
+        java_int_hash,
+        java_long_hash,
+        java_string_compare,
+        java_string_hash,
+    )
+
+    BACKEND = "native"
+else:
+    from .reference import (  # type: ignore[assignment]
+        COMPAT_PROFILES,
+        MAX_QUEUES,
+        BrokerData,
+        JavaRandom,
+        LatencyFaultTolerance,
+        ManualClock,
+        MessageQueue,
+        MQFaultStrategy,
+        PermName,
+        QueueData,
+        SelectMessageQueueByHash,
+        SelectMessageQueueByMachineRoom,
+        SelectMessageQueueByRandom,
+        SendWhichQueue,
+        SystemClock,
+        TopicPublishInfo,
+        TopicRouteData,
+        java_int_hash,
+        java_long_hash,
+        java_string_compare,
+        java_string_hash,
+    )
+
+    BACKEND = "reference"
+
+__all__ = [
+    "BACKEND",
+    "COMPAT_PROFILES",
+    "DEFAULT_TABLES",
+    "MAX_QUEUES",
+    "BrokerData",
+    "BrokerResponseError",
+    "BrokerUnreachableError",
+    "CommunicationMode",
+    "IllegalArgumentError",
+    "IndexOutOfBoundsError",
+    "JavaArithmeticError",
+    "JavaRandom",
+    "LatencyFaultTolerance",
+    "MQFaultStrategy",
+    "ManualClock",
+    "MessageQueue",
+    "MessageQueueSelector",
+    "NullPointerError",
+    "NumberFormatError",
+    "PermName",
+    "QueueData",
+    "RocketRouteError",
+    "SelectMessageQueueByHash",
+    "SelectMessageQueueByMachineRoom",
+    "SelectMessageQueueByRandom",
+    "SendAttempt",
+    "SendFailedError",
+    "SendWhichQueue",
+    "SystemClock",
+    "TopicPublishInfo",
+    "TopicRouteData",
+    "as_selector",
+    "java_int_hash",
+    "java_long_hash",
+    "java_string_compare",
+    "java_string_hash",
+    "send_default",
+]

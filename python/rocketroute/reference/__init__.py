@@ -1,0 +1,64 @@
+"""The pure-Python reference backend: the same names and behaviour as :mod:`rocketroute`, no compiler
+needed. It is the drop-in fallback and the baseline the benchmarks compare the native backend with."""
+
+from __future__ import annotations
+
+from ..errors import (
+    IllegalArgumentError,
+    IndexOutOfBoundsError,
+    JavaArithmeticError,
+    NullPointerError,
+    NumberFormatError,
+    RocketRouteError,
+)
+from ..selector import MessageQueueSelector, as_selector
+from ..send import CommunicationMode, SendAttempt, send_default
+from .clock import ManualClock, SystemClock
+from .compat import COMPAT_PROFILES
+from .counter import SendWhichQueue
+from .fault import LatencyFaultTolerance
+from .java import JavaRandom, java_int_hash, java_long_hash, java_string_compare, java_string_hash
+from .message_queue import MessageQueue
+from .publish_info import TopicPublishInfo
+from .route import MAX_QUEUES, BrokerData, PermName, QueueData, TopicRouteData
+from .select import SelectMessageQueueByHash, SelectMessageQueueByMachineRoom, SelectMessageQueueByRandom
+from .strategy import DEFAULT_TABLES, MQFaultStrategy
+
+BACKEND = "reference"
+
+__all__ = [
+    "BACKEND",
+    "COMPAT_PROFILES",
+    "DEFAULT_TABLES",
+    "MAX_QUEUES",
+    "BrokerData",
+    "CommunicationMode",
+    "IllegalArgumentError",
+    "IndexOutOfBoundsError",
+    "JavaArithmeticError",
+    "JavaRandom",
+    "LatencyFaultTolerance",
+    "MQFaultStrategy",
+    "ManualClock",
+    "MessageQueue",
+    "MessageQueueSelector",
+    "NullPointerError",
+    "NumberFormatError",
+    "PermName",
+    "QueueData",
+    "RocketRouteError",
+    "SelectMessageQueueByHash",
+    "SelectMessageQueueByMachineRoom",
+    "SelectMessageQueueByRandom",
+    "SendAttempt",
+    "SendWhichQueue",
+    "SystemClock",
+    "TopicPublishInfo",
+    "TopicRouteData",
+    "as_selector",
+    "java_int_hash",
+    "java_long_hash",
+    "java_string_compare",
+    "java_string_hash",
+    "send_default",
+]

@@ -1,0 +1,20 @@
+"""Compat profiles: which RocketMQ client release to behave like."""
+
+from __future__ import annotations
+
+from ..errors import IllegalArgumentError
+
+__all__ = ["COMPAT_PROFILES", "parse_compat"]
+
+COMPAT_PROFILES = ("5.3", "4.9")
+_ALIASES = {"5.3": "5.3", "5.3.3": "5.3", "5": "5.3", "4.9": "4.9", "4.9.8": "4.9", "4": "4.9"}
+
+
+def parse_compat(compat: str) -> str:
+    """``"5.3"`` (RocketMQ 5.3.3, the default) or ``"4.9"`` (4.9.8); full versions are accepted too."""
+    if not isinstance(compat, str):
+        raise TypeError(f"compat must be a str, not {type(compat).__name__}")
+    try:
+        return _ALIASES[compat]
+    except KeyError:
+        raise IllegalArgumentError(f"unknown compat profile {compat!r}; expected one of {COMPAT_PROFILES}") from None

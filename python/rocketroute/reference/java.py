@@ -1,0 +1,178 @@
+"""Java semantics the routing path depends on: UTF-16 string hashing and ordering, boxed hashCodes,
+32-bit wrap-around and a bit-exact ``java.util.Random``."""
+
+from __future__ import annotations
+
+import os
+import threading
+from array import array
+
+from ..errors import IllegalArgumentError
+
+INT_MIN = -(2**31)
+INT_MAX = 2**31 - 1
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+
+__all__ = [
+    "JavaRandom",
+    "java_string_hash",
+    "java_string_compare",
+    "java_int_hash",
+    "java_long_hash",
+    "utf16_units",
+]
+
+
+def wrap_int(v: int) -> int:
+    """Java ``(int) v``: keep the low 32 bits, two's complement."""
+    v &= 0xFFFFFFFF
+    return v - 0x1_0000_0000 if v & 0x8000_0000 else v
+
+
+def wrap_long(v: int) -> int:
+    v &= 0xFFFF_FFFF_FFFF_FFFF
+    return v - 0x1_0000_0000_0000_0000 if v & 0x8000_0000_0000_0000 else v
+
+
+def java_abs(v: int) -> int:
+    """``Math.abs(int)``: ``abs(Integer.MIN_VALUE)`` is still ``Integer.MIN_VALUE``."""
+    return v if v == INT_MIN else abs(v)
+
+
+def java_rem(a: int, b: int) -> int:
+    """Java ``a % b`` on ints: truncated, with the sign of the dividend."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def check_int(name: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    if not INT_MIN <= v <= INT_MAX:
+        raise IllegalArgumentError(f"{name} {v} is out of the Java int range")
+    return v
+
+
+def check_long(name: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    if not LONG_MIN <= v <= LONG_MAX:
+        raise IllegalArgumentError(f"{name} {v} is out of the Java long range")
+    return v
+
+
+def check_str(name: str, v: object) -> str:
+    if v is None:
+        from ..errors import NullPointerError
+
+        raise NullPointerError(f"{name} is None")
+    if not isinstance(v, str):
+        raise TypeError(f"{name} must be a str, not {type(v).__name__}")
+    return v
+
+
+def utf16_units(s: str) -> array:
+    """The UTF-16 code units of ``s`` (lone surrogates pass through as single units, as in Java)."""
+    a = array("H")
+    a.frombytes(s.encode("utf-16-le", "surrogatepass"))
+    return a
+
+
+def java_string_hash(s: str) -> int:
+    """``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units, in int arithmetic."""
+    check_str("s", s)
+    h = 0
+    if s.isascii():
+        for c in s.encode("ascii"):
+            h = (31 * h + c) & 0xFFFFFFFF
+    else:
+        for c in utf16_units(s):
+            h = (31 * h + c) & 0xFFFFFFFF
+    return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def java_string_compare(a: str, b: str) -> int:
+    """``a.compareTo(b)``: the first differing UTF-16 code unit decides, else the length difference."""
+    check_str("a", a)
+    check_str("b", b)
+    if a.isascii() and b.isascii():
+        ua: bytes | array = a.encode("ascii")
+        ub: bytes | array = b.encode("ascii")
+    else:
+        ua, ub = utf16_units(a), utf16_units(b)
+    for x, y in zip(ua, ub):
+        if x != y:
+            return x - y
+    return len(ua) - len(ub)
+
+
+def java_int_hash(v: int) -> int:
+    """``Integer.hashCode(v)``: the value itself."""
+    return check_int("value", v)
+
+
+def java_long_hash(v: int) -> int:
+    """``Long.hashCode(v)``: ``(int)(v ^ (v >>> 32))``."""
+    check_long("value", v)
+    u = v & 0xFFFF_FFFF_FFFF_FFFF
+    return wrap_int(u ^ (u >> 32))
+
+
+_MULTIPLIER = 0x5DEECE66D
+_ADDEND = 0xB
+_MASK = (1 << 48) - 1
+
+
+class JavaRandom:
+    """``java.util.Random``, bit for bit: the same seed gives the same numbers as the JVM.
+
+    ``JavaRandom()`` seeds itself from the OS. Thread-safe (Java's Random is too)."""
+
+    __slots__ = ("_seed", "_lock")
+
+    def __init__(self, seed: int | None = None) -> None:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "big", signed=True)
+        self._lock = threading.Lock()
+        self._seed = (check_long("seed", seed) ^ _MULTIPLIER) & _MASK
+
+    def set_seed(self, seed: int) -> None:
+        with self._lock:
+            self._seed = (check_long("seed", seed) ^ _MULTIPLIER) & _MASK
+
+    def _next(self, bits: int) -> int:
+        with self._lock:
+            self._seed = (self._seed * _MULTIPLIER + _ADDEND) & _MASK
+            r = self._seed >> (48 - bits)
+        return wrap_int(r)
+
+    def next_int(self, bound: int | None = None) -> int:
+        """``nextInt()``, or ``nextInt(bound)`` (uniform in ``[0, bound)``)."""
+        if bound is None:
+            return self._next(32)
+        check_int("bound", bound)
+        if bound <= 0:
+            raise IllegalArgumentError("bound must be positive")
+        r = self._next(31)
+        m = bound - 1
+        if bound & m == 0:
+            return (bound * r) >> 31
+        u = r
+        while True:
+            r = u % bound
+            if wrap_int(u - r + m) >= 0:
+                return r
+            u = self._next(31)
+
+    def next_long(self) -> int:
+        return wrap_long((self._next(32) << 32) + self._next(32))
+
+    def next_boolean(self) -> bool:
+        return self._next(1) != 0
+
+    def next_double(self) -> float:
+        return ((self._next(26) << 27) + self._next(27)) * (1.0 / (1 << 53))
+
+    def __repr__(self) -> str:
+        return "JavaRandom(...)"

@@ -1,0 +1,144 @@
+"""``TopicPublishInfo``: a topic's publish queues and the round-robin pick over them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ..errors import JavaArithmeticError, NullPointerError
+from .compat import parse_compat
+from .counter import SendWhichQueue
+from .java import check_str, java_abs, java_rem
+from .message_queue import MessageQueue
+from .route import PermName, TopicRouteData
+
+__all__ = ["TopicPublishInfo"]
+
+QueueFilter = Callable[[MessageQueue], bool]
+
+
+class TopicPublishInfo:
+    """The queues a producer sends a topic's messages to, with its ``sendWhichQueue`` index."""
+
+    __slots__ = ("_queues", "_order_topic", "_route", "_compat", "_index")
+
+    def __init__(
+        self,
+        message_queues: Iterable[MessageQueue],
+        *,
+        order_topic: bool = False,
+        route: TopicRouteData | None = None,
+        compat: str = "5.3",
+        send_which_queue: SendWhichQueue | None = None,
+    ) -> None:
+        self._compat = parse_compat(compat)
+        queues = tuple(message_queues)
+        for mq in queues:
+            if not isinstance(mq, MessageQueue):
+                raise TypeError(f"message_queues must hold MessageQueue, not {type(mq).__name__}")
+            if mq.broker_name is None or mq.topic is None:
+                raise NullPointerError(f"publish queue {mq} has no topic or broker name")
+        if route is not None and not isinstance(route, TopicRouteData):
+            raise TypeError(f"route must be a TopicRouteData, not {type(route).__name__}")
+        if send_which_queue is None:
+            send_which_queue = SendWhichQueue(self._compat)
+        elif not isinstance(send_which_queue, SendWhichQueue):
+            raise TypeError(f"send_which_queue must be a SendWhichQueue, not {type(send_which_queue).__name__}")
+        self._queues = queues
+        self._order_topic = bool(order_topic)
+        self._route = route
+        self._index = send_which_queue
+
+    @classmethod
+    def from_route(cls, topic: str, route: TopicRouteData, compat: str = "5.3") -> TopicPublishInfo:
+        """``topicRouteData2TopicPublishInfo``: the queues of ``orderTopicConf`` when it is set (an ordered
+        topic), else ``writeQueueNums`` queues of every writeable broker that has a master, brokers in
+        name order. The returned info keeps the route with its queue datas in that sorted order."""
+        if not isinstance(route, TopicRouteData):
+            raise TypeError(f"route must be a TopicRouteData, not {type(route).__name__}")
+        queues, order_topic = route.publish_queues(topic)
+        if not order_topic:
+            route = TopicRouteData(route.sorted_queue_datas(), route.broker_datas, route.order_topic_conf)
+        return cls(queues, order_topic=order_topic, route=route, compat=compat)
+
+    @property
+    def message_queues(self) -> tuple[MessageQueue, ...]:
+        return self._queues
+
+    @property
+    def order_topic(self) -> bool:
+        return self._order_topic
+
+    @property
+    def route(self) -> TopicRouteData | None:
+        return self._route
+
+    @property
+    def compat(self) -> str:
+        return self._compat
+
+    @property
+    def send_which_queue(self) -> SendWhichQueue:
+        return self._index
+
+    def ok(self) -> bool:
+        return bool(self._queues)
+
+    def __len__(self) -> int:
+        return len(self._queues)
+
+    def __repr__(self) -> str:
+        return f"TopicPublishInfo(order_topic={self._order_topic}, queues={len(self._queues)}, compat={self._compat!r})"
+
+    def _next(self) -> MessageQueue:
+        # Java: index % size, with the index already non-negative; an empty list divides by zero.
+        index = self._index.increment_and_get()
+        if not self._queues:
+            raise JavaArithmeticError("/ by zero")
+        return self._queues[index % len(self._queues)]
+
+    def select_one_message_queue(self, last_broker_name: str | None = None) -> MessageQueue:
+        """The next queue round-robin; with ``last_broker_name``, the next one on another broker if any
+        (up to one full turn), else simply the next one. Raises :class:`JavaArithmeticError` when empty."""
+        if last_broker_name is None:
+            return self._next()
+        check_str("last_broker_name", last_broker_name)
+        for _ in range(len(self._queues)):
+            mq = self._next()
+            if mq.broker_name != last_broker_name:
+                return mq
+        return self._next()
+
+    def select_one_message_queue_filtered(self, *filters: QueueFilter) -> MessageQueue | None:
+        """5.x ``selectOneMessageQueue(QueueFilter...)``: up to one full turn for a queue that every filter
+        accepts, else ``None``; with no filter, the next queue. ``None`` for an empty queue list."""
+        queues = self._queues
+        if not queues:
+            return None
+        n = len(queues)
+        if filters:
+            for _ in range(n):
+                mq = queues[java_abs(java_rem(self._index.increment_and_get(), n))]
+                ok = True
+                for f in filters:
+                    if f is None:
+                        raise NullPointerError("queue filter is None")
+                    ok &= bool(f(mq))
+                if ok:
+                    return mq
+            return None
+        return queues[java_abs(java_rem(self._index.increment_and_get(), n))]
+
+    def reset_index(self) -> None:
+        self._index.reset()
+
+    def write_queue_nums_by_broker(self, broker_name: str) -> int:
+        """``writeQueueNums`` of the first queue data of ``broker_name`` in the route, or -1. On 4.9
+        (``getQueueIdByBroker``) only writeable queue datas count; 5.3 has no such check."""
+        if self._route is None:
+            raise NullPointerError("this TopicPublishInfo has no route")
+        for qd in self._route.queue_datas:
+            if self._compat == "4.9" and not PermName.is_writeable(qd.perm):
+                continue
+            if qd.broker_name == broker_name:
+                return qd.write_queue_nums
+        return -1

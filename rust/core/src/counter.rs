@@ -1,0 +1,129 @@
+//! `sendWhichQueue`: the round-robin index with `ThreadLocalIndex`'s arithmetic, as one lock-free
+//! atomic shared by all threads (Java keeps one per thread; the arithmetic is the same).
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::compat::Compat;
+use crate::java::{abs, JavaRandom};
+
+pub const POSITIVE_MASK: i32 = 0x7FFF_FFFF;
+
+#[derive(Debug)]
+pub struct SendWhichQueue {
+    compat: Compat,
+    value: AtomicI32,
+    ready: AtomicBool,
+    first_draw: Mutex<()>,
+    random: Arc<JavaRandom>,
+}
+
+impl SendWhichQueue {
+    pub fn new(compat: Compat, start: Option<i32>, random: Arc<JavaRandom>) -> Self {
+        SendWhichQueue {
+            compat,
+            value: AtomicI32::new(start.unwrap_or(0)),
+            ready: AtomicBool::new(start.is_some()),
+            first_draw: Mutex::new(()),
+            random,
+        }
+    }
+
+    pub fn with_entropy(compat: Compat) -> Self {
+        Self::new(compat, None, Arc::new(JavaRandom::from_entropy()))
+    }
+
+    pub fn compat(&self) -> Compat {
+        self.compat
+    }
+
+    pub fn random(&self) -> &Arc<JavaRandom> {
+        &self.random
+    }
+
+    #[cold]
+    fn first_value(&self) {
+        let _guard = self.first_draw.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.ready.load(Ordering::Acquire) {
+            let mut v = self.random.next_int();
+            if self.compat == Compat::V4_9 {
+                v = abs(v);
+            }
+            self.value.store(v, Ordering::Release);
+            self.ready.store(true, Ordering::Release);
+        }
+    }
+
+    /// `incrementAndGet()`: store `stored + 1` (wrapping) and return it masked to be non-negative.
+    #[inline]
+    pub fn increment_and_get(&self) -> i32 {
+        if !self.ready.load(Ordering::Acquire) {
+            self.first_value();
+        }
+        self.value.fetch_add(1, Ordering::AcqRel).wrapping_add(1) & POSITIVE_MASK
+    }
+
+    /// 5.x `reset()`: store `Math.abs(random.nextInt(Integer.MAX_VALUE))`.
+    pub fn reset(&self) {
+        let v = abs(self
+            .random
+            .next_int_bounded(i32::MAX)
+            .expect("i32::MAX is a positive bound"));
+        self.value.store(v, Ordering::Release);
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// The stored value (`None` before the first draw).
+    pub fn get(&self) -> Option<i32> {
+        if self.ready.load(Ordering::Acquire) {
+            Some(self.value.load(Ordering::Acquire))
+        } else {
+            None
+        }
+    }
+
+    /// Forces the stored value.
+    pub fn set(&self, value: i32) {
+        self.value.store(value, Ordering::Release);
+        self.ready.store(true, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_and_masks_like_thread_local_index() {
+        let c = SendWhichQueue::new(Compat::V5_3, Some(i32::MAX), Arc::new(JavaRandom::new(1)));
+        assert_eq!(c.increment_and_get(), 0);
+        assert_eq!(c.get(), Some(i32::MIN));
+        assert_eq!(c.increment_and_get(), 1);
+        assert_eq!(c.get(), Some(i32::MIN + 1));
+    }
+
+    #[test]
+    fn first_value_per_profile() {
+        // new Random(0).nextInt() == -1155484576: 5.x starts there, 4.9 from its abs.
+        let c5 = SendWhichQueue::new(Compat::V5_3, None, Arc::new(JavaRandom::new(0)));
+        assert_eq!(c5.get(), None);
+        assert_eq!(c5.increment_and_get(), (-1155484576i32 + 1) & POSITIVE_MASK);
+        let c4 = SendWhichQueue::new(Compat::V4_9, None, Arc::new(JavaRandom::new(0)));
+        assert_eq!(c4.increment_and_get(), 1155484577);
+    }
+
+    #[test]
+    fn no_lost_increments_across_threads() {
+        let c = SendWhichQueue::new(Compat::V5_3, Some(0), Arc::new(JavaRandom::new(3)));
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10_000 {
+                        c.increment_and_get();
+                    }
+                });
+            }
+        });
+        assert_eq!(c.get(), Some(40_000));
+    }
+}

@@ -1,0 +1,27 @@
+//! rocketroute-core: the routing path of an Apache RocketMQ client, bit-exact with the Java client
+//! (RocketMQ 5.3.3 and 4.9.8). Pure Rust; the Python bindings live in `rocketroute-python`.
+
+pub mod clock;
+pub mod compat;
+pub mod counter;
+pub mod error;
+pub mod fault;
+pub mod intern;
+pub mod java;
+pub mod message_queue;
+pub mod publish_info;
+pub mod route;
+pub mod select;
+pub mod slots;
+pub mod strategy;
+
+pub use clock::{Clock, ManualClock};
+pub use compat::Compat;
+pub use counter::SendWhichQueue;
+pub use error::{JavaError, JavaResult};
+pub use fault::LatencyFaultTolerance;
+pub use java::JavaRandom;
+pub use message_queue::MessageQueue;
+pub use publish_info::TopicPublishInfo;
+pub use route::{BrokerData, QueueData, TopicRouteData};
+pub use strategy::{MQFaultStrategy, Selected};

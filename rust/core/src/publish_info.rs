@@ -1,0 +1,203 @@
+//! `TopicPublishInfo`: a topic's publish queues, their interned broker ids and the round-robin index.
+
+use std::sync::Arc;
+
+use crate::compat::Compat;
+use crate::counter::SendWhichQueue;
+use crate::error::{JavaError, JavaResult};
+use crate::intern::{self, BrokerId, NO_BROKER};
+use crate::java::abs;
+use crate::message_queue::MessageQueue;
+use crate::route::{perm, TopicRouteData};
+
+pub struct TopicPublishInfo {
+    queues: Vec<MessageQueue>,
+    broker_ids: Vec<BrokerId>,
+    order_topic: bool,
+    route: Option<TopicRouteData>,
+    compat: Compat,
+    index: Arc<SendWhichQueue>,
+}
+
+impl TopicPublishInfo {
+    /// Queues whose topic or broker name is null are refused (Java would fail later, on first use).
+    pub fn new(
+        queues: Vec<MessageQueue>,
+        order_topic: bool,
+        route: Option<TopicRouteData>,
+        compat: Compat,
+        index: Arc<SendWhichQueue>,
+    ) -> JavaResult<Self> {
+        let mut broker_ids = Vec::with_capacity(queues.len());
+        for mq in &queues {
+            match (mq.topic(), mq.broker_name()) {
+                (Some(_), Some(b)) => broker_ids.push(intern::intern(b)),
+                _ => {
+                    return Err(JavaError::NullPointer(format!(
+                        "publish queue {mq} has no topic or broker name"
+                    )))
+                }
+            }
+        }
+        Ok(TopicPublishInfo {
+            queues,
+            broker_ids,
+            order_topic,
+            route,
+            compat,
+            index,
+        })
+    }
+
+    /// `topicRouteData2TopicPublishInfo`; the info keeps the route with its queue datas sorted as
+    /// Java leaves them.
+    pub fn from_route(
+        topic: &str,
+        route: &TopicRouteData,
+        compat: Compat,
+        index: Arc<SendWhichQueue>,
+    ) -> JavaResult<Self> {
+        let (queues, order_topic) = route.publish_queues(topic)?;
+        let mut kept = route.clone();
+        if !order_topic {
+            kept.queue_datas = route.sorted_queue_datas();
+        }
+        Self::new(queues, order_topic, Some(kept), compat, index)
+    }
+
+    pub fn queues(&self) -> &[MessageQueue] {
+        &self.queues
+    }
+    pub fn broker_ids(&self) -> &[BrokerId] {
+        &self.broker_ids
+    }
+    pub fn order_topic(&self) -> bool {
+        self.order_topic
+    }
+    pub fn route(&self) -> Option<&TopicRouteData> {
+        self.route.as_ref()
+    }
+    pub fn compat(&self) -> Compat {
+        self.compat
+    }
+    pub fn index(&self) -> &Arc<SendWhichQueue> {
+        &self.index
+    }
+    pub fn ok(&self) -> bool {
+        !self.queues.is_empty()
+    }
+
+    /// `selectOneMessageQueue()`: the next position round-robin.
+    #[inline]
+    pub fn next_pos(&self) -> JavaResult<usize> {
+        let i = self.index.increment_and_get();
+        if self.queues.is_empty() {
+            return Err(JavaError::div_by_zero());
+        }
+        Ok(i as usize % self.queues.len())
+    }
+
+    /// `selectOneMessageQueue(lastBrokerName)`: the next queue on another broker (one turn at most),
+    /// else the next queue.
+    pub fn select_one(&self, last_broker: Option<&str>) -> JavaResult<usize> {
+        let Some(last) = last_broker else {
+            return self.next_pos();
+        };
+        let last_id = intern::lookup(last).unwrap_or(NO_BROKER);
+        for _ in 0..self.queues.len() {
+            let pos = self.next_pos()?;
+            if self.broker_ids[pos] != last_id {
+                return Ok(pos);
+            }
+        }
+        self.next_pos()
+    }
+
+    /// 5.x `selectOneMessageQueue(QueueFilter...)`: one turn at most for a position `accept` takes;
+    /// `None` if none (or no queue). `accept` is `None` for an empty filter array.
+    pub fn select_filtered<E>(
+        &self,
+        accept: Option<&mut dyn FnMut(usize) -> Result<bool, E>>,
+    ) -> Result<Option<usize>, E> {
+        let n = self.queues.len();
+        if n == 0 {
+            return Ok(None);
+        }
+        let pos = |i: i32| abs(i % n as i32) as usize;
+        let Some(accept) = accept else {
+            return Ok(Some(pos(self.index.increment_and_get())));
+        };
+        for _ in 0..n {
+            let p = pos(self.index.increment_and_get());
+            if accept(p)? {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `getWriteQueueNumsByBroker` (5.3, any perm) / `getQueueIdByBroker` (4.9, writeable only): the
+    /// first matching queue data's `writeQueueNums`, or -1.
+    pub fn write_queue_nums_by_broker(&self, broker: Option<&str>) -> JavaResult<i32> {
+        let route = self.route.as_ref().ok_or_else(|| {
+            JavaError::NullPointer("this TopicPublishInfo has no route".to_owned())
+        })?;
+        for qd in &route.queue_datas {
+            if self.compat == Compat::V4_9 && !perm::is_writeable(qd.perm) {
+                continue;
+            }
+            if Some(&*qd.broker_name) == broker {
+                return Ok(qd.write_queue_nums);
+            }
+        }
+        Ok(-1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::java::JavaRandom;
+
+    fn info(start: i32) -> TopicPublishInfo {
+        let mut qs = Vec::new();
+        for b in ["pi-a", "pi-b"] {
+            for q in 0..2 {
+                qs.push(MessageQueue::of("T", b, q));
+            }
+        }
+        let idx = Arc::new(SendWhichQueue::new(
+            Compat::V5_3,
+            Some(start),
+            Arc::new(JavaRandom::new(1)),
+        ));
+        TopicPublishInfo::new(qs, false, None, Compat::V5_3, idx).unwrap()
+    }
+
+    #[test]
+    fn round_robin_and_avoid_last_broker() {
+        let tp = info(-1);
+        assert_eq!(tp.select_one(None).unwrap(), 0);
+        assert_eq!(tp.select_one(None).unwrap(), 1);
+        // next are 2 and 3 (pi-b); avoiding pi-b skips both, to 0 (pi-a)
+        assert_eq!(tp.select_one(Some("pi-b")).unwrap(), 0);
+        assert_eq!(tp.index().get(), Some(4));
+    }
+
+    #[test]
+    fn empty_list_divides_by_zero_after_incrementing() {
+        let idx = Arc::new(SendWhichQueue::new(
+            Compat::V4_9,
+            Some(5),
+            Arc::new(JavaRandom::new(1)),
+        ));
+        let tp = TopicPublishInfo::new(vec![], false, None, Compat::V4_9, idx).unwrap();
+        assert_eq!(
+            tp.select_one(Some("x")).unwrap_err(),
+            JavaError::div_by_zero()
+        );
+        assert_eq!(tp.index().get(), Some(6));
+        assert_eq!(tp.select_filtered::<()>(None).unwrap(), None);
+        assert!(tp.write_queue_nums_by_broker(Some("x")).is_err());
+    }
+}

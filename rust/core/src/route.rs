@@ -1,0 +1,412 @@
+//! The name server's route model and its conversion to publish and subscribe queues
+//! (`MQClientInstance.topicRouteData2TopicPublishInfo` / `topicRouteData2TopicSubscribeInfo`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::error::{JavaError, JavaResult};
+use crate::java::{parse_int, split, string_compare};
+use crate::message_queue::MessageQueue;
+
+/// `MixAll.MASTER_ID`.
+pub const MASTER_ID: i64 = 0;
+
+/// Most queues one conversion may produce; Java would try to allocate any count and run out of memory.
+pub const MAX_QUEUES: usize = 1 << 20;
+
+/// `PermName`.
+pub mod perm {
+    pub const PERM_PRIORITY: i32 = 0x1 << 3;
+    pub const PERM_READ: i32 = 0x1 << 2;
+    pub const PERM_WRITE: i32 = 0x1 << 1;
+    pub const PERM_INHERIT: i32 = 0x1;
+
+    pub fn is_readable(perm: i32) -> bool {
+        perm & PERM_READ == PERM_READ
+    }
+    pub fn is_writeable(perm: i32) -> bool {
+        perm & PERM_WRITE == PERM_WRITE
+    }
+    pub fn is_inherited(perm: i32) -> bool {
+        perm & PERM_INHERIT == PERM_INHERIT
+    }
+    pub fn is_priority(perm: i32) -> bool {
+        perm & PERM_PRIORITY == PERM_PRIORITY
+    }
+    pub fn is_valid(perm: i32) -> bool {
+        (0..PERM_PRIORITY).contains(&perm)
+    }
+    pub fn is_accessible(perm: i32) -> bool {
+        is_readable(perm) || is_writeable(perm)
+    }
+    pub fn to_string(perm: i32) -> String {
+        let mut s = String::with_capacity(3);
+        s.push(if is_readable(perm) { 'R' } else { '-' });
+        s.push(if is_writeable(perm) { 'W' } else { '-' });
+        s.push(if is_inherited(perm) { 'X' } else { '-' });
+        s
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueData {
+    pub broker_name: Arc<str>,
+    pub read_queue_nums: i32,
+    pub write_queue_nums: i32,
+    pub perm: i32,
+    pub topic_sys_flag: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerData {
+    pub cluster: Option<String>,
+    pub broker_name: Arc<str>,
+    /// Broker id -> address, in the order given; `None` stands for Java's null map.
+    pub broker_addrs: Option<Vec<(i64, Option<String>)>>,
+}
+
+impl BrokerData {
+    pub fn has_master(&self) -> Option<bool> {
+        self.broker_addrs
+            .as_ref()
+            .map(|a| a.iter().any(|(id, _)| *id == MASTER_ID))
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicRouteData {
+    pub queue_datas: Vec<QueueData>,
+    pub broker_datas: Vec<BrokerData>,
+    pub order_topic_conf: Option<String>,
+}
+
+fn budget(total: i64) -> JavaResult<()> {
+    if total > MAX_QUEUES as i64 {
+        return Err(JavaError::IllegalArgument(format!(
+            "route has more than {MAX_QUEUES} queues ({total})"
+        )));
+    }
+    Ok(())
+}
+
+/// `orderTopicConf` ("broker-a:4;broker-b:4") as `(broker, nums)` pairs, failing as Java does.
+pub fn parse_order_topic_conf(conf: &str) -> JavaResult<Vec<(&str, i32)>> {
+    let mut out = Vec::new();
+    for broker in split(conf, ';') {
+        let item = split(broker, ':');
+        if item.len() < 2 {
+            return Err(JavaError::IndexOutOfBounds(format!(
+                "Index 1 out of bounds for length {}",
+                item.len()
+            )));
+        }
+        out.push((item[0], parse_int(item[1])?));
+    }
+    Ok(out)
+}
+
+impl TopicRouteData {
+    pub fn is_order_topic(&self) -> bool {
+        self.order_topic_conf
+            .as_deref()
+            .is_some_and(|c| !c.is_empty())
+    }
+
+    /// Queue datas in the order `Collections.sort` leaves them: by broker name, stable.
+    pub fn sorted_queue_datas(&self) -> Vec<QueueData> {
+        let mut v = self.queue_datas.clone();
+        v.sort_by(|a, b| string_compare(&a.broker_name, &b.broker_name).cmp(&0));
+        v
+    }
+
+    /// The publish queues and whether the topic is ordered.
+    pub fn publish_queues(&self, topic: &str) -> JavaResult<(Vec<MessageQueue>, bool)> {
+        let topic: Arc<str> = Arc::from(topic);
+        let mut out = Vec::new();
+        if let Some(conf) = self.order_topic_conf.as_deref().filter(|c| !c.is_empty()) {
+            let entries = parse_order_topic_conf(conf)?;
+            budget(entries.iter().map(|(_, n)| (*n).max(0) as i64).sum())?;
+            for (broker, nums) in entries {
+                let b: Arc<str> = Arc::from(broker);
+                out.extend(
+                    (0..nums).map(|i| MessageQueue::new(Some(topic.clone()), Some(b.clone()), i)),
+                );
+            }
+            return Ok((out, true));
+        }
+        let mut plan = Vec::new();
+        for qd in self.sorted_queue_datas() {
+            if !perm::is_writeable(qd.perm) {
+                continue;
+            }
+            let Some(bd) = self
+                .broker_datas
+                .iter()
+                .find(|b| b.broker_name == qd.broker_name)
+            else {
+                continue;
+            };
+            match bd.has_master() {
+                None => {
+                    return Err(JavaError::NullPointer(format!(
+                        "brokerAddrs of broker '{}' is None",
+                        bd.broker_name
+                    )))
+                }
+                Some(false) => continue,
+                Some(true) => plan.push(qd),
+            }
+        }
+        budget(plan.iter().map(|q| q.write_queue_nums.max(0) as i64).sum())?;
+        for qd in plan {
+            out.extend(
+                (0..qd.write_queue_nums).map(|i| {
+                    MessageQueue::new(Some(topic.clone()), Some(qd.broker_name.clone()), i)
+                }),
+            );
+        }
+        Ok((out, false))
+    }
+
+    /// The queues a consumer reads, without duplicates, sorted by `MessageQueue.compareTo`.
+    pub fn subscribe_queues(&self, topic: &str) -> JavaResult<Vec<MessageQueue>> {
+        let readable = || {
+            self.queue_datas
+                .iter()
+                .filter(|q| perm::is_readable(q.perm))
+        };
+        budget(readable().map(|q| q.read_queue_nums.max(0) as i64).sum())?;
+        let topic: Arc<str> = Arc::from(topic);
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for qd in readable() {
+            for i in 0..qd.read_queue_nums {
+                let mq = MessageQueue::new(Some(topic.clone()), Some(qd.broker_name.clone()), i);
+                if seen.insert(mq.clone()) {
+                    out.push(mq);
+                }
+            }
+        }
+        out.sort_by(|a, b| a.java_cmp(b));
+        Ok(out)
+    }
+
+    /// Parses the name server's JSON (camelCase keys; snake_case accepted too).
+    pub fn from_json_str(text: &str) -> JavaResult<Self> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| JavaError::IllegalArgument(format!("route is not valid JSON: {e}")))?;
+        Self::from_json_value(&v)
+    }
+
+    pub fn from_json_value(v: &Value) -> JavaResult<Self> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| illegal("route JSON must be an object"))?;
+        let qds = list(field(obj, "queueDatas", "queue_datas"), "queueDatas")?;
+        let bds = list(field(obj, "brokerDatas", "broker_datas"), "brokerDatas")?;
+        let mut queue_datas = Vec::with_capacity(qds.len());
+        for q in qds {
+            let q = q
+                .as_object()
+                .ok_or_else(|| illegal("each queueDatas entry must be an object"))?;
+            queue_datas.push(QueueData {
+                broker_name: name(field(q, "brokerName", "broker_name"), "broker_name")?,
+                read_queue_nums: int(
+                    field(q, "readQueueNums", "read_queue_nums"),
+                    "read_queue_nums",
+                )?,
+                write_queue_nums: int(
+                    field(q, "writeQueueNums", "write_queue_nums"),
+                    "write_queue_nums",
+                )?,
+                perm: int(field(q, "perm", "perm"), "perm")?,
+                topic_sys_flag: int(field(q, "topicSysFlag", "topic_sys_flag"), "topic_sys_flag")?,
+            });
+        }
+        let mut broker_datas = Vec::with_capacity(bds.len());
+        for b in bds {
+            let b = b
+                .as_object()
+                .ok_or_else(|| illegal("each brokerDatas entry must be an object"))?;
+            let cluster = match b.get("cluster") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(_) => return Err(illegal("cluster must be a str or None")),
+            };
+            let broker_addrs = match field(b, "brokerAddrs", "broker_addrs") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(m)) => {
+                    let mut addrs: Vec<(i64, Option<String>)> = Vec::with_capacity(m.len());
+                    for (k, a) in m {
+                        let id = broker_id(k)?;
+                        let addr = match a {
+                            Value::Null => None,
+                            Value::String(s) => Some(s.clone()),
+                            _ => return Err(illegal("broker address must be a str or None")),
+                        };
+                        match addrs.iter_mut().find(|(i, _)| *i == id) {
+                            Some(slot) => slot.1 = addr,
+                            None => addrs.push((id, addr)),
+                        }
+                    }
+                    Some(addrs)
+                }
+                Some(_) => return Err(illegal("brokerAddrs must be an object")),
+            };
+            broker_datas.push(BrokerData {
+                cluster,
+                broker_name: name(field(b, "brokerName", "broker_name"), "broker_name")?,
+                broker_addrs,
+            });
+        }
+        let order_topic_conf = match field(obj, "orderTopicConf", "order_topic_conf") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(illegal("order_topic_conf must be a str or None")),
+        };
+        Ok(TopicRouteData {
+            queue_datas,
+            broker_datas,
+            order_topic_conf,
+        })
+    }
+}
+
+fn illegal(msg: &str) -> JavaError {
+    JavaError::IllegalArgument(msg.to_owned())
+}
+
+fn field<'a>(
+    obj: &'a serde_json::Map<String, Value>,
+    camel: &str,
+    snake: &str,
+) -> Option<&'a Value> {
+    obj.get(camel).or_else(|| obj.get(snake))
+}
+
+fn list<'a>(v: Option<&'a Value>, what: &str) -> JavaResult<&'a [Value]> {
+    match v {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a),
+        Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be a list"))),
+    }
+}
+
+fn name(v: Option<&Value>, what: &str) -> JavaResult<Arc<str>> {
+    match v {
+        None | Some(Value::Null) => Err(JavaError::NullPointer(format!("{what} is None"))),
+        Some(Value::String(s)) => Ok(Arc::from(s.as_str())),
+        Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be a str"))),
+    }
+}
+
+fn int(v: Option<&Value>, what: &str) -> JavaResult<i32> {
+    match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(i) => i32::try_from(i).map_err(|_| {
+                JavaError::IllegalArgument(format!("{what} {i} is out of the Java int range"))
+            }),
+            None if n.is_u64() => Err(JavaError::IllegalArgument(format!(
+                "{what} {n} is out of the Java int range"
+            ))),
+            None => Err(JavaError::IllegalArgument(format!(
+                "{what} must be an int, not float"
+            ))),
+        },
+        Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be an int"))),
+    }
+}
+
+/// A broker id key of `brokerAddrs`: a decimal string (JSON object keys are strings).
+pub fn broker_id(k: &str) -> JavaResult<i64> {
+    let digits = k.strip_prefix(['+', '-']).unwrap_or(k);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(JavaError::IllegalArgument(format!(
+            "broker id '{k}' is not a number"
+        )));
+    }
+    k.parse::<i64>().map_err(|_| {
+        JavaError::IllegalArgument(format!("broker id '{k}' is out of the Java long range"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUTE: &str = r#"{"orderTopicConf":null,
+      "queueDatas":[{"brokerName":"broker-b","readQueueNums":2,"writeQueueNums":2,"perm":6,"topicSysFlag":0},
+                    {"brokerName":"broker-a","readQueueNums":3,"writeQueueNums":1,"perm":6,"topicSysFlag":0},
+                    {"brokerName":"broker-c","readQueueNums":1,"writeQueueNums":1,"perm":4,"topicSysFlag":0}],
+      "brokerDatas":[{"cluster":"c","brokerName":"broker-a","brokerAddrs":{"0":"10.0.0.1:10911"}},
+                     {"cluster":"c","brokerName":"broker-b","brokerAddrs":{"0":"10.0.0.2:10911"}},
+                     {"cluster":"c","brokerName":"broker-c","brokerAddrs":{"0":"10.0.0.3:10911"}}]}"#;
+
+    #[test]
+    fn publish_sorts_brokers_and_skips_read_only() {
+        let r = TopicRouteData::from_json_str(ROUTE).unwrap();
+        let (mqs, order) = r.publish_queues("T").unwrap();
+        assert!(!order);
+        let names: Vec<String> = mqs.iter().map(|m| m.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "MessageQueue [topic=T, brokerName=broker-a, queueId=0]",
+                "MessageQueue [topic=T, brokerName=broker-b, queueId=0]",
+                "MessageQueue [topic=T, brokerName=broker-b, queueId=1]",
+            ]
+        );
+        let sub = r.subscribe_queues("T").unwrap();
+        assert_eq!(sub.len(), 6);
+        assert_eq!(sub[0], MessageQueue::of("T", "broker-a", 0));
+    }
+
+    #[test]
+    fn order_topic_conf_fails_like_java() {
+        let mut r = TopicRouteData {
+            order_topic_conf: Some("broker-a:2;broker-b:1".into()),
+            ..Default::default()
+        };
+        let (mqs, order) = r.publish_queues("T").unwrap();
+        assert!(order);
+        assert_eq!(mqs.len(), 3);
+        r.order_topic_conf = Some(";broker-a:4".into());
+        assert_eq!(
+            r.publish_queues("T").unwrap_err(),
+            JavaError::IndexOutOfBounds("Index 1 out of bounds for length 1".into())
+        );
+        r.order_topic_conf = Some("broker-a: 4".into());
+        assert!(matches!(
+            r.publish_queues("T"),
+            Err(JavaError::NumberFormat(_))
+        ));
+        r.order_topic_conf = Some("broker-a:2147483647".into());
+        assert!(matches!(
+            r.publish_queues("T"),
+            Err(JavaError::IllegalArgument(_))
+        ));
+    }
+
+    #[test]
+    fn null_broker_addrs_is_npe() {
+        let r = TopicRouteData::from_json_str(
+            r#"{"queueDatas":[{"brokerName":"b","readQueueNums":1,"writeQueueNums":1,"perm":6}],
+                "brokerDatas":[{"brokerName":"b","brokerAddrs":null}]}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            r.publish_queues("T"),
+            Err(JavaError::NullPointer(_))
+        ));
+    }
+
+    #[test]
+    fn perm_strings() {
+        assert_eq!(perm::to_string(6), "RW-");
+        assert_eq!(perm::to_string(-2), "RW-");
+        assert!(!perm::is_valid(8));
+    }
+}
