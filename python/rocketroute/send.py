@@ -122,7 +122,8 @@ def send_default(
     )
     if last_error is None:
         raise SendFailedError(info, attempts)
-    last_error.add_note(info)
+    if hasattr(last_error, "add_note"):  # Python >= 3.11
+        last_error.add_note(info)
     raise last_error
 
 

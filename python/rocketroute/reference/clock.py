@@ -25,7 +25,7 @@ class SystemClock:
 class ManualClock:
     """A clock that moves only when told to. Thread-safe."""
 
-    __slots__ = ("_now", "_lock")
+    __slots__ = ("_lock", "_now")
 
     def __init__(self, now_ms: int = 0) -> None:
         self._now = check_long("now_ms", now_ms)

@@ -21,11 +21,11 @@ class SendWhichQueue:
     draw (``nextInt()`` on 5.3; ``Math.abs(nextInt())`` on 4.9). ``start`` sets the stored value up front;
     ``random`` (a :class:`JavaRandom` or a seed) makes the draws reproducible."""
 
-    __slots__ = ("_compat", "_value", "_random", "_lock")
+    __slots__ = ("_compat", "_lock", "_random", "_value")
 
     def __init__(self, compat: str = "5.3", start: int | None = None, random: JavaRandom | int | None = None) -> None:
         self._compat = parse_compat(compat)
-        if random is None or isinstance(random, int) and not isinstance(random, bool):
+        if random is None or (isinstance(random, int) and not isinstance(random, bool)):
             random = JavaRandom(random)
         if not isinstance(random, JavaRandom):
             raise TypeError(f"random must be a JavaRandom, an int seed or None, not {type(random).__name__}")

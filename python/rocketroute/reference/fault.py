@@ -38,7 +38,7 @@ def _as_detector(obj: Any) -> Detector | None:
 
 
 class _FaultItem:
-    __slots__ = ("name", "latency", "start", "check_stamp", "reachable")
+    __slots__ = ("check_stamp", "latency", "name", "reachable", "start")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -81,7 +81,7 @@ class LatencyFaultTolerance:
         self.detect_interval = check_int("detect_interval", detect_interval)
         self.detect_timeout = check_int("detect_timeout", detect_timeout)
         self.start_detector_enable = False
-        if random is None or isinstance(random, int) and not isinstance(random, bool):
+        if random is None or (isinstance(random, int) and not isinstance(random, bool)):
             random = JavaRandom(random)
         self._random = random
         self._which_item_worst = SendWhichQueue(self._compat, random=self._random)

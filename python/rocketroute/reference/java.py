@@ -101,7 +101,7 @@ def java_string_compare(a: str, b: str) -> int:
         ub: bytes | array = b.encode("ascii")
     else:
         ua, ub = utf16_units(a), utf16_units(b)
-    for x, y in zip(ua, ub):
+    for x, y in zip(ua, ub):  # noqa: B905 - lengths differ on purpose
         if x != y:
             return x - y
     return len(ua) - len(ub)
@@ -129,7 +129,7 @@ class JavaRandom:
 
     ``JavaRandom()`` seeds itself from the OS. Thread-safe (Java's Random is too)."""
 
-    __slots__ = ("_seed", "_lock")
+    __slots__ = ("_lock", "_seed")
 
     def __init__(self, seed: int | None = None) -> None:
         if seed is None:

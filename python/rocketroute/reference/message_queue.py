@@ -14,7 +14,7 @@ class MessageQueue:
     """A queue of a topic on a broker. ``topic`` and ``broker_name`` may be ``None`` (Java allows null);
     ordering such a queue raises :class:`NullPointerError`, as ``compareTo`` would."""
 
-    __slots__ = ("_topic", "_broker_name", "_queue_id", "_hash")
+    __slots__ = ("_broker_name", "_hash", "_queue_id", "_topic")
 
     def __init__(self, topic: str | None, broker_name: str | None, queue_id: int) -> None:
         for name, v in (("topic", topic), ("broker_name", broker_name)):

@@ -19,7 +19,7 @@ QueueFilter = Callable[[MessageQueue], bool]
 class TopicPublishInfo:
     """The queues a producer sends a topic's messages to, with its ``sendWhichQueue`` index."""
 
-    __slots__ = ("_queues", "_order_topic", "_route", "_compat", "_index")
+    __slots__ = ("_compat", "_index", "_order_topic", "_queues", "_route")
 
     def __init__(
         self,

@@ -66,7 +66,7 @@ class PermName:
 class QueueData:
     """One broker's queues of a topic."""
 
-    __slots__ = ("broker_name", "read_queue_nums", "write_queue_nums", "perm", "topic_sys_flag")
+    __slots__ = ("broker_name", "perm", "read_queue_nums", "topic_sys_flag", "write_queue_nums")
 
     def __init__(
         self,
@@ -109,7 +109,7 @@ class BrokerData:
     """A broker group: its cluster, name and addresses by broker id (0 is the master).
     ``broker_addrs`` may be ``None``; converting a route that needs it then raises :class:`NullPointerError`."""
 
-    __slots__ = ("cluster", "broker_name", "broker_addrs")
+    __slots__ = ("broker_addrs", "broker_name", "cluster")
 
     def __init__(
         self, cluster: str | None, broker_name: str, broker_addrs: Mapping[int, str | None] | None = None
@@ -136,7 +136,10 @@ class BrokerData:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"BrokerData(cluster={self.cluster!r}, broker_name={self.broker_name!r}, broker_addrs={self.broker_addrs!r})"
+        return (
+            f"BrokerData(cluster={self.cluster!r}, broker_name={self.broker_name!r}, "
+            f"broker_addrs={self.broker_addrs!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         addrs = None if self.broker_addrs is None else {str(k): v for k, v in self.broker_addrs.items()}
@@ -227,6 +230,52 @@ def _check_queue_budget(total: int) -> None:
         raise IllegalArgumentError(f"route has more than {MAX_QUEUES} queues ({total})")
 
 
+def _json_int(v: Any) -> Any:
+    """A JSON int field: null reads as 0, as fastjson does for an ``int`` field."""
+    return 0 if v is None else v
+
+
+def quote_numeric_keys(text: str) -> str:
+    """fastjson's object keys that are bare integers (``{0:"a", -1:"b"}``), quoted so the text is JSON.
+    The name server writes ``brokerAddrs`` that way."""
+    out: list[str] = []
+    start = i = 0
+    n = len(text)
+    in_string = False
+    while i < n:
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+            i += 1
+            continue
+        if c == '"':
+            in_string = True
+        elif c in "{,":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            key_start = j
+            if j < n and text[j] == "-":
+                j += 1
+            digits = j
+            while j < n and "0" <= text[j] <= "9":
+                j += 1
+            key_end = j
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if key_end > digits and j < n and text[j] == ":":
+                out.append(text[start:key_start])
+                out.append(f'"{text[key_start:key_end]}"')
+                start = i = key_end
+                continue
+        i += 1
+    out.append(text[start:])
+    return "".join(out)
+
+
 def _get(d: Mapping[str, Any], camel: str, snake: str, default: Any = None) -> Any:
     if camel in d:
         return d[camel]
@@ -236,7 +285,7 @@ def _get(d: Mapping[str, Any], camel: str, snake: str, default: Any = None) -> A
 class TopicRouteData:
     """A topic's route as the name server returns it."""
 
-    __slots__ = ("queue_datas", "broker_datas", "order_topic_conf")
+    __slots__ = ("broker_datas", "order_topic_conf", "queue_datas")
 
     def __init__(
         self,
@@ -261,10 +310,14 @@ class TopicRouteData:
         """Build from the name server's JSON (camelCase keys: ``orderTopicConf``, ``queueDatas``,
         ``brokerDatas``), given as text or as an already decoded dict. snake_case keys are accepted too."""
         if isinstance(data, (str, bytes, bytearray)):
+            text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
             try:
-                data = json.loads(data)
-            except ValueError as e:
-                raise IllegalArgumentError(f"route is not valid JSON: {e}") from None
+                data = json.loads(text)
+            except ValueError as strict:
+                try:
+                    data = json.loads(quote_numeric_keys(text))
+                except ValueError:
+                    raise IllegalArgumentError(f"route is not valid JSON: {strict}") from None
         if not isinstance(data, Mapping):
             raise IllegalArgumentError("route JSON must be an object")
         qds_raw = _get(data, "queueDatas", "queue_datas") or []
@@ -272,27 +325,33 @@ class TopicRouteData:
         if not isinstance(qds_raw, list) or not isinstance(bds_raw, list):
             raise IllegalArgumentError("queueDatas and brokerDatas must be lists")
         qds = []
-        for q in qds_raw:
-            if not isinstance(q, Mapping):
-                raise IllegalArgumentError("each queueDatas entry must be an object")
-            qds.append(
-                QueueData(
-                    _get(q, "brokerName", "broker_name"),
-                    _get(q, "readQueueNums", "read_queue_nums", 0),
-                    _get(q, "writeQueueNums", "write_queue_nums", 0),
-                    _get(q, "perm", "perm", 0),
-                    _get(q, "topicSysFlag", "topic_sys_flag", 0),
-                )
-            )
         bds = []
-        for b in bds_raw:
-            if not isinstance(b, Mapping):
-                raise IllegalArgumentError("each brokerDatas entry must be an object")
-            addrs = _get(b, "brokerAddrs", "broker_addrs")
-            if addrs is not None and not isinstance(addrs, Mapping):
-                raise IllegalArgumentError("brokerAddrs must be an object")
-            bds.append(BrokerData(b.get("cluster"), _get(b, "brokerName", "broker_name"), addrs))
-        return cls(qds, bds, _get(data, "orderTopicConf", "order_topic_conf"))
+        try:
+            for q in qds_raw:
+                if not isinstance(q, Mapping):
+                    raise IllegalArgumentError("each queueDatas entry must be an object")
+                qds.append(
+                    QueueData(
+                        _get(q, "brokerName", "broker_name"),
+                        _json_int(_get(q, "readQueueNums", "read_queue_nums")),
+                        _json_int(_get(q, "writeQueueNums", "write_queue_nums")),
+                        _json_int(_get(q, "perm", "perm")),
+                        _json_int(_get(q, "topicSysFlag", "topic_sys_flag")),
+                    )
+                )
+            for b in bds_raw:
+                if not isinstance(b, Mapping):
+                    raise IllegalArgumentError("each brokerDatas entry must be an object")
+                addrs = _get(b, "brokerAddrs", "broker_addrs")
+                if addrs is not None and not isinstance(addrs, Mapping):
+                    raise IllegalArgumentError("brokerAddrs must be an object")
+                bds.append(BrokerData(b.get("cluster"), _get(b, "brokerName", "broker_name"), addrs))
+            return cls(qds, bds, _get(data, "orderTopicConf", "order_topic_conf"))
+        except NullPointerError:
+            raise
+        except TypeError as e:
+            # a wrongly typed field of the JSON is bad input, not a programming error
+            raise IllegalArgumentError(str(e)) from None
 
     def to_dict(self) -> dict[str, Any]:
         """The name server's camelCase JSON object."""

@@ -203,7 +203,4 @@ class MQFaultStrategy:
         return tp.select_one_message_queue()
 
     def __repr__(self) -> str:
-        return (
-            f"MQFaultStrategy(compat={self._compat!r}, "
-            f"send_latency_fault_enable={self.send_latency_fault_enable})"
-        )
+        return f"MQFaultStrategy(compat={self._compat!r}, send_latency_fault_enable={self.send_latency_fault_enable})"

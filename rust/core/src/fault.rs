@@ -38,7 +38,7 @@ pub struct LatencyFaultTolerance {
     clock: Clock,
     items: Slots<FaultItem>,
     random: Arc<JavaRandom>,
-    which_item_worst: SendWhichQueue,
+    which_item_worst: Arc<SendWhichQueue>,
     detect_interval: AtomicI64,
     detect_timeout: AtomicI64,
     start_detector_enable: AtomicBool,
@@ -50,7 +50,7 @@ impl LatencyFaultTolerance {
             compat,
             clock,
             items: Slots::new(),
-            which_item_worst: SendWhichQueue::new(compat, None, random.clone()),
+            which_item_worst: Arc::new(SendWhichQueue::new(compat, None, random.clone())),
             random,
             detect_interval: AtomicI64::new(2000),
             detect_timeout: AtomicI64::new(200),
@@ -61,10 +61,13 @@ impl LatencyFaultTolerance {
     pub fn compat(&self) -> Compat {
         self.compat
     }
+    pub fn random(&self) -> &Arc<JavaRandom> {
+        &self.random
+    }
     pub fn clock(&self) -> &Clock {
         &self.clock
     }
-    pub fn which_item_worst(&self) -> &SendWhichQueue {
+    pub fn which_item_worst(&self) -> &Arc<SendWhichQueue> {
         &self.which_item_worst
     }
     pub fn detect_interval(&self) -> i64 {

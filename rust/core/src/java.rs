@@ -58,6 +58,16 @@ pub fn string_compare(a: &str, b: &str) -> i32 {
     }
 }
 
+/// `a.compareTo(b)` over raw UTF-16 code units (lone surrogates included).
+pub fn utf16_compare(a: &[u16], b: &[u16]) -> i32 {
+    for (p, q) in a.iter().zip(b) {
+        if p != q {
+            return *p as i32 - *q as i32;
+        }
+    }
+    a.len() as i32 - b.len() as i32
+}
+
 /// `Integer.hashCode(v)`.
 pub fn int_hash(v: i32) -> i32 {
     v

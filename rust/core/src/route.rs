@@ -193,10 +193,16 @@ impl TopicRouteData {
         Ok(out)
     }
 
-    /// Parses the name server's JSON (camelCase keys; snake_case accepted too).
+    /// Parses the name server's JSON (camelCase keys; snake_case accepted too). The name server
+    /// writes with fastjson, whose maps with numeric keys come out unquoted (`"brokerAddrs":{0:"..."}`);
+    /// that text is accepted too.
     pub fn from_json_str(text: &str) -> JavaResult<Self> {
-        let v: Value = serde_json::from_str(text)
-            .map_err(|e| JavaError::IllegalArgument(format!("route is not valid JSON: {e}")))?;
+        let v: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(strict) => serde_json::from_str(&quote_numeric_keys(text)).map_err(|_| {
+                JavaError::IllegalArgument(format!("route is not valid JSON: {strict}"))
+            })?,
+        };
         Self::from_json_value(&v)
     }
 
@@ -272,6 +278,60 @@ impl TopicRouteData {
             order_topic_conf,
         })
     }
+}
+
+/// fastjson's object keys that are bare integers (`{0:"a", -1:"b"}`), quoted so the text is JSON.
+pub fn quote_numeric_keys(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut i, mut start) = (0, 0);
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'{' | b',' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                let key_start = j;
+                if j < b.len() && b[j] == b'-' {
+                    j += 1;
+                }
+                let digits = j;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                let key_end = j;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if key_end > digits && j < b.len() && b[j] == b':' {
+                    out.push_str(&text[start..key_start]);
+                    out.push('"');
+                    out.push_str(&text[key_start..key_end]);
+                    out.push('"');
+                    start = key_end;
+                    i = key_end;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&text[start..]);
+    out
 }
 
 fn illegal(msg: &str) -> JavaError {
@@ -401,6 +461,25 @@ mod tests {
             r.publish_queues("T"),
             Err(JavaError::NullPointer(_))
         ));
+    }
+
+    #[test]
+    fn fastjson_numeric_keys_are_accepted() {
+        let text = r#"{"queueDatas":[{"brokerName":"b","readQueueNums":1,"writeQueueNums":1,"perm":6}],
+            "brokerDatas":[{"brokerName":"b","brokerAddrs":{0:"10.0.0.1:10911", 1 : "x{0:1}"}}]}"#;
+        let r = TopicRouteData::from_json_str(text).unwrap();
+        assert_eq!(
+            r.broker_datas[0].broker_addrs,
+            Some(vec![
+                (0, Some("10.0.0.1:10911".into())),
+                (1, Some("x{0:1}".into()))
+            ])
+        );
+        assert_eq!(
+            quote_numeric_keys(r#"{"a":[1,2],-3:4}"#),
+            r#"{"a":[1,2],"-3":4}"#
+        );
+        assert!(TopicRouteData::from_json_str("{0:").is_err());
     }
 
     #[test]

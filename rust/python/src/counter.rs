@@ -1,0 +1,72 @@
+//! `SendWhichQueue`.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use rocketroute_core::{Compat, SendWhichQueue};
+
+use crate::errors::{java_err, java_int};
+use crate::java::random_arg;
+
+#[pyclass(frozen, name = "SendWhichQueue", module = "rocketroute._native")]
+pub struct PySendWhichQueue {
+    pub inner: Arc<SendWhichQueue>,
+}
+
+pub fn compat_arg(compat: &str) -> PyResult<Compat> {
+    Compat::parse(compat).map_err(java_err)
+}
+
+#[pymethods]
+impl PySendWhichQueue {
+    #[new]
+    #[pyo3(signature = (compat = "5.3", start = None, random = None))]
+    fn new(
+        compat: &str,
+        start: Option<&Bound<'_, PyAny>>,
+        random: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let compat = compat_arg(compat)?;
+        let random = random_arg(random, "random")?;
+        let start = match start {
+            Some(s) if !s.is_none() => Some(java_int(s, "start")?),
+            _ => None,
+        };
+        Ok(PySendWhichQueue {
+            inner: Arc::new(SendWhichQueue::new(compat, start, random)),
+        })
+    }
+
+    #[getter]
+    fn compat(&self) -> &'static str {
+        self.inner.compat().as_str()
+    }
+
+    fn increment_and_get(&self) -> i32 {
+        self.inner.increment_and_get()
+    }
+
+    fn reset(&self) {
+        self.inner.reset()
+    }
+
+    fn get(&self) -> Option<i32> {
+        self.inner.get()
+    }
+
+    fn set(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.set(java_int(value, "value")?);
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        let v = self
+            .inner
+            .get()
+            .map_or("None".to_owned(), |v| v.to_string());
+        format!(
+            "SendWhichQueue(compat='{}', value={v})",
+            self.inner.compat().as_str()
+        )
+    }
+}

@@ -1,0 +1,121 @@
+//! Java exceptions -> the Python classes of `rocketroute.errors`, and argument checks that raise
+//! exactly what the reference backend raises.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString, PyType};
+use rocketroute_core::JavaError;
+
+fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    Ok(py
+        .import("rocketroute.errors")?
+        .getattr(name)?
+        .cast_into::<PyType>()?)
+}
+
+/// A `rocketroute.errors` exception by class name.
+pub fn raise(py: Python<'_>, class: &str, message: impl Into<String>) -> PyErr {
+    match error_class(py, class) {
+        Ok(cls) => PyErr::from_type(cls, message.into()),
+        Err(e) => e,
+    }
+}
+
+/// The Python exception standing for a Java one.
+pub fn java_err(e: JavaError) -> PyErr {
+    Python::attach(|py| {
+        let class = match &e {
+            JavaError::IllegalArgument(_) => "IllegalArgumentError",
+            JavaError::NumberFormat(_) => "NumberFormatError",
+            JavaError::Arithmetic(_) => "JavaArithmeticError",
+            JavaError::NullPointer(_) => "NullPointerError",
+            JavaError::IndexOutOfBounds(_) => "IndexOutOfBoundsError",
+        };
+        raise(py, class, e.message())
+    })
+}
+
+pub fn illegal(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    raise(py, "IllegalArgumentError", message)
+}
+
+pub fn npe(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    raise(py, "NullPointerError", message)
+}
+
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".to_owned())
+}
+
+fn int_value(obj: &Bound<'_, PyAny>, name: &str, kind: &str) -> PyResult<Option<i64>> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an int, not {}",
+            type_name(obj)
+        )));
+    }
+    match obj.extract::<i64>() {
+        Ok(v) => Ok(Some(v)),
+        Err(_) => Err(illegal(
+            obj.py(),
+            format!("{name} {} is out of the Java {kind} range", obj.str()?),
+        )),
+    }
+}
+
+/// A Python int that must fit a Java `int`.
+pub fn java_int(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i32> {
+    let v = int_value(obj, name, "int")?.unwrap_or(0);
+    i32::try_from(v)
+        .map_err(|_| illegal(obj.py(), format!("{name} {v} is out of the Java int range")))
+}
+
+/// A Python int that must fit a Java `long`.
+pub fn java_long(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
+    Ok(int_value(obj, name, "long")?.unwrap_or(0))
+}
+
+/// A required `str` (`None` is a NullPointerError, as Java would dereference it).
+pub fn req_str<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<&'a Bound<'py, PyString>> {
+    if obj.is_none() {
+        return Err(npe(obj.py(), format!("{name} is None")));
+    }
+    obj.cast::<PyString>()
+        .map_err(|_| PyTypeError::new_err(format!("{name} must be a str, not {}", type_name(obj))))
+}
+
+/// An optional `str`.
+pub fn opt_str<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    name: &str,
+) -> PyResult<Option<&'a Bound<'py, PyString>>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    obj.cast::<PyString>().map(Some).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{name} must be a str or None, not {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// The UTF-16 code units of a Python str (lone surrogates pass through, as in Java).
+pub fn utf16_units(s: &Bound<'_, PyString>) -> PyResult<Vec<u16>> {
+    if let Ok(t) = s.to_str() {
+        return Ok(t.encode_utf16().collect());
+    }
+    let bytes = s
+        .call_method1("encode", ("utf-16-le", "surrogatepass"))?
+        .extract::<Vec<u8>>()?;
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect())
+}

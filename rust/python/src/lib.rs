@@ -1,0 +1,56 @@
+//! rocketroute._native: thin PyO3 bindings over `rocketroute-core`. Types are converted here and
+//! Java exceptions mapped to `rocketroute.errors`; the algorithms live in the core crate.
+
+mod clock;
+mod counter;
+mod errors;
+mod fault;
+mod java;
+mod message_queue;
+mod publish_info;
+mod route;
+mod select;
+mod strategy;
+
+use pyo3::prelude::*;
+
+#[pymodule(gil_used = false)]
+mod _native {
+    use pyo3::prelude::*;
+    use pyo3::types::PyTuple;
+
+    #[pymodule_export]
+    use crate::clock::{PyManualClock, PySystemClock};
+    #[pymodule_export]
+    use crate::counter::PySendWhichQueue;
+    #[pymodule_export]
+    use crate::fault::PyLatencyFaultTolerance;
+    #[pymodule_export]
+    use crate::java::{
+        java_int_hash, java_long_hash, java_string_compare, java_string_hash, PyJavaRandom,
+    };
+    #[pymodule_export]
+    use crate::message_queue::PyMessageQueue;
+    #[pymodule_export]
+    use crate::publish_info::PyTopicPublishInfo;
+    #[pymodule_export]
+    use crate::route::{PyBrokerData, PyPermName, PyQueueData, PyTopicRouteData};
+    #[pymodule_export]
+    use crate::select::{
+        PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
+    };
+    #[pymodule_export]
+    use crate::strategy::PyMQFaultStrategy;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("MAX_QUEUES", rocketroute_core::route::MAX_QUEUES)?;
+        m.add("COMPAT_PROFILES", PyTuple::new(m.py(), ["5.3", "4.9"])?)?;
+        Ok(())
+    }
+}
+
+#[allow(unused_imports)]
+use _native as _;
+#[allow(dead_code)]
+fn _unused(_: Python<'_>) {}

@@ -1,0 +1,153 @@
+//! `MessageQueue`.
+
+use std::sync::Arc;
+
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use rocketroute_core::MessageQueue;
+
+use crate::errors::{java_err, java_int, opt_str, type_name};
+
+#[pyclass(frozen, name = "MessageQueue", module = "rocketroute._native")]
+pub struct PyMessageQueue {
+    pub inner: MessageQueue,
+}
+
+impl PyMessageQueue {
+    pub fn wrap(py: Python<'_>, mq: MessageQueue) -> PyResult<Py<PyMessageQueue>> {
+        Py::new(py, PyMessageQueue { inner: mq })
+    }
+}
+
+fn arc_str(s: Option<&Bound<'_, pyo3::types::PyString>>) -> PyResult<Option<Arc<str>>> {
+    Ok(match s {
+        Some(s) => Some(Arc::from(s.to_str()?)),
+        None => None,
+    })
+}
+
+#[pymethods]
+impl PyMessageQueue {
+    #[new]
+    fn new(
+        topic: &Bound<'_, PyAny>,
+        broker_name: &Bound<'_, PyAny>,
+        queue_id: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let t = arc_str(opt_str(topic, "topic")?)?;
+        let b = arc_str(opt_str(broker_name, "broker_name")?)?;
+        let q = java_int(queue_id, "queue_id")?;
+        Ok(PyMessageQueue {
+            inner: MessageQueue::new(t, b, q),
+        })
+    }
+
+    #[getter]
+    fn topic(&self) -> Option<&str> {
+        self.inner.topic()
+    }
+
+    #[getter]
+    fn broker_name(&self) -> Option<&str> {
+        self.inner.broker_name()
+    }
+
+    #[getter]
+    fn queue_id(&self) -> i32 {
+        self.inner.queue_id()
+    }
+
+    /// Java's `hashCode()`.
+    fn java_hash_code(&self) -> i32 {
+        self.inner.java_hash_code()
+    }
+
+    /// Java's `compareTo` (int overflow included).
+    fn compare_to(&self, other: &Bound<'_, PyAny>) -> PyResult<i32> {
+        let o = other.cast::<PyMessageQueue>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "cannot compare MessageQueue with {}",
+                type_name(other)
+            ))
+        })?;
+        self.inner.compare_to(&o.get().inner).map_err(java_err)
+    }
+
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        let Ok(o) = other.cast::<PyMessageQueue>() else {
+            return Ok(py.NotImplemented());
+        };
+        let o = &o.get().inner;
+        let r = match op {
+            CompareOp::Eq => self.inner == *o,
+            CompareOp::Ne => self.inner != *o,
+            _ => {
+                let c = self.inner.compare_to(o).map_err(java_err)?;
+                match op {
+                    CompareOp::Lt => c < 0,
+                    CompareOp::Le => c <= 0,
+                    CompareOp::Gt => c > 0,
+                    _ => c >= 0,
+                }
+            }
+        };
+        Ok(pyo3::types::PyBool::new(py, r)
+            .to_owned()
+            .into_any()
+            .unbind())
+    }
+
+    fn __hash__(&self) -> isize {
+        self.inner.java_hash_code() as isize
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let r = |s: Option<&str>| -> PyResult<String> {
+            Ok(match s {
+                Some(s) => pyo3::types::PyString::new(py, s).repr()?.to_string(),
+                None => "None".to_owned(),
+            })
+        };
+        Ok(format!(
+            "MessageQueue({}, {}, {})",
+            r(self.inner.topic())?,
+            r(self.inner.broker_name())?,
+            self.inner.queue_id()
+        ))
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let mq = &slf.get().inner;
+        let args = PyTuple::new(
+            py,
+            [
+                mq.topic().into_pyobject(py)?.into_any(),
+                mq.broker_name().into_pyobject(py)?.into_any(),
+                mq.queue_id().into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        Ok((slf.get_type().into_any(), args))
+    }
+
+    /// `[topic, broker_name, queue_id]`, the vectors' encoding.
+    fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        pyo3::types::PyList::new(
+            py,
+            [
+                self.inner.topic().into_pyobject(py)?.into_any(),
+                self.inner.broker_name().into_pyobject(py)?.into_any(),
+                self.inner.queue_id().into_pyobject(py)?.into_any(),
+            ],
+        )
+    }
+}
