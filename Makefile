@@ -1,0 +1,128 @@
+# rocketroute: build, test, lint, bench and demo.
+#
+#   make demo    build the native extension into .venv and run the producer walk-through
+#   make test    cargo test (core crate) + pytest over both backends + the benches once as smoke tests
+#
+# Needs python3 (>= 3.10), a Rust toolchain (cargo) and network access to PyPI and crates.io.
+# Everything Python goes into ./.venv; cargo keeps its default target dir (./target).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.rocketroute-tools.stamp
+BENCH_JSON := out/bench/results.json
+
+# Run the build and the tools inside the venv without activating it in the caller's shell.
+# PYO3_PYTHON pins the interpreter pyo3 builds against, so maturin and cargo clippy agree and do not
+# invalidate each other's build cache.
+IN_VENV := env -u CONDA_PREFIX VIRTUAL_ENV="$(CURDIR)/$(VENV)" PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
+	PYO3_PYTHON="$(CURDIR)/$(VPY)"
+
+define section
+	@printf '\n\033[1m==> %s\033[0m\n' "$(1)"
+endef
+
+# The build and tool requirements, read from pyproject.toml ([build-system] requires and the
+# "test" and "dev" extras); `pip install -e .[test]` is not possible before the extension is built.
+define READ_REQUIREMENTS
+import sys
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nruff>=0.6")
+    sys.exit(0)
+with open("pyproject.toml", "rb") as f:
+    d = tomllib.load(f)
+extras = d["project"].get("optional-dependencies", {})
+reqs = list(d["build-system"]["requires"])
+for group in ("test", "dev"):
+    reqs += extras.get(group, [])
+print("\n".join(reqs))
+endef
+export READ_REQUIREMENTS
+
+.PHONY: help venv build test test-rust test-python test-benches lint bench demo clean distclean
+
+help:
+	@echo "make demo      build the extension (release) and run the producer walk-through"
+	@echo "make test      cargo test (core) + pytest tests (both backends) + benches as smoke tests"
+	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
+	@echo "make build     maturin develop --release into .venv"
+	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
+	@echo "make bench     native vs reference benchmarks, then the ratio table"
+	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(call section,venv: $(VENV))
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (need Python >= 3.10)" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+		|| { echo "error: $(PYTHON) is $$($(PYTHON) -V 2>&1); rocketroute needs Python >= 3.10" >&2; exit 1; }
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV) \
+		|| { echo "error: python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)" >&2; exit 1; }
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -c "$$READ_REQUIREMENTS" > $(VENV)/requirements-tools.txt
+	@sed 's/^/    /' $(VENV)/requirements-tools.txt
+	$(VPY) -m pip install --quiet --upgrade -r $(VENV)/requirements-tools.txt
+	@touch $@
+
+build: venv
+	$(call section,build: maturin develop --release)
+	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
+	$(IN_VENV) $(VENV)/bin/maturin develop --release
+	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
+
+test: venv build
+	@$(MAKE) test-rust
+	@$(MAKE) test-python
+	@$(MAKE) test-benches
+	@$(MAKE) lint
+	$(call section,test: all passed)
+
+test-rust:
+	$(call section,test: cargo test -p rocketroute-core)
+	cargo test -p rocketroute-core
+
+# ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing.
+test-python:
+	$(call section,test: pytest tests (native and reference backends))
+	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q tests
+
+test-benches:
+	$(call section,test: benches once each (smoke, --benchmark-disable))
+	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q benches --benchmark-disable
+
+lint: venv
+	$(call section,lint: cargo fmt --check)
+	cargo fmt --all --check
+	$(call section,lint: cargo clippy -D warnings)
+	$(IN_VENV) cargo clippy --workspace --all-targets -- -D warnings
+	$(call section,lint: ruff check)
+	$(VENV)/bin/ruff check python tests benches
+	$(call section,lint: ruff format --check)
+	$(VENV)/bin/ruff format --check python tests benches
+
+bench: venv build
+	$(call section,bench: pytest benches --benchmark-only)
+	@mkdir -p $(dir $(BENCH_JSON))
+	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest benches --benchmark-only --benchmark-json=$(BENCH_JSON)
+	$(call section,bench: reference / native)
+	$(VPY) benches/ratios.py $(BENCH_JSON)
+
+demo: build
+	$(call section,demo: python -m rocketroute.demo)
+	env -u ROCKETROUTE_BACKEND $(VPY) -m rocketroute.demo
+
+clean:
+	rm -rf target out dist .pytest_cache .benchmarks .hypothesis .ruff_cache
+	find python -name '_native*.so' -delete -o -name '_native*.pyd' -delete
+	find python tests benches -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
