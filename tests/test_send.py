@@ -190,3 +190,72 @@ def test_no_route_fails_without_sending(backend, compat):
         backend.send_default(tp, strategy, broker)
     assert broker.calls == []
     assert ei.value.java_class == "org.apache.rocketmq.client.exception.MQClientException"
+
+
+# --- send_select: ordered sends through a selector (Java's sendSelectImpl) --------------------------------
+
+
+def _ordered_info(rr):
+    queues = [rr.MessageQueue("TopicTest", b, q) for b in ("broker-a", "broker-b") for q in range(4)]
+    return rr.TopicPublishInfo(queues, compat="5.3")
+
+
+def test_send_select_sends_once_to_the_queue_the_selector_picks(backend):
+    rr = backend
+    tp = _ordered_info(rr)
+    sent = []
+    result = rr.send_select(tp, rr.SelectMessageQueueByHash(), "msg", "order-42", lambda mq: sent.append(mq) or "OK")
+    want = list(tp.message_queues)[rr.SelectMessageQueueByHash().select_index("order-42", len(tp))]
+    assert result == "OK"
+    assert sent == [want]
+
+
+def test_send_select_takes_a_plain_callable(backend):
+    tp = _ordered_info(backend)
+    picked = backend.send_select(tp, lambda mqs, msg, arg: mqs[arg], None, 5, lambda mq: mq)
+    assert picked == list(tp.message_queues)[5]
+
+
+def test_send_select_does_not_retry_a_failed_send(backend):
+    tp = _ordered_info(backend)
+    calls = []
+
+    def send(mq):
+        calls.append(mq)
+        raise BrokerUnreachableError("down")
+
+    with pytest.raises(BrokerUnreachableError):
+        backend.send_select(tp, backend.SelectMessageQueueByHash(), None, "k", send)
+    assert len(calls) == 1
+
+
+def test_send_select_selector_failures(backend):
+    rr = backend
+    tp = _ordered_info(rr)
+    with pytest.raises(SendFailedError, match=r"select message queue return null\."):
+        rr.send_select(tp, rr.SelectMessageQueueByMachineRoom(), None, "k", lambda mq: mq)
+
+    def boom(mqs, msg, arg):
+        raise KeyError("no such order")
+
+    with pytest.raises(SendFailedError, match=r"select message queue threw exception\.") as info:
+        rr.send_select(tp, boom, None, "k", lambda mq: mq)
+    assert isinstance(info.value.__cause__, KeyError)
+    with pytest.raises(TypeError, match="not a MessageQueue"):
+        rr.send_select(tp, lambda mqs, msg, arg: 3, None, "k", lambda mq: mq)
+    empty = rr.TopicPublishInfo([], compat="5.3")
+    with pytest.raises(SendFailedError, match="No route info for this topic"):
+        rr.send_select(empty, rr.SelectMessageQueueByHash(), None, "k", lambda mq: mq)
+
+
+def test_send_select_times_out_while_selecting(backend):
+    rr = backend
+    tp = _ordered_info(rr)
+    clock = rr.ManualClock(T0)
+
+    def slow(mqs, msg, arg):
+        clock.advance(5000)
+        return mqs[0]
+
+    with pytest.raises(SendFailedError, match="sendSelectImpl call timeout"):
+        rr.send_select(tp, slow, None, "k", lambda mq: mq, timeout_ms=3000, clock=clock)

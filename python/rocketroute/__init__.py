@@ -23,7 +23,7 @@ from .errors import (
 )
 from .reference.strategy import DEFAULT_TABLES
 from .selector import MessageQueueSelector, as_selector
-from .send import CommunicationMode, SendAttempt, send_default
+from .send import CommunicationMode, SendAttempt, send_default, send_select
 
 __version__ = "0.1.0"
 
@@ -132,4 +132,5 @@ __all__ = [
     "java_string_compare",
     "java_string_hash",
     "send_default",
+    "send_select",
 ]

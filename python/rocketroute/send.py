@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import BrokerResponseError, BrokerUnreachableError, SendFailedError
+from .selector import MessageQueueSelector, as_selector
 
-__all__ = ["CommunicationMode", "SendAttempt", "send_default", "DEFAULT_RETRY_RESPONSE_CODES"]
+__all__ = ["CommunicationMode", "SendAttempt", "send_default", "send_select", "DEFAULT_RETRY_RESPONSE_CODES"]
 
 T = TypeVar("T")
 
@@ -125,6 +126,42 @@ def send_default(
     if hasattr(last_error, "add_note"):  # Python >= 3.11
         last_error.add_note(info)
     raise last_error
+
+
+def send_select(
+    tp_info: Any,
+    selector: MessageQueueSelector | Callable[..., Any],
+    msg: Any,
+    arg: Any,
+    send: Callable[[Any], T],
+    *,
+    timeout_ms: int = 3000,
+    clock: Any = None,
+) -> T:
+    """Send through a selector, as Java's ``send(msg, selector, arg)`` (``sendSelectImpl``) does for
+    ordered messages: the selector picks one of the topic's queues and ``send(mq)`` makes one attempt; there
+    is no retry and no fault-item update (a retry on another queue would break the order).
+
+    ``selector`` is any :class:`MessageQueueSelector` (e.g. ``SelectMessageQueueByHash()``) or a callable
+    ``(mqs, msg, arg) -> mq``. Raises :class:`SendFailedError` when the topic has no queues, when the selector
+    raises (chained) or returns ``None``, and when ``timeout_ms`` passed while selecting; a selector that
+    returns something other than a queue raises ``TypeError``. ``send``'s own exceptions propagate."""
+    now = clock.now_ms if clock is not None else _monotonic_ms
+    begin = now()
+    if not tp_info.ok():
+        raise SendFailedError(f"No route info for this topic, {_topic(tp_info)}")
+    chosen = as_selector(selector)
+    try:
+        mq = chosen.select(list(tp_info.message_queues), msg, arg)
+    except Exception as e:
+        raise SendFailedError("select message queue threw exception.") from e
+    if timeout_ms < now() - begin:
+        raise SendFailedError("sendSelectImpl call timeout")
+    if mq is None:
+        raise SendFailedError("select message queue return null.")
+    if not all(hasattr(mq, a) for a in ("topic", "broker_name", "queue_id")):
+        raise TypeError(f"the selector returned a {type(mq).__name__}, not a MessageQueue")
+    return send(mq)
 
 
 def _topic(tp_info: Any) -> str | None:

@@ -12,7 +12,7 @@ from ..errors import (
     RocketRouteError,
 )
 from ..selector import MessageQueueSelector, as_selector
-from ..send import CommunicationMode, SendAttempt, send_default
+from ..send import CommunicationMode, SendAttempt, send_default, send_select
 from .clock import ManualClock, SystemClock
 from .compat import COMPAT_PROFILES
 from .counter import SendWhichQueue
@@ -61,4 +61,5 @@ __all__ = [
     "java_string_compare",
     "java_string_hash",
     "send_default",
+    "send_select",
 ]
