@@ -21,6 +21,8 @@ from .errors import (
     RocketRouteError,
     SendFailedError,
 )
+from .rebalance import Churn, RebalanceResult, churn, rebalance
+from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
 from .selector import MessageQueueSelector, as_selector
 from .send import CommunicationMode, SendAttempt, send_default, send_select
@@ -45,7 +47,14 @@ if _native is not None:
     from ._native import (
         COMPAT_PROFILES,
         MAX_QUEUES,
+        AllocateMachineRoomNearby,
+        AllocateMessageQueueAveragely,
+        AllocateMessageQueueAveragelyByCircle,
+        AllocateMessageQueueByConfig,
+        AllocateMessageQueueByMachineRoom,
+        AllocateMessageQueueConsistentHash,
         BrokerData,
+        ConsistentHashRouter,
         JavaRandom,
         LatencyFaultTolerance,
         ManualClock,
@@ -60,10 +69,12 @@ if _native is not None:
         SystemClock,
         TopicPublishInfo,
         TopicRouteData,
+        allocate_all,
         java_int_hash,
         java_long_hash,
         java_string_compare,
         java_string_hash,
+        md5_hash,
     )
 
     BACKEND = "native"
@@ -71,7 +82,14 @@ else:
     from .reference import (  # type: ignore[assignment]
         COMPAT_PROFILES,
         MAX_QUEUES,
+        AllocateMachineRoomNearby,
+        AllocateMessageQueueAveragely,
+        AllocateMessageQueueAveragelyByCircle,
+        AllocateMessageQueueByConfig,
+        AllocateMessageQueueByMachineRoom,
+        AllocateMessageQueueConsistentHash,
         BrokerData,
+        ConsistentHashRouter,
         JavaRandom,
         LatencyFaultTolerance,
         ManualClock,
@@ -86,16 +104,32 @@ else:
         SystemClock,
         TopicPublishInfo,
         TopicRouteData,
+        allocate_all,
         java_int_hash,
         java_long_hash,
         java_string_compare,
         java_string_hash,
+        md5_hash,
     )
 
     BACKEND = "reference"
 
 __all__ = [
+    "AllocateMachineRoomNearby",
+    "AllocateMessageQueueAveragely",
+    "AllocateMessageQueueAveragelyByCircle",
+    "AllocateMessageQueueByConfig",
+    "AllocateMessageQueueByMachineRoom",
+    "AllocateMessageQueueConsistentHash",
     "BACKEND",
+    "Churn",
+    "ConsistentHashRouter",
+    "MachineRoomResolver",
+    "RebalanceResult",
+    "allocate_all",
+    "churn",
+    "md5_hash",
+    "rebalance",
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",
     "MAX_QUEUES",

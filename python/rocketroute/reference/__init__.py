@@ -11,8 +11,19 @@ from ..errors import (
     NumberFormatError,
     RocketRouteError,
 )
+from ..rebalance import Churn, RebalanceResult, churn, rebalance
 from ..selector import MessageQueueSelector, as_selector
 from ..send import CommunicationMode, SendAttempt, send_default, send_select
+from .allocate import (
+    AllocateMachineRoomNearby,
+    AllocateMessageQueueAveragely,
+    AllocateMessageQueueAveragelyByCircle,
+    AllocateMessageQueueByConfig,
+    AllocateMessageQueueByMachineRoom,
+    AllocateMessageQueueConsistentHash,
+    MachineRoomResolver,
+    allocate_all,
+)
 from .clock import ManualClock, SystemClock
 from .compat import COMPAT_PROFILES
 from .counter import SendWhichQueue
@@ -20,6 +31,7 @@ from .fault import LatencyFaultTolerance
 from .java import JavaRandom, java_int_hash, java_long_hash, java_string_compare, java_string_hash
 from .message_queue import MessageQueue
 from .publish_info import TopicPublishInfo
+from .ring import ConsistentHashRouter, md5_hash
 from .route import MAX_QUEUES, BrokerData, PermName, QueueData, TopicRouteData
 from .select import SelectMessageQueueByHash, SelectMessageQueueByMachineRoom, SelectMessageQueueByRandom
 from .strategy import DEFAULT_TABLES, MQFaultStrategy
@@ -27,7 +39,21 @@ from .strategy import DEFAULT_TABLES, MQFaultStrategy
 BACKEND = "reference"
 
 __all__ = [
+    "AllocateMachineRoomNearby",
+    "AllocateMessageQueueAveragely",
+    "AllocateMessageQueueAveragelyByCircle",
+    "AllocateMessageQueueByConfig",
+    "AllocateMessageQueueByMachineRoom",
+    "AllocateMessageQueueConsistentHash",
     "BACKEND",
+    "Churn",
+    "ConsistentHashRouter",
+    "MachineRoomResolver",
+    "RebalanceResult",
+    "allocate_all",
+    "churn",
+    "md5_hash",
+    "rebalance",
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",
     "MAX_QUEUES",

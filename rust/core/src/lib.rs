@@ -1,6 +1,7 @@
 //! rocketroute-core: the routing path of an Apache RocketMQ client, bit-exact with the Java client
 //! (RocketMQ 5.3.3 and 4.9.8). Pure Rust; the Python bindings live in `rocketroute-python`.
 
+pub mod allocate;
 pub mod clock;
 pub mod compat;
 pub mod counter;
@@ -10,6 +11,7 @@ pub mod intern;
 pub mod java;
 pub mod message_queue;
 pub mod publish_info;
+pub mod ring;
 pub mod route;
 pub mod select;
 pub mod slots;

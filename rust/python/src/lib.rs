@@ -1,6 +1,7 @@
 //! rocketroute._native: thin PyO3 bindings over `rocketroute-core`. Types are converted here and
 //! Java exceptions mapped to `rocketroute.errors`; the algorithms live in the core crate.
 
+mod allocate;
 mod clock;
 mod counter;
 mod errors;
@@ -8,6 +9,7 @@ mod fault;
 mod java;
 mod message_queue;
 mod publish_info;
+mod ring;
 mod route;
 mod select;
 mod strategy;
@@ -19,6 +21,12 @@ mod _native {
     use pyo3::prelude::*;
     use pyo3::types::PyTuple;
 
+    #[pymodule_export]
+    use crate::allocate::{
+        allocate_all, PyAllocateMachineRoomNearby, PyAllocateMessageQueueAveragely,
+        PyAllocateMessageQueueAveragelyByCircle, PyAllocateMessageQueueByConfig,
+        PyAllocateMessageQueueByMachineRoom, PyAllocateMessageQueueConsistentHash,
+    };
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
@@ -33,6 +41,8 @@ mod _native {
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]
     use crate::publish_info::PyTopicPublishInfo;
+    #[pymodule_export]
+    use crate::ring::{md5_hash_py, PyConsistentHashRouter};
     #[pymodule_export]
     use crate::route::{PyBrokerData, PyPermName, PyQueueData, PyTopicRouteData};
     #[pymodule_export]

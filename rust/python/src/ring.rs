@@ -1,0 +1,210 @@
+//! `ConsistentHashRouter` and `md5_hash`. A custom hash function is any Python callable `str -> int`;
+//! it is called without holding the ring's lock, so it may use the router itself.
+
+use std::sync::{Arc, RwLock};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
+use rocketroute_core::ring::{md5_hash, md5_hash_bytes, ConsistentHashRouter};
+
+use crate::errors::{illegal, java_int, npe, req_str, type_name};
+
+/// A ring hash: MD5 by default, else the Python callable (checked to return a Java long).
+pub fn hash_key(py: Python<'_>, f: Option<&Py<PyAny>>, key: &str) -> PyResult<i64> {
+    match f {
+        None => Ok(md5_hash(key)),
+        Some(f) => {
+            let h = f.bind(py).call1((key,))?;
+            if h.is_instance_of::<PyBool>() || !h.is_instance_of::<PyInt>() {
+                return Err(PyTypeError::new_err(format!(
+                    "hash_function must return an int, not {}",
+                    type_name(&h)
+                )));
+            }
+            h.extract::<i64>().map_err(|_| {
+                illegal(
+                    py,
+                    format!("hash_function returned {}, out of the Java long range", h),
+                )
+            })
+        }
+    }
+}
+
+/// `md5_hash` of a Python str; a lone surrogate encodes as `?`, as Java's `getBytes(UTF_8)` does.
+fn md5_of(s: &Bound<'_, PyString>) -> PyResult<i64> {
+    match s.to_str() {
+        Ok(t) => Ok(md5_hash(t)),
+        Err(_) => {
+            let b = s.call_method1("encode", ("utf-8", "replace"))?;
+            Ok(md5_hash_bytes(b.cast::<PyBytes>()?.as_bytes()))
+        }
+    }
+}
+
+/// RocketMQ's `MD5Hash.hash`: the first 4 bytes of MD5(UTF-8 of `key`), big-endian, unsigned.
+#[pyfunction(name = "md5_hash")]
+pub fn md5_hash_py(key: &Bound<'_, PyAny>) -> PyResult<i64> {
+    md5_of(req_str(key, "key")?)
+}
+
+fn node_arg(node: &Bound<'_, PyAny>) -> PyResult<Arc<str>> {
+    if node.is_none() {
+        return Err(npe(node.py(), "node is None"));
+    }
+    let s = node.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!("node must be a str, not {}", type_name(node)))
+    })?;
+    Ok(Arc::from(s.to_str()?))
+}
+
+#[pyclass(frozen, name = "ConsistentHashRouter", module = "rocketroute._native")]
+pub struct PyConsistentHashRouter {
+    ring: RwLock<ConsistentHashRouter>,
+    hash_fn: Option<Py<PyAny>>,
+}
+
+impl PyConsistentHashRouter {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, ConsistentHashRouter> {
+        self.ring.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, py: Python<'_>, node: &Arc<str>, count: i32) -> PyResult<()> {
+        if count < 0 {
+            return Err(illegal(py, format!("illegal virtual node counts :{count}")));
+        }
+        let keys = self.read().vnode_keys(node, count as usize);
+        let mut hashed = Vec::with_capacity(keys.len());
+        for k in keys {
+            hashed.push((hash_key(py, self.hash_fn.as_ref(), &k)?, k));
+        }
+        self.ring
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_hashed(node, hashed);
+        Ok(())
+    }
+
+    fn key_hash(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<i64> {
+        let k = req_str(key, "key")?;
+        match &self.hash_fn {
+            None => md5_of(k),
+            Some(_) => hash_key(py, self.hash_fn.as_ref(), k.to_str()?),
+        }
+    }
+}
+
+pub fn hash_fn_arg(f: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Py<PyAny>>> {
+    match f.filter(|f| !f.is_none()) {
+        None => Ok(None),
+        Some(f) if f.is_callable() => Ok(Some(f.clone().unbind())),
+        Some(_) => Err(PyTypeError::new_err(
+            "hash_function must be a callable str -> int",
+        )),
+    }
+}
+
+#[pymethods]
+impl PyConsistentHashRouter {
+    #[new]
+    #[pyo3(signature = (nodes = None, virtual_node_cnt = None, hash_function = None))]
+    fn new(
+        py: Python<'_>,
+        nodes: Option<&Bound<'_, PyAny>>,
+        virtual_node_cnt: Option<&Bound<'_, PyAny>>,
+        hash_function: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let hash_fn = hash_fn_arg(hash_function)?;
+        let count = match virtual_node_cnt {
+            Some(v) => java_int(v, "virtual_node_cnt")?,
+            None => 10,
+        };
+        let router = PyConsistentHashRouter {
+            ring: RwLock::new(ConsistentHashRouter::new()),
+            hash_fn,
+        };
+        if let Some(nodes) = nodes.filter(|n| !n.is_none()) {
+            for node in nodes.try_iter()? {
+                let node = node_arg(&node?)?;
+                router.add(py, &node, count)?;
+            }
+        }
+        Ok(router)
+    }
+
+    /// Adds `vnode_count` virtual nodes, numbered after the ones `node` already owns.
+    fn add_node(
+        &self,
+        py: Python<'_>,
+        node: &Bound<'_, PyAny>,
+        vnode_count: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let count = java_int(vnode_count, "vnode_count")?;
+        if count < 0 {
+            return Err(illegal(py, format!("illegal virtual node counts :{count}")));
+        }
+        let node = node_arg(node)?;
+        self.add(py, &node, count)
+    }
+
+    fn remove_node(&self, node: &Bound<'_, PyAny>) -> PyResult<()> {
+        let node = node_arg(node)?;
+        self.ring
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove_node(&node);
+        Ok(())
+    }
+
+    fn existing_replicas(&self, node: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let node = node_arg(node)?;
+        Ok(self.read().existing_replicas(&node))
+    }
+
+    /// The node `key` routes to, or `None` for an empty ring.
+    fn route_node(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let k = req_str(key, "key")?;
+        if self.read().is_empty() {
+            return Ok(None);
+        }
+        let h = self.key_hash(py, k.as_any())?;
+        Ok(self.read().route_hash(h).map(|n| n.to_string()))
+    }
+
+    fn route_nodes<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for k in keys.try_iter()? {
+            out.append(self.route_node(py, &k?)?)?;
+        }
+        Ok(out)
+    }
+
+    /// `[(hash, virtual node key, node), ...]` in ring order.
+    fn ring<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for (h, k, n) in self.read().entries() {
+            out.append(PyTuple::new(
+                py,
+                [
+                    h.into_pyobject(py)?.into_any(),
+                    PyString::new(py, k).into_any(),
+                    PyString::new(py, n).into_any(),
+                ],
+            )?)?;
+        }
+        Ok(out)
+    }
+
+    fn __len__(&self) -> usize {
+        self.read().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ConsistentHashRouter(ring_size={})", self.read().len())
+    }
+}
