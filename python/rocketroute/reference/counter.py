@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from ..errors import IllegalArgumentError
 from .compat import parse_compat
 from .java import INT_MAX, JavaRandom, check_int, java_abs, wrap_int
 
@@ -47,6 +48,20 @@ class SendWhichQueue:
             v = wrap_int(v + 1)
             self._value = v
         return v & POSITIVE_MASK
+
+    def advance(self, count: int) -> int:
+        """Advance by ``count`` steps at once (atomically) and return the stored value before them: the
+        values ``increment_and_get`` would have returned are ``(before + 1 + i) & 0x7FFFFFFF``."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise IllegalArgumentError(f"count must be a non-negative int, not {count!r}")
+        with self._lock:
+            v = self._value
+            if v is None:
+                v = self._random.next_int()
+                if self._compat == "4.9":
+                    v = java_abs(v)
+            self._value = wrap_int(v + count)
+        return v
 
     def reset(self) -> None:
         """5.x ``reset()``: store ``Math.abs(random.nextInt(Integer.MAX_VALUE))``."""

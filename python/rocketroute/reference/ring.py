@@ -94,9 +94,12 @@ class ConsistentHashRouter:
         pos = bisect.bisect_left(keys, _checked_hash(self._hash, key))
         return self._table[keys[pos if pos < len(keys) else 0]][1]
 
-    def route_nodes(self, keys: Iterable[str]) -> list[str | None]:
-        """``route_node`` of every key."""
-        return [self.route_node(k) for k in keys]
+    def route_nodes(self, keys: Iterable[str], *, nulls: str = "raise") -> list[str | None]:
+        """``route_node`` of every key (a list, a NumPy array or a pyarrow array of strings); a null key
+        raises, or routes to ``None`` with ``nulls="mask"``."""
+        from .batch import route_nodes
+
+        return route_nodes(self, keys, nulls=nulls)
 
     def ring(self) -> list[tuple[int, str, str]]:
         """``[(hash, virtual node key, node), ...]`` in ring order."""

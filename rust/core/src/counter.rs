@@ -63,6 +63,15 @@ impl SendWhichQueue {
         self.value.fetch_add(1, Ordering::AcqRel).wrapping_add(1) & POSITIVE_MASK
     }
 
+    /// Advances by `count` steps at once and returns the stored value before them: the values
+    /// `increment_and_get` would have returned are `(before + 1 + i) & 0x7FFFFFFF` for `i < count`.
+    pub fn advance(&self, count: u64) -> i32 {
+        if !self.ready.load(Ordering::Acquire) {
+            self.first_value();
+        }
+        self.value.fetch_add(count as i32, Ordering::AcqRel)
+    }
+
     /// 5.x `reset()`: store `Math.abs(random.nextInt(Integer.MAX_VALUE))`.
     pub fn reset(&self) {
         let v = abs(self
@@ -110,6 +119,27 @@ mod tests {
         assert_eq!(c5.increment_and_get(), (-1155484576i32 + 1) & POSITIVE_MASK);
         let c4 = SendWhichQueue::new(Compat::V4_9, None, Arc::new(JavaRandom::new(0)));
         assert_eq!(c4.increment_and_get(), 1155484577);
+    }
+
+    #[test]
+    fn advance_is_count_increments() {
+        let a = SendWhichQueue::new(
+            Compat::V5_3,
+            Some(i32::MAX - 1),
+            Arc::new(JavaRandom::new(3)),
+        );
+        let b = SendWhichQueue::new(
+            Compat::V5_3,
+            Some(i32::MAX - 1),
+            Arc::new(JavaRandom::new(3)),
+        );
+        let before = a.advance(5);
+        let picks: Vec<i32> = (0..5).map(|_| b.increment_and_get()).collect();
+        let batch: Vec<i32> = (0..5)
+            .map(|i| before.wrapping_add(1 + i) & POSITIVE_MASK)
+            .collect();
+        assert_eq!(picks, batch);
+        assert_eq!(a.get(), b.get());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (RocketMQ 5.3.3 and 4.9.8). Pure Rust; the Python bindings live in `rocketroute-python`.
 
 pub mod allocate;
+pub mod batch;
 pub mod clock;
 pub mod compat;
 pub mod counter;

@@ -2,7 +2,7 @@
 //! `MessageQueue` objects; the arithmetic is in `rocketroute_core::allocate`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -311,7 +311,11 @@ impl PyAllocateMessageQueueByConfig {
     }
 }
 
+/// A ring and the consumer list it was built from.
+type CachedRing = (Vec<Arc<str>>, Arc<ConsistentHashRouter>);
+
 /// `CONSISTENT_HASH`: each queue goes to the consumer `str(mq)` routes to on a ring of the consumers.
+/// The last ring is kept, keyed by the exact consumer list: a rebalance asks again with the same group.
 #[pyclass(
     frozen,
     name = "AllocateMessageQueueConsistentHash",
@@ -320,11 +324,17 @@ impl PyAllocateMessageQueueByConfig {
 pub struct PyAllocateMessageQueueConsistentHash {
     vnodes: i32,
     hash_fn: Option<Py<PyAny>>,
+    last_ring: Mutex<Option<CachedRing>>,
 }
 
 impl PyAllocateMessageQueueConsistentHash {
-    fn ring(&self, py: Python<'_>, cids: &[Arc<str>]) -> PyResult<ConsistentHashRouter> {
-        match &self.hash_fn {
+    fn ring(&self, py: Python<'_>, cids: &[Arc<str>]) -> PyResult<Arc<ConsistentHashRouter>> {
+        if let Some((key, ring)) = &*self.last_ring.lock().unwrap_or_else(|e| e.into_inner()) {
+            if key.as_slice() == cids {
+                return Ok(ring.clone());
+            }
+        }
+        let ring = Arc::new(match &self.hash_fn {
             None => py
                 .detach(|| {
                     consistent_hash_ring(cids, self.vnodes, &mut |k| {
@@ -333,13 +343,16 @@ impl PyAllocateMessageQueueConsistentHash {
                 })
                 .map_err(|e| match e {
                     RingError::Java(j) | RingError::Hash(j) => java_err(j),
-                }),
+                })?,
             Some(f) => consistent_hash_ring(cids, self.vnodes, &mut |k| hash_key(py, Some(f), k))
-                .map_err(|e| ring_err(py, e)),
-        }
+                .map_err(|e| ring_err(py, e))?,
+        });
+        *self.last_ring.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((cids.to_vec(), ring.clone()));
+        Ok(ring)
     }
 
-    /// The owner of every queue (an index into `cids`' distinct values is not needed: owners are names).
+    /// The owner of every queue on `ring`.
     fn owners(
         &self,
         py: Python<'_>,
@@ -351,10 +364,11 @@ impl PyAllocateMessageQueueConsistentHash {
         }
         match &self.hash_fn {
             None => {
-                let keys: Vec<String> = mqs.iter().map(|m| m.get().inner.to_string()).collect();
+                let queues: Vec<&PyMessageQueue> = mqs.iter().map(|m| m.get()).collect();
                 Ok(py.detach(|| {
-                    keys.iter()
-                        .map(|k| ring.route_hash(md5_hash(k)).cloned())
+                    queues
+                        .iter()
+                        .map(|q| ring.route_hash(q.md5_of_name()).cloned())
                         .collect()
                 }))
             }
@@ -388,6 +402,7 @@ impl PyAllocateMessageQueueConsistentHash {
         Ok(PyAllocateMessageQueueConsistentHash {
             vnodes,
             hash_fn: hash_fn_arg(hash_function)?,
+            last_ring: Mutex::new(None),
         })
     }
 

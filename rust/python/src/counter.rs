@@ -46,6 +46,25 @@ impl PySendWhichQueue {
         self.inner.increment_and_get()
     }
 
+    /// Advances by `count` steps at once (atomically); returns the stored value before them.
+    fn advance(&self, py: Python<'_>, count: &Bound<'_, PyAny>) -> PyResult<i32> {
+        if count.is_instance_of::<pyo3::types::PyBool>()
+            || !count.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(crate::errors::illegal(
+                py,
+                format!("count must be a non-negative int, not {}", count.repr()?),
+            ));
+        }
+        match count.extract::<u64>() {
+            Ok(c) => Ok(self.inner.advance(c)),
+            Err(_) => Err(crate::errors::illegal(
+                py,
+                format!("count must be a non-negative int, not {}", count.repr()?),
+            )),
+        }
+    }
+
     fn reset(&self) {
         self.inner.reset()
     }

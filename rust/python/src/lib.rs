@@ -2,6 +2,7 @@
 //! Java exceptions mapped to `rocketroute.errors`; the algorithms live in the core crate.
 
 mod allocate;
+mod batch;
 mod clock;
 mod counter;
 mod errors;
@@ -27,6 +28,8 @@ mod _native {
         PyAllocateMessageQueueAveragelyByCircle, PyAllocateMessageQueueByConfig,
         PyAllocateMessageQueueByMachineRoom, PyAllocateMessageQueueConsistentHash,
     };
+    #[pymodule_export]
+    use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]

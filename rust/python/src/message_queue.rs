@@ -1,6 +1,6 @@
 //! `MessageQueue`.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
@@ -13,11 +13,27 @@ use crate::errors::{java_err, java_int, opt_str, type_name};
 #[pyclass(frozen, name = "MessageQueue", module = "rocketroute._native")]
 pub struct PyMessageQueue {
     pub inner: MessageQueue,
+    /// MD5 ring hash of `str(mq)`, computed on first use (the queue is immutable).
+    md5: OnceLock<i64>,
 }
 
 impl PyMessageQueue {
+    pub fn from_core(mq: MessageQueue) -> Self {
+        PyMessageQueue {
+            inner: mq,
+            md5: OnceLock::new(),
+        }
+    }
+
     pub fn wrap(py: Python<'_>, mq: MessageQueue) -> PyResult<Py<PyMessageQueue>> {
-        Py::new(py, PyMessageQueue { inner: mq })
+        Py::new(py, Self::from_core(mq))
+    }
+
+    /// `ConsistentHashRouter.MD5Hash.hash(mq.toString())`, cached.
+    pub fn md5_of_name(&self) -> i64 {
+        *self
+            .md5
+            .get_or_init(|| rocketroute_core::ring::md5_hash(&self.inner.to_string()))
     }
 }
 
@@ -39,9 +55,7 @@ impl PyMessageQueue {
         let t = arc_str(opt_str(topic, "topic")?)?;
         let b = arc_str(opt_str(broker_name, "broker_name")?)?;
         let q = java_int(queue_id, "queue_id")?;
-        Ok(PyMessageQueue {
-            inner: MessageQueue::new(t, b, q),
-        })
+        Ok(Self::from_core(MessageQueue::new(t, b, q)))
     }
 
     #[getter]

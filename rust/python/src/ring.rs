@@ -172,14 +172,28 @@ impl PyConsistentHashRouter {
         Ok(self.read().route_hash(h).map(|n| n.to_string()))
     }
 
+    /// `route_node` of every key: a list, a NumPy array or a pyarrow (Chunked)Array of strings. A null key
+    /// raises `NullPointerError`, or routes to `None` with `nulls="mask"`. MD5 routing runs without the GIL.
+    #[pyo3(signature = (keys, *, nulls = "raise"))]
     fn route_nodes<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
+        nulls: &str,
     ) -> PyResult<Bound<'py, PyList>> {
+        let masked = crate::batch::mask_arg(py, nulls)?;
+        let keys = crate::batch::key_strings(py, keys, masked)?;
+        let hashes: Vec<Option<i64>> = match &self.hash_fn {
+            None => py.detach(|| keys.iter().map(|k| k.as_deref().map(md5_hash)).collect()),
+            Some(f) => keys
+                .iter()
+                .map(|k| k.as_deref().map(|k| hash_key(py, Some(f), k)).transpose())
+                .collect::<PyResult<_>>()?,
+        };
+        let ring = self.read();
         let out = PyList::empty(py);
-        for k in keys.try_iter()? {
-            out.append(self.route_node(py, &k?)?)?;
+        for h in hashes {
+            out.append(h.and_then(|h| ring.route_hash(h)).map(|n| &**n))?;
         }
         Ok(out)
     }

@@ -1,0 +1,33 @@
+"""Batch entry points: one call for a whole column of keys, returning NumPy arrays (native backend).
+
+Keys may be a Python sequence of ``str`` / ``int``, a NumPy array (``U``, ``object``, ``int32``, ``int64``) or a
+pyarrow ``Array`` / ``ChunkedArray`` (``string``, ``large_string``, ``int32``, ``int64``); Arrow and NumPy
+buffers are read in place, and the work runs without the GIL. A null key raises :class:`NullPointerError`
+unless ``nulls="mask"``, which returns a ``numpy.ma.MaskedArray`` masking the nulls. Without the native
+extension this module is :mod:`rocketroute.reference.batch`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import BACKEND
+
+__all__ = ["java_string_hashes", "hash_select_indices", "round_robin_indices", "route_nodes", "KEY_TYPES"]
+
+KEY_TYPES = ("string", "int", "long")
+
+if BACKEND == "native":
+    from ._native import hash_select_indices, java_string_hashes, round_robin_indices
+
+    def route_nodes(router: Any, keys: Any, *, nulls: str = "raise") -> list[str | None]:
+        """``router.route_node`` of every key (``None`` for an empty ring or a masked null)."""
+        return router.route_nodes(keys, nulls=nulls)  # type: ignore[no-any-return]
+
+else:  # pragma: no cover - exercised by ROCKETROUTE_BACKEND=reference
+    from .reference.batch import (  # type: ignore[assignment]
+        hash_select_indices,
+        java_string_hashes,
+        round_robin_indices,
+        route_nodes,
+    )

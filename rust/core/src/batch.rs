@@ -1,0 +1,272 @@
+//! Whole columns of keys at once: Java `String.hashCode` straight from UTF-8 bytes (as Arrow and CPython
+//! hold text), Integer / Long hash codes, and `SelectMessageQueueByHash` indices.
+
+use crate::java::{abs, long_hash};
+
+/// 31^k for k = 0..=8, wrapping like Java's int arithmetic.
+const P: [u32; 9] = {
+    let mut p = [1u32; 9];
+    let mut k = 1;
+    while k < 9 {
+        p[k] = p[k - 1].wrapping_mul(31);
+        k += 1;
+    }
+    p
+};
+
+#[inline]
+fn push(h: u32, unit: u32) -> u32 {
+    h.wrapping_mul(31).wrapping_add(unit)
+}
+
+/// `String.hashCode()` of UTF-8 text, over the UTF-16 code units it decodes to. ASCII goes eight bytes
+/// a step (`h*31^8 + c0*31^7 + ... + c7`: the same value with a much shorter dependency chain).
+/// Malformed UTF-8 never panics: a truncated sequence reads its missing bytes as zero.
+#[inline(always)]
+pub fn utf8_hash(b: &[u8]) -> i32 {
+    let mut h: u32 = 0;
+    let mut i = 0;
+    let n = b.len();
+    while i + 8 <= n {
+        let chunk: [u8; 8] = b[i..i + 8].try_into().expect("eight bytes");
+        if u64::from_le_bytes(chunk) & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        let mut eight: u32 = 0;
+        for (k, &c) in chunk.iter().enumerate() {
+            eight = eight.wrapping_add((c as u32).wrapping_mul(P[7 - k]));
+        }
+        h = h.wrapping_mul(P[8]).wrapping_add(eight);
+        i += 8;
+    }
+    let at = |k: usize| b.get(k).copied().unwrap_or(0) as u32 & 0x3F;
+    while i < n {
+        let c = b[i] as u32;
+        if c < 0x80 {
+            h = push(h, c);
+            i += 1;
+        } else if c < 0xE0 {
+            h = push(h, ((c & 0x1F) << 6) | at(i + 1));
+            i += 2;
+        } else if c < 0xF0 {
+            h = push(h, ((c & 0x0F) << 12) | (at(i + 1) << 6) | at(i + 2));
+            i += 3;
+        } else {
+            let cp = ((c & 0x07) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3);
+            let cp = cp.wrapping_sub(0x10000);
+            h = push(h, 0xD800 + ((cp >> 10) & 0x3FF));
+            h = push(h, 0xDC00 + (cp & 0x3FF));
+            i += 4;
+        }
+    }
+    h as i32
+}
+
+/// `String.hashCode()` of UCS-4 code points (NumPy's `U` dtype); astral ones count as surrogate pairs.
+pub fn ucs4_hash(cps: &[u32]) -> i32 {
+    let mut h: u32 = 0;
+    for &cp in cps {
+        if cp < 0x10000 {
+            h = push(h, cp);
+        } else {
+            let v = cp.wrapping_sub(0x10000);
+            h = push(h, 0xD800 + ((v >> 10) & 0x3FF));
+            h = push(h, 0xDC00 + (v & 0x3FF));
+        }
+    }
+    h as i32
+}
+
+/// A column of Arrow offsets (`string` has 32-bit ones, `large_string` 64-bit ones).
+#[derive(Clone, Copy)]
+pub enum Offsets<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+}
+
+impl Offsets<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Offsets::I32(o) => o.len(),
+            Offsets::I64(o) => o.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// An Arrow validity bitmap (bit set = valid), starting at bit `offset`.
+#[derive(Clone, Copy)]
+pub struct Validity<'a> {
+    pub bits: &'a [u8],
+    pub offset: usize,
+}
+
+impl Validity<'_> {
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        let k = self.offset + i;
+        self.bits
+            .get(k / 8)
+            .is_some_and(|b| b & (1 << (k % 8)) != 0)
+    }
+}
+
+/// A batch that could not be read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BatchError {
+    /// Offsets out of order or past the data: the buffers are not a valid Arrow string array.
+    MalformedOffsets(usize),
+    /// A null key where nulls are not allowed: its position.
+    Null(usize),
+}
+
+/// Hashes `out.len()` strings of an Arrow string column: string `i` is
+/// `data[offsets[i]..offsets[i + 1]]`. Nulls get 0 and, with `mask`, `true`; without `mask` the first null
+/// is an error.
+pub fn hash_utf8_column(
+    offsets: Offsets<'_>,
+    data: &[u8],
+    validity: Option<Validity<'_>>,
+    out: &mut [i32],
+    mask: Option<&mut [bool]>,
+) -> Result<(), BatchError> {
+    if offsets.len() < out.len() + 1 {
+        return Err(BatchError::MalformedOffsets(0));
+    }
+    match offsets {
+        Offsets::I32(o) => column(o, data, validity, out, mask),
+        Offsets::I64(o) => column(o, data, validity, out, mask),
+    }
+}
+
+fn column<O: Copy + Into<i64>>(
+    offsets: &[O],
+    data: &[u8],
+    validity: Option<Validity<'_>>,
+    out: &mut [i32],
+    mut mask: Option<&mut [bool]>,
+) -> Result<(), BatchError> {
+    let mut start: i64 = offsets[0].into();
+    for i in 0..out.len() {
+        let end: i64 = offsets[i + 1].into();
+        if start < 0 || end < start || end as u64 > data.len() as u64 {
+            return Err(BatchError::MalformedOffsets(i));
+        }
+        if validity.is_some_and(|v| !v.is_valid(i)) {
+            match mask.as_deref_mut() {
+                Some(m) => {
+                    m[i] = true;
+                    out[i] = 0;
+                }
+                None => return Err(BatchError::Null(i)),
+            }
+        } else {
+            out[i] = utf8_hash(&data[start as usize..end as usize]);
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// Hashes of fixed-width UCS-4 items (`width` code points each, trailing NULs being padding).
+pub fn hash_ucs4_column(data: &[u32], width: usize, out: &mut [i32]) {
+    for (i, o) in out.iter_mut().enumerate() {
+        let item = &data[i * width..(i + 1) * width];
+        let len = item.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
+        *o = ucs4_hash(&item[..len]);
+    }
+}
+
+/// `Long.hashCode` of every value.
+pub fn long_hashes(values: &[i64], out: &mut [i32]) {
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = long_hash(v);
+    }
+}
+
+/// `SelectMessageQueueByHash`'s index for every hash, in place: `|h % n|` (Java remainder, then abs).
+/// `n` must be positive.
+pub fn select_indices_in_place(hashes: &mut [i32], n: i32) {
+    debug_assert!(n > 0);
+    for h in hashes.iter_mut() {
+        *h = abs(h.wrapping_rem(n));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::java::string_hash;
+
+    #[test]
+    fn utf8_hash_equals_string_hash() {
+        for s in [
+            "",
+            "a",
+            "abc",
+            "abcd",
+            "abcde",
+            "polygenelubricants",
+            "order-0000000042",
+            "h\u{e9}llo",
+            "\u{20ac}uro",
+            "\u{1F600}",
+            "mixed \u{1F600} text \u{4e2d}\u{6587} and more ascii after",
+        ] {
+            assert_eq!(utf8_hash(s.as_bytes()), string_hash(s), "{s:?}");
+            let cps: Vec<u32> = s.chars().map(|c| c as u32).collect();
+            assert_eq!(ucs4_hash(&cps), string_hash(s), "{s:?}");
+        }
+        // malformed input is hashed without panicking
+        let _ = utf8_hash(&[0xF0, 0x9F]);
+        let _ = utf8_hash(&[0xC3]);
+    }
+
+    #[test]
+    fn utf8_column_with_nulls_and_bad_offsets() {
+        let data = b"abcdef";
+        let offsets = [0i32, 1, 3, 3, 6];
+        let validity = [0b1011u8];
+        let mut out = [0i32; 4];
+        let v = Validity {
+            bits: &validity,
+            offset: 0,
+        };
+        assert_eq!(
+            hash_utf8_column(Offsets::I32(&offsets), data, Some(v), &mut out, None),
+            Err(BatchError::Null(2))
+        );
+        let mut mask = [false; 4];
+        hash_utf8_column(
+            Offsets::I32(&offsets),
+            data,
+            Some(v),
+            &mut out,
+            Some(&mut mask),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            [string_hash("a"), string_hash("bc"), 0, string_hash("def")]
+        );
+        assert_eq!(mask, [false, false, true, false]);
+        let bad = [0i32, 4, 2, 9, 9];
+        assert_eq!(
+            hash_utf8_column(Offsets::I32(&bad), data, None, &mut out, None),
+            Err(BatchError::MalformedOffsets(1))
+        );
+        assert!(hash_utf8_column(Offsets::I64(&[0, 1]), data, None, &mut out, None).is_err());
+    }
+
+    #[test]
+    fn select_indices_match_the_selector() {
+        let mut hs = [i32::MIN, -7, 7, 0];
+        select_indices_in_place(&mut hs, 4);
+        assert_eq!(hs, [0, 3, 3, 0]);
+        let mut out = [0; 2];
+        long_hashes(&[-1, 1 << 32], &mut out);
+        assert_eq!(out, [0, 1]);
+    }
+}

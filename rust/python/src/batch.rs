@@ -1,0 +1,735 @@
+//! Batch entry points (`rocketroute.batch`): whole columns of keys in one call. Arrow arrays and NumPy
+//! arrays are read in place through their buffers' addresses (validated: size, alignment, offsets), the
+//! work runs with the GIL released, and results are written straight into a new NumPy array.
+
+use std::ptr::NonNull;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{IntoPyDict, PyBool, PyBytes, PyInt, PyString};
+use rocketroute_core::batch::{
+    hash_ucs4_column, hash_utf8_column, long_hashes, select_indices_in_place, utf8_hash,
+    BatchError, Offsets, Validity,
+};
+use rocketroute_core::counter::POSITIVE_MASK;
+use rocketroute_core::java::{long_hash, utf16_hash};
+
+use crate::counter::PySendWhichQueue;
+use crate::errors::{illegal, java_int, npe, raise, type_name, utf16_units};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    Str,
+    Int,
+    Long,
+}
+
+impl KeyType {
+    fn parse(py: Python<'_>, s: &str) -> PyResult<Self> {
+        match s {
+            "string" => Ok(KeyType::Str),
+            "int" => Ok(KeyType::Int),
+            "long" => Ok(KeyType::Long),
+            _ => Err(illegal(
+                py,
+                format!("key_type must be one of ('string', 'int', 'long'), not '{s}'"),
+            )),
+        }
+    }
+    fn mismatch(self, got: &str) -> PyErr {
+        match self {
+            KeyType::Str => PyTypeError::new_err(format!("a string key must be a str, not {got}")),
+            KeyType::Int => PyTypeError::new_err(format!("an int key must be an int, not {got}")),
+            KeyType::Long => PyTypeError::new_err(format!("an long key must be an int, not {got}")),
+        }
+    }
+}
+
+pub fn mask_arg(py: Python<'_>, nulls: &str) -> PyResult<bool> {
+    match nulls {
+        "raise" => Ok(false),
+        "mask" => Ok(true),
+        _ => Err(illegal(
+            py,
+            format!("nulls must be one of ('raise', 'mask'), not '{nulls}'"),
+        )),
+    }
+}
+
+fn null_err(py: Python<'_>, i: usize) -> PyErr {
+    npe(py, format!("key {i} is null"))
+}
+
+/// A slice over memory a live Python object owns, checked for size and alignment.
+///
+/// # Safety
+/// `addr..addr+size` must stay valid and unmodified while the slice is used (the caller keeps the owner alive).
+unsafe fn raw_slice<'a, T>(py: Python<'_>, addr: usize, size: usize) -> PyResult<&'a [T]> {
+    let n = size / std::mem::size_of::<T>();
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if addr == 0 || addr % std::mem::align_of::<T>() != 0 {
+        return Err(illegal(
+            py,
+            "a key buffer is null or not aligned for its type",
+        ));
+    }
+    Ok(std::slice::from_raw_parts(addr as *const T, n))
+}
+
+fn buffer_of<'a, T>(py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<Option<&'a [T]>> {
+    if buf.is_none() {
+        return Ok(None);
+    }
+    let addr: usize = buf.getattr("address")?.extract()?;
+    let size: usize = buf.getattr("size")?.extract()?;
+    // SAFETY: a pyarrow Buffer owns `size` bytes at `address`; the caller holds the array alive.
+    Ok(Some(unsafe { raw_slice::<T>(py, addr, size)? }))
+}
+
+/// One column of keys, borrowed from the Python object that owns it.
+enum Column<'a> {
+    Utf8 {
+        offsets: Offsets<'a>,
+        data: &'a [u8],
+        validity: Option<Validity<'a>>,
+    },
+    I32(&'a [i32], Option<Validity<'a>>),
+    I64(&'a [i64], Option<Validity<'a>>),
+    Ucs4(&'a [u32], usize),
+}
+
+struct Piece<'a> {
+    len: usize,
+    column: Column<'a>,
+}
+
+fn is_arrow_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.hasattr("buffers")? && obj.hasattr("type")? && obj.hasattr("offset")?)
+}
+
+fn is_numpy(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.hasattr("__array_interface__")? && obj.hasattr("dtype")?)
+}
+
+fn arrow_piece<'a>(
+    py: Python<'_>,
+    arr: &Bound<'_, PyAny>,
+    keep: &mut Vec<Py<PyAny>>,
+) -> PyResult<Piece<'a>> {
+    let ty: String = arr.getattr("type")?.str()?.extract()?;
+    let len: usize = arr.len()?;
+    let offset: usize = arr.getattr("offset")?.extract()?;
+    let null_count: usize = arr.getattr("null_count")?.extract()?;
+    let bufs = arr.call_method0("buffers")?;
+    keep.push(bufs.clone().unbind());
+    keep.push(arr.clone().unbind());
+    let validity = if null_count > 0 {
+        buffer_of::<u8>(py, &bufs.get_item(0)?)?.map(|bits| Validity { bits, offset })
+    } else {
+        None
+    };
+    let need = |have: usize, want: usize| -> PyResult<()> {
+        if have < want {
+            return Err(illegal(py, "an Arrow buffer is shorter than its array"));
+        }
+        Ok(())
+    };
+    let column = match ty.as_str() {
+        "string" | "large_string" => {
+            let data = buffer_of::<u8>(py, &bufs.get_item(2)?)?.unwrap_or(&[]);
+            let offsets = if ty == "string" {
+                let o = buffer_of::<i32>(py, &bufs.get_item(1)?)?.unwrap_or(&[]);
+                need(o.len(), offset + len + 1)?;
+                Offsets::I32(&o[offset..offset + len + 1])
+            } else {
+                let o = buffer_of::<i64>(py, &bufs.get_item(1)?)?.unwrap_or(&[]);
+                need(o.len(), offset + len + 1)?;
+                Offsets::I64(&o[offset..offset + len + 1])
+            };
+            if len == 0 {
+                Column::Utf8 {
+                    offsets: Offsets::I32(&[0]),
+                    data: &[],
+                    validity: None,
+                }
+            } else {
+                Column::Utf8 {
+                    offsets,
+                    data,
+                    validity,
+                }
+            }
+        }
+        "int32" => {
+            let v = buffer_of::<i32>(py, &bufs.get_item(1)?)?.unwrap_or(&[]);
+            need(v.len(), offset + len)?;
+            Column::I32(&v[offset..offset + len], validity)
+        }
+        "int64" => {
+            let v = buffer_of::<i64>(py, &bufs.get_item(1)?)?.unwrap_or(&[]);
+            need(v.len(), offset + len)?;
+            Column::I64(&v[offset..offset + len], validity)
+        }
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "unsupported Arrow type {other}; expected string, large_string, int32 or int64"
+            )))
+        }
+    };
+    Ok(Piece { len, column })
+}
+
+/// A NumPy array as a column, or `None` for an object array (read as a Python sequence).
+fn numpy_piece<'a>(
+    py: Python<'_>,
+    arr: &Bound<'_, PyAny>,
+    keep: &mut Vec<Py<PyAny>>,
+) -> PyResult<Option<Piece<'a>>> {
+    let ndim: usize = arr.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(illegal(
+            py,
+            format!("keys must be one-dimensional, not {ndim}-dimensional"),
+        ));
+    }
+    let dtype = arr.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    if kind == "O" {
+        return Ok(None);
+    }
+    let arr = py
+        .import("numpy")?
+        .call_method1("ascontiguousarray", (arr,))?;
+    if !arr
+        .getattr("dtype")?
+        .getattr("isnative")?
+        .extract::<bool>()?
+    {
+        return Err(PyTypeError::new_err(
+            "keys must be in the machine's byte order",
+        ));
+    }
+    keep.push(arr.clone().unbind());
+    let len: usize = arr.len()?;
+    let addr: usize = arr
+        .getattr("__array_interface__")?
+        .get_item("data")?
+        .get_item(0)?
+        .extract()?;
+    let bytes = len * itemsize;
+    // SAFETY: a contiguous NumPy array owns `len * itemsize` bytes at its data address; `keep` holds it.
+    let column = match (kind.as_str(), itemsize) {
+        ("U", w) => Column::Ucs4(unsafe { raw_slice::<u32>(py, addr, bytes)? }, w / 4),
+        ("i", 4) => Column::I32(unsafe { raw_slice::<i32>(py, addr, bytes)? }, None),
+        ("i", 8) => Column::I64(unsafe { raw_slice::<i64>(py, addr, bytes)? }, None),
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "unsupported NumPy dtype {}; expected str (U), object, int32 or int64",
+                dtype.str()?
+            )))
+        }
+    };
+    Ok(Some(Piece { len, column }))
+}
+
+/// A new 1-D NumPy array of `n` items of `dtype`, and its data as a mutable slice.
+fn new_array<'py, T>(
+    py: Python<'py>,
+    n: usize,
+    dtype: &str,
+) -> PyResult<(Bound<'py, PyAny>, &'py mut [T])> {
+    let arr = py.import("numpy")?.call_method1("zeros", (n, dtype))?;
+    if n == 0 {
+        // SAFETY: an empty slice may use a dangling, aligned pointer.
+        return Ok((arr, unsafe {
+            std::slice::from_raw_parts_mut(NonNull::<T>::dangling().as_ptr(), 0)
+        }));
+    }
+    let addr: usize = arr
+        .getattr("__array_interface__")?
+        .get_item("data")?
+        .get_item(0)?
+        .extract()?;
+    // SAFETY: the array was just made, owns n items of T at `addr`, and nothing else refers to it yet.
+    Ok((arr, unsafe {
+        std::slice::from_raw_parts_mut(addr as *mut T, n)
+    }))
+}
+
+fn first_valid(validity: Option<Validity<'_>>, len: usize) -> Option<usize> {
+    (0..len).find(|&i| validity.is_none_or(|v| v.is_valid(i)))
+}
+
+/// A column whose type does not fit `key_type`: Java would fail on the first key, so the first null
+/// (unless masked) or else the first valid key decides the error; an all-null masked column is all masked.
+fn column_mismatch(
+    py: Python<'_>,
+    validity: Option<Validity<'_>>,
+    len: usize,
+    base: usize,
+    key_type: KeyType,
+    got: &str,
+    mask: Option<&mut [bool]>,
+) -> PyResult<()> {
+    match (first_valid(validity, len), mask) {
+        (None, Some(m)) => {
+            m.fill(true);
+            Ok(())
+        }
+        (None, None) if len == 0 => Ok(()),
+        (None, None) => Err(null_err(py, base)),
+        (Some(i), None) if i > 0 => Err(null_err(py, base)),
+        _ => Err(key_type.mismatch(got)),
+    }
+}
+
+fn int_column<T: Copy>(
+    py: Python<'_>,
+    values: &[T],
+    validity: Option<Validity<'_>>,
+    base: usize,
+    out: &mut [i32],
+    mut mask: Option<&mut [bool]>,
+    hash: impl Fn(T) -> PyResult<i32>,
+) -> PyResult<()> {
+    for (i, &v) in values.iter().enumerate() {
+        if validity.is_some_and(|m| !m.is_valid(i)) {
+            match mask.as_deref_mut() {
+                Some(m) => m[i] = true,
+                None => return Err(null_err(py, base + i)),
+            }
+            continue;
+        }
+        out[i] = hash(v)?;
+    }
+    Ok(())
+}
+
+/// Hash one piece into `out` (`mask` for nulls, else the first null is an error at `base + i`).
+fn hash_piece(
+    py: Python<'_>,
+    piece: &Piece<'_>,
+    key_type: KeyType,
+    base: usize,
+    out: &mut [i32],
+    mask: Option<&mut [bool]>,
+) -> PyResult<()> {
+    let len = piece.len;
+    match &piece.column {
+        Column::Utf8 { validity, .. } if key_type != KeyType::Str => {
+            column_mismatch(py, *validity, len, base, key_type, "str", mask)
+        }
+        Column::Ucs4(..) if key_type != KeyType::Str => {
+            column_mismatch(py, None, len, base, key_type, "str", mask)
+        }
+        Column::I32(_, validity) | Column::I64(_, validity) if key_type == KeyType::Str => {
+            column_mismatch(py, *validity, len, base, key_type, "int", mask)
+        }
+        Column::Utf8 {
+            offsets,
+            data,
+            validity,
+        } => {
+            let (offsets, data, validity) = (*offsets, *data, *validity);
+            py.detach(|| hash_utf8_column(offsets, data, validity, out, mask))
+                .map_err(|e| match e {
+                    BatchError::Null(i) => null_err(py, base + i),
+                    BatchError::MalformedOffsets(_) => {
+                        illegal(py, "malformed Arrow string offsets")
+                    }
+                })
+        }
+        Column::Ucs4(data, width) => {
+            let (data, width) = (*data, *width);
+            py.detach(|| hash_ucs4_column(data, width, out));
+            Ok(())
+        }
+        Column::I32(values, validity) => int_column(py, values, *validity, base, out, mask, |v| {
+            Ok(if key_type == KeyType::Int {
+                v
+            } else {
+                long_hash(v as i64)
+            })
+        }),
+        Column::I64(values, None) if key_type == KeyType::Long => {
+            let values = *values;
+            py.detach(|| long_hashes(values, out));
+            Ok(())
+        }
+        Column::I64(values, validity) => {
+            int_column(py, values, *validity, base, out, mask, |v| match key_type {
+                KeyType::Long => Ok(long_hash(v)),
+                _ => i32::try_from(v)
+                    .map_err(|_| illegal(py, format!("value {v} is out of the Java int range"))),
+            })
+        }
+    }
+}
+
+/// Hash the items of a Python sequence.
+fn hash_sequence(
+    py: Python<'_>,
+    items: &Bound<'_, PyAny>,
+    key_type: KeyType,
+    out: &mut Vec<i32>,
+    mask: &mut Option<Vec<bool>>,
+) -> PyResult<()> {
+    for item in items.try_iter()? {
+        let item = item?;
+        let i = out.len();
+        if item.is_none() {
+            match mask.as_mut() {
+                Some(m) => {
+                    m.push(true);
+                    out.push(0);
+                    continue;
+                }
+                None => return Err(null_err(py, i)),
+            }
+        }
+        let h = match key_type {
+            KeyType::Str => {
+                let s = item
+                    .cast::<PyString>()
+                    .map_err(|_| key_type.mismatch(&type_name(&item)))?;
+                match s.to_str() {
+                    Ok(t) => utf8_hash(t.as_bytes()),
+                    Err(_) => utf16_hash(&utf16_units(s)?),
+                }
+            }
+            _ => {
+                if item.is_instance_of::<PyBool>() || !item.is_instance_of::<PyInt>() {
+                    return Err(key_type.mismatch(&type_name(&item)));
+                }
+                if key_type == KeyType::Int {
+                    java_int(&item, "value")?
+                } else {
+                    long_hash(crate::errors::java_long(&item, "value")?)
+                }
+            }
+        };
+        out.push(h);
+        if let Some(m) = mask.as_mut() {
+            m.push(false);
+        }
+    }
+    Ok(())
+}
+
+/// Hashes of every key, written into a new NumPy int32 array (and a bool mask array with `masked`).
+struct Hashed<'py> {
+    arr: Bound<'py, PyAny>,
+    out: &'py mut [i32],
+    mask: Option<(Bound<'py, PyAny>, &'py mut [bool])>,
+}
+
+impl<'py> Hashed<'py> {
+    fn finish(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.mask {
+            None => Ok(self.arr),
+            Some((m, _)) => py
+                .import("numpy")?
+                .getattr("ma")?
+                .getattr("MaskedArray")?
+                .call((self.arr,), Some(&[("mask", m)].into_py_dict(py)?)),
+        }
+    }
+}
+
+fn hashes<'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    key_type: KeyType,
+    masked: bool,
+) -> PyResult<Hashed<'py>> {
+    if keys.is_none() {
+        return Err(npe(py, "keys is None"));
+    }
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "keys must be a sequence of keys, not a single str",
+        ));
+    }
+    let mut keep: Vec<Py<PyAny>> = Vec::new();
+    let mut pieces: Vec<Piece<'_>> = Vec::new();
+    let mut sequence: Option<Bound<'py, PyAny>> = None;
+    if keys.hasattr("chunks")? && keys.hasattr("num_chunks")? {
+        for chunk in keys.getattr("chunks")?.try_iter()? {
+            pieces.push(arrow_piece(py, &chunk?, &mut keep)?);
+        }
+    } else if is_arrow_array(keys)? {
+        pieces.push(arrow_piece(py, keys, &mut keep)?);
+    } else if is_numpy(keys)? {
+        match numpy_piece(py, keys, &mut keep)? {
+            Some(p) => pieces.push(p),
+            None => sequence = Some(keys.clone()),
+        }
+    } else {
+        sequence = Some(keys.clone());
+    }
+    if let Some(seq) = sequence {
+        let mut out = Vec::new();
+        let mut mask = if masked { Some(Vec::new()) } else { None };
+        hash_sequence(py, &seq, key_type, &mut out, &mut mask)?;
+        let (arr, slice) = new_array::<i32>(py, out.len(), "int32")?;
+        slice.copy_from_slice(&out);
+        let mask = match mask {
+            None => None,
+            Some(m) => {
+                let (marr, ms) = new_array::<bool>(py, m.len(), "bool")?;
+                ms.copy_from_slice(&m);
+                Some((marr, ms))
+            }
+        };
+        return Ok(Hashed {
+            arr,
+            out: slice,
+            mask,
+        });
+    }
+    let total: usize = pieces.iter().map(|p| p.len).sum();
+    let (arr, out) = new_array::<i32>(py, total, "int32")?;
+    let mut mask = if masked {
+        Some(new_array::<bool>(py, total, "bool")?)
+    } else {
+        None
+    };
+    let mut base = 0;
+    for p in &pieces {
+        let m = mask.as_mut().map(|(_, m)| &mut m[base..base + p.len]);
+        hash_piece(py, p, key_type, base, &mut out[base..base + p.len], m)?;
+        base += p.len;
+    }
+    drop(keep);
+    Ok(Hashed { arr, out, mask })
+}
+
+/// Java `String.hashCode` of every key, as an int32 array.
+#[pyfunction]
+#[pyo3(signature = (keys, *, nulls = "raise"))]
+pub fn java_string_hashes<'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    nulls: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let masked = mask_arg(py, nulls)?;
+    hashes(py, keys, KeyType::Str, masked)?.finish(py)
+}
+
+/// The index `SelectMessageQueueByHash` picks among `num_queues` queues for every key.
+#[pyfunction]
+#[pyo3(signature = (keys, num_queues, key_type = "string", *, nulls = "raise"))]
+pub fn hash_select_indices<'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    num_queues: &Bound<'py, PyAny>,
+    key_type: &str,
+    nulls: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    if num_queues.is_instance_of::<PyBool>() || !num_queues.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "num_queues must be an int, not {}",
+            type_name(num_queues)
+        )));
+    }
+    let n = num_queues
+        .extract::<i64>()
+        .ok()
+        .filter(|n| (0..=i32::MAX as i64).contains(n))
+        .ok_or_else(|| {
+            illegal(
+                py,
+                format!("num_queues must be in 0..2147483647, not {num_queues}"),
+            )
+        })? as i32;
+    let masked = mask_arg(py, nulls)?;
+    let kt = KeyType::parse(py, key_type)?;
+    let hashed = hashes(py, keys, kt, masked)?;
+    let any_valid = match &hashed.mask {
+        None => !hashed.out.is_empty(),
+        Some((_, m)) => m.iter().any(|null| !null),
+    };
+    if n == 0 {
+        if any_valid {
+            return Err(raise(py, "JavaArithmeticError", "/ by zero"));
+        }
+        return hashed.finish(py);
+    }
+    let Hashed { arr, out, mask } = hashed;
+    py.detach(|| select_indices_in_place(out, n));
+    if let Some((_, m)) = &mask {
+        for (o, &null) in out.iter_mut().zip(m.iter()) {
+            if null {
+                *o = 0;
+            }
+        }
+    }
+    Hashed { arr, out, mask }.finish(py)
+}
+
+/// The next `count` values of `counter.increment_and_get()` (positions modulo `num_queues` if given),
+/// the counter advanced atomically by `count`.
+#[pyfunction]
+#[pyo3(signature = (counter, count, num_queues = None))]
+pub fn round_robin_indices<'py>(
+    py: Python<'py>,
+    counter: &Bound<'py, PyAny>,
+    count: &Bound<'py, PyAny>,
+    num_queues: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let counter = counter.cast::<PySendWhichQueue>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "counter must be a SendWhichQueue, not {}",
+            type_name(counter)
+        ))
+    })?;
+    if count.is_instance_of::<PyBool>() || !count.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "count must be an int, not {}",
+            type_name(count)
+        )));
+    }
+    let count: i64 = count
+        .extract()
+        .map_err(|_| illegal(py, format!("count {count} is too large")))?;
+    if count < 0 {
+        return Err(illegal(
+            py,
+            format!("count must not be negative, not {count}"),
+        ));
+    }
+    let n = match num_queues.filter(|n| !n.is_none()) {
+        None => None,
+        Some(q) => {
+            if q.is_instance_of::<PyBool>() || !q.is_instance_of::<PyInt>() {
+                return Err(PyTypeError::new_err(format!(
+                    "num_queues must be an int, not {}",
+                    type_name(q)
+                )));
+            }
+            let v: i64 = q.extract().unwrap_or(i64::MAX);
+            if v == 0 {
+                return Err(raise(py, "JavaArithmeticError", "/ by zero"));
+            }
+            if v < 0 {
+                return Err(illegal(
+                    py,
+                    format!("num_queues must not be negative, not {v}"),
+                ));
+            }
+            Some(v.min(i32::MAX as i64) as i32)
+        }
+    };
+    let (arr, out) = new_array::<i32>(py, count as usize, "int32")?;
+    if count == 0 {
+        return Ok(arr);
+    }
+    let before = counter.get().inner.advance(count as u64);
+    py.detach(|| {
+        let mut v = before;
+        for o in out.iter_mut() {
+            v = v.wrapping_add(1);
+            let x = v & POSITIVE_MASK;
+            *o = match n {
+                Some(n) => x % n,
+                None => x,
+            };
+        }
+    });
+    Ok(arr)
+}
+
+/// Keys as UTF-8 strings for routing: `None` for nulls (an error unless masked).
+pub fn key_strings(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    masked: bool,
+) -> PyResult<Vec<Option<String>>> {
+    if keys.is_none() {
+        return Err(npe(py, "keys is None"));
+    }
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "keys must be a sequence of keys, not a single str",
+        ));
+    }
+    let mut out = Vec::new();
+    let mut keep = Vec::new();
+    let mut push_arrow = |arr: &Bound<'_, PyAny>, out: &mut Vec<Option<String>>| -> PyResult<()> {
+        let piece = arrow_piece(py, arr, &mut keep)?;
+        let Column::Utf8 {
+            offsets,
+            data,
+            validity,
+        } = piece.column
+        else {
+            return Err(PyTypeError::new_err("route keys must be strings"));
+        };
+        for i in 0..piece.len {
+            if validity.is_some_and(|v| !v.is_valid(i)) {
+                if !masked {
+                    return Err(null_err(py, out.len()));
+                }
+                out.push(None);
+                continue;
+            }
+            let (s, e) = match offsets {
+                Offsets::I32(o) => (o[i] as i64, o[i + 1] as i64),
+                Offsets::I64(o) => (o[i], o[i + 1]),
+            };
+            if s < 0 || e < s || e as u64 > data.len() as u64 {
+                return Err(illegal(py, "malformed Arrow string offsets"));
+            }
+            out.push(Some(
+                String::from_utf8_lossy(&data[s as usize..e as usize]).into_owned(),
+            ));
+        }
+        Ok(())
+    };
+    if keys.hasattr("chunks")? && keys.hasattr("num_chunks")? {
+        for chunk in keys.getattr("chunks")?.try_iter()? {
+            push_arrow(&chunk?, &mut out)?;
+        }
+        return Ok(out);
+    }
+    if is_arrow_array(keys)? {
+        push_arrow(keys, &mut out)?;
+        return Ok(out);
+    }
+    let items = if is_numpy(keys)? {
+        let ndim: usize = keys.getattr("ndim")?.extract()?;
+        if ndim != 1 {
+            return Err(illegal(
+                py,
+                format!("keys must be one-dimensional, not {ndim}-dimensional"),
+            ));
+        }
+        keys.call_method0("tolist")?
+    } else {
+        keys.clone()
+    };
+    for item in items.try_iter()? {
+        let item = item?;
+        if item.is_none() {
+            if !masked {
+                return Err(null_err(py, out.len()));
+            }
+            out.push(None);
+            continue;
+        }
+        let s = crate::errors::req_str(&item, "key")?;
+        let text = match s.to_str() {
+            Ok(t) => t.to_owned(),
+            // a lone surrogate becomes '?', as Java's getBytes(UTF_8) makes it
+            Err(_) => s
+                .call_method1("encode", ("utf-8", "replace"))?
+                .call_method1("decode", ("utf-8",))?
+                .extract::<String>()?,
+        };
+        out.push(Some(text));
+    }
+    Ok(out)
+}
