@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -19,8 +20,11 @@ def test_readme_has_examples():
 def test_readme_examples_run(backend):
     namespace: dict[str, object] = {}
     for i, block in enumerate(_python_blocks()):
-        code = block.replace("import rocketroute as rr", "rr = backend")
+        code = block.replace("import rocketroute as rr", "rr = backend").replace(
+            "from rocketroute import batch", "batch = batch_module"
+        )
         namespace["backend"] = backend
+        namespace["batch_module"] = importlib.import_module(backend.__name__ + ".batch")
         try:
             exec(compile(code, f"README.md python block {i}", "exec"), namespace)
         except Exception as e:  # pragma: no cover - the message says which block broke
