@@ -2,31 +2,99 @@
 
     python benches/ratios.py out/bench/results.json
 
-Each benchmark group is one operation; the ``lib`` parameter says which backend ran it. The ratio is
-reference mean / native mean: how many times faster the native backend is. The table is Markdown."""
+Each benchmark group is one operation; the ``lib`` parameter says which backend ran it (``reference``,
+``native``, or ``numpy`` for the vectorised NumPy version of a batch function). The ratio is reference mean /
+native mean: how many times faster the native backend is. The tables are Markdown.
+
+Two tables:
+
+- per call: every group whose benchmarks do not say how many keys or operations one call handles; the mean
+  time of one call (the original table; a ``size`` column is added when a benchmark sets
+  ``extra_info["size"]``).
+- per key / op: every group whose benchmarks set ``extra_info["keys"]`` (a batch call over that many keys)
+  or ``extra_info["ops"]`` (that many calls from many threads in one round). Backends may run different
+  sizes (the reference runs 100k keys where native runs 10M), so time is compared per key: ns per key and
+  millions of keys per second, and the ratios of those. ``extra_info["variant"]`` (e.g. "2 threads") makes
+  separate rows of one group; each later variant is compared with the group's first
+  (``native 1.8x vs 1 thread``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 BACKENDS = ("reference", "native")
+LIBRARIES = (*BACKENDS, "numpy")
+"""Every ``lib`` a table shows; ``numpy`` only appears in the per-key table, and only when present."""
+
+
+@dataclass
+class Row:
+    """One operation (a group, or one variant of a group): the mean of each library and what it covers."""
+
+    group: str
+    variant: str | None = None
+    mean_ns: dict[str, float] = field(default_factory=dict)
+    items: dict[str, int] = field(default_factory=dict)  # lib -> keys (or ops) per call, per-key rows only
+    unit: str | None = None  # "key" or "op" for per-key rows, None for per-call rows
+    size: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.group if self.variant is None else f"{self.group} [{self.variant}]"
+
+    def per_item(self, lib: str) -> float | None:
+        """ns per key / op (per-key rows), or the mean per call."""
+        mean = self.mean_ns.get(lib)
+        if mean is None:
+            return None
+        if self.unit is None:
+            return mean
+        return mean / self.items[lib]
+
+
+def _backend(bench: dict[str, Any]) -> str | None:
+    params = bench.get("params") or {}
+    lib = params.get("lib") or bench.get("param")
+    return lib if lib in LIBRARIES else None
+
+
+def load_rows(path: str) -> tuple[list[Row], dict[str, Any]]:
+    """The rows in the order their groups first appear, and the machine info."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    rows: dict[tuple[str, str | None], Row] = {}
+    for bench in data.get("benchmarks", []):
+        lib = _backend(bench)
+        if lib is None:
+            continue
+        group = bench.get("group") or bench.get("name", "?").split("[")[0]
+        extra = bench.get("extra_info") or {}
+        variant = extra.get("variant")
+        row = rows.setdefault((group, None if variant is None else str(variant)), Row(group, variant))
+        row.mean_ns[lib] = bench["stats"]["mean"] * 1e9
+        for unit, key in (("key", "keys"), ("op", "ops")):
+            if extra.get(key):
+                row.unit = unit
+                row.items[lib] = int(extra[key])
+        size = extra.get("size")
+        if size and (lib == "native" or row.size is None):
+            row.size = str(size)
+    return list(rows.values()), data.get("machine_info") or {}
 
 
 def load(path: str) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
-    """``{group: {backend: mean in ns}}`` in the order the groups first appear, and the machine info."""
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    """``{group: {backend: mean in ns}}`` of the per-call groups (native and reference) in the order the groups
+    first appear, and the machine info."""
+    rows, machine = load_rows(path)
     means: dict[str, dict[str, float]] = {}
-    for bench in data.get("benchmarks", []):
-        backend = (bench.get("params") or {}).get("lib") or bench.get("param")
-        if backend not in BACKENDS:
-            continue
-        group = bench.get("group") or bench.get("name", "?").split("[")[0]
-        means.setdefault(group, {})[backend] = bench["stats"]["mean"] * 1e9
-    return means, data.get("machine_info") or {}
+    for row in rows:
+        if row.unit is None:
+            means.setdefault(row.label, {}).update({b: m for b, m in row.mean_ns.items() if b in BACKENDS})
+    return {g: m for g, m in means.items() if m}, machine
 
 
 def fmt_ns(v: float | None) -> str:
@@ -35,36 +103,103 @@ def fmt_ns(v: float | None) -> str:
     return f"{v:,.1f}" if v < 1000 else f"{v:,.0f}"
 
 
-def table(means: dict[str, dict[str, float]]) -> list[str]:
-    header = ("operation", "reference mean (ns)", "native mean (ns)", "ratio (reference/native)")
-    rows = []
-    for group, by_backend in means.items():
-        r, n = by_backend.get("reference"), by_backend.get("native")
-        ratio = f"{r / n:,.1f}x" if r is not None and n else "n/a"
-        rows.append((group, fmt_ns(r), fmt_ns(n), ratio))
+def fmt_ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:,.1f}x" if a is not None and b else "n/a"
+
+
+def fmt_count(n: int | None) -> str:
+    if n is None:
+        return "n/a"
+    for div, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if n >= div and n % (div // 10) == 0:
+            return f"{n / div:g}{suffix}"
+    return f"{n:,}"
+
+
+def markdown(header: tuple[str, ...], rows: list[tuple[str, ...]], align: str) -> list[str]:
+    """A Markdown table; ``align`` has one letter per column: ``l`` (left) or ``r`` (right)."""
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
 
     def line(cells: tuple[str, ...]) -> str:
-        parts = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        parts = [c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(cells, widths, align, strict=True)]
         return "| " + " | ".join(parts) + " |"
 
-    sep = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]]) + "|"
-    return [line(header), sep, *(line(row) for row in rows)]
+    sep = "|" + "|".join("-" * (w + 2) if a == "l" else "-" * (w + 1) + ":" for w, a in zip(widths, align, strict=True))
+    return [line(header), sep + "|", *(line(row) for row in rows)]
+
+
+def table(means: dict[str, dict[str, float]], sizes: dict[str, str] | None = None) -> list[str]:
+    """The per-call table: operation, [size,] reference mean, native mean, ratio."""
+    with_size = bool(sizes)
+    header: tuple[str, ...] = ("operation", "reference mean (ns)", "native mean (ns)", "ratio (reference/native)")
+    if with_size:
+        header = (header[0], "size", *header[1:])
+    rows = []
+    for group, by_backend in means.items():
+        r, n = by_backend.get("reference"), by_backend.get("native")
+        cells: tuple[str, ...] = (group, fmt_ns(r), fmt_ns(n), fmt_ratio(r, n))
+        if with_size:
+            cells = (group, (sizes or {}).get(group, ""), *cells[1:])
+        rows.append(cells)
+    return markdown(header, rows, align=("ll" if with_size else "l") + "rrr")
+
+
+def per_item_table(rows: list[Row]) -> list[str]:
+    """The per-key / per-op table."""
+    with_numpy = any("numpy" in row.mean_ns for row in rows)
+    header: tuple[str, ...] = ("operation", "unit", "size (reference / native)", "reference ns", "native ns")
+    if with_numpy:
+        header += ("numpy ns",)
+    header += ("ratio (reference/native)",)
+    if with_numpy:
+        header += ("ratio (numpy/native)",)
+    header += ("native M/s", "notes")
+    firsts: dict[str, Row] = {}
+    out = []
+    for row in rows:
+        first = firsts.setdefault(row.group, row)
+        r, n, np_ = row.per_item("reference"), row.per_item("native"), row.per_item("numpy")
+        size = f"{fmt_count(row.items.get('reference'))} / {fmt_count(row.items.get('native'))}"
+        cells: tuple[str, ...] = (row.label, str(row.unit), size, fmt_ns(r), fmt_ns(n))
+        if with_numpy:
+            cells += (fmt_ns(np_),)
+        cells += (fmt_ratio(r, n),)
+        if with_numpy:
+            cells += (fmt_ratio(np_, n),)
+        cells += (f"{1e3 / n:,.1f}" if n else "n/a",)
+        notes = []
+        if first is not row:  # a later variant against the group's first
+            for lib in LIBRARIES:
+                mine, base = row.per_item(lib), first.per_item(lib)
+                if mine and base:
+                    notes.append(f"{lib} {base / mine:.2f}x vs {first.variant}")
+        cells += ("; ".join(notes),)
+        out.append(cells)
+    return markdown(header, out, align="ll" + "r" * (len(header) - 3) + "l")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json", help="the file written by pytest --benchmark-json")
     args = parser.parse_args(argv)
-    means, machine = load(args.json)
-    if not means:
+    rows, machine = load_rows(args.json)
+    means, _ = load(args.json)
+    keyed = [row for row in rows if row.unit is not None]
+    if not means and not keyed:
         print(f"no native/reference benchmarks in {args.json}", file=sys.stderr)
         return 1
     cpu = (machine.get("cpu") or {}).get("brand_raw") or machine.get("processor") or "unknown CPU"
     print(f"{machine.get('python_implementation', 'Python')} {machine.get('python_version', '?')}, {cpu}")
-    print()
-    print("\n".join(table(means)))
-    if any("native" not in v for v in means.values()):
+    if means:
+        sizes = {row.label: row.size for row in rows if row.unit is None and row.size}
+        print()
+        print("\n".join(table(means, sizes)))
+    if keyed:
+        print()
+        print("Per key (batch calls) or per op (calls from many threads); sizes may differ per backend:")
+        print()
+        print("\n".join(per_item_table(keyed)))
+    if any("native" not in row.mean_ns for row in rows):
         print("\nnative: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)")
     return 0
 
