@@ -6,7 +6,8 @@ use std::ptr::NonNull;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyBool, PyBytes, PyInt, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{IntoPyDict, PyBool, PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
 use rocketroute_core::batch::{
     hash_ucs4_column, hash_utf8_column, long_hashes, select_indices_in_place, utf8_hash,
     BatchError, Offsets, Validity,
@@ -105,12 +106,32 @@ struct Piece<'a> {
     column: Column<'a>,
 }
 
-fn is_arrow_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(obj.hasattr("buffers")? && obj.hasattr("type")? && obj.hasattr("offset")?)
+enum Input {
+    Sequence,
+    Arrow,
+    Chunked,
+    NumPy,
 }
 
-fn is_numpy(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(obj.hasattr("__array_interface__")? && obj.hasattr("dtype")?)
+/// What kind of key container `keys` is, from its type (no failed attribute probes on a plain list).
+fn input_kind(keys: &Bound<'_, PyAny>) -> PyResult<Input> {
+    if keys.is_instance_of::<PyList>() || keys.is_instance_of::<PyTuple>() {
+        return Ok(Input::Sequence);
+    }
+    let ty = keys.get_type();
+    let module: String = ty.module()?.extract()?;
+    if module.starts_with("pyarrow") {
+        if ty.name()?.to_str()? == "ChunkedArray" {
+            return Ok(Input::Chunked);
+        }
+        if keys.hasattr("buffers")? && keys.hasattr("offset")? {
+            return Ok(Input::Arrow);
+        }
+    }
+    if module.starts_with("numpy") && keys.hasattr("__array_interface__")? {
+        return Ok(Input::NumPy);
+    }
+    Ok(Input::Sequence)
 }
 
 fn arrow_piece<'a>(
@@ -235,27 +256,61 @@ fn numpy_piece<'a>(
     Ok(Some(Piece { len, column }))
 }
 
-/// A new 1-D NumPy array of `n` items of `dtype`, and its data as a mutable slice.
+/// Below this many keys the work is cheaper than releasing and re-taking the GIL.
+const DETACH_AT: usize = 2048;
+
+/// Runs `f` without the GIL when the batch is large enough for that to pay.
+pub fn maybe_detach<T: Send>(py: Python<'_>, n: usize, f: impl FnOnce() -> T + Send) -> T {
+    if n >= DETACH_AT {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+static FROMBUFFER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static MASKED_ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn numpy_attr<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    path: &[&str],
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        let mut obj = py.import("numpy")?.into_any();
+        for name in path {
+            obj = obj.getattr(*name)?;
+        }
+        Ok::<_, PyErr>(obj.unbind())
+    })
+    .map(|o| o.bind(py))
+}
+
+/// A new zeroed 1-D NumPy array of `n` items of `dtype` (over a `bytearray`), and its data as a slice.
 fn new_array<'py, T>(
     py: Python<'py>,
     n: usize,
     dtype: &str,
 ) -> PyResult<(Bound<'py, PyAny>, &'py mut [T])> {
-    let arr = py.import("numpy")?.call_method1("zeros", (n, dtype))?;
+    let bytes = PyByteArray::new_with(py, n * std::mem::size_of::<T>(), |b| {
+        b.fill(0);
+        Ok(())
+    })?;
+    let arr = numpy_attr(py, &FROMBUFFER, &["frombuffer"])?.call1((&bytes, dtype))?;
     if n == 0 {
         // SAFETY: an empty slice may use a dangling, aligned pointer.
         return Ok((arr, unsafe {
             std::slice::from_raw_parts_mut(NonNull::<T>::dangling().as_ptr(), 0)
         }));
     }
-    let addr: usize = arr
-        .getattr("__array_interface__")?
-        .get_item("data")?
-        .get_item(0)?
-        .extract()?;
-    // SAFETY: the array was just made, owns n items of T at `addr`, and nothing else refers to it yet.
+    let ptr = bytes.data();
+    if (ptr as usize) % std::mem::align_of::<T>() != 0 {
+        return Err(illegal(py, "could not allocate an aligned result array"));
+    }
+    // SAFETY: the bytearray holds n zeroed items of T (zero is valid for i32 and bool), the NumPy array
+    // keeps it alive and unresizable (it exports its buffer), and nothing else has seen it yet.
     Ok((arr, unsafe {
-        std::slice::from_raw_parts_mut(addr as *mut T, n)
+        std::slice::from_raw_parts_mut(ptr as *mut T, n)
     }))
 }
 
@@ -334,17 +389,17 @@ fn hash_piece(
             validity,
         } => {
             let (offsets, data, validity) = (*offsets, *data, *validity);
-            py.detach(|| hash_utf8_column(offsets, data, validity, out, mask))
-                .map_err(|e| match e {
-                    BatchError::Null(i) => null_err(py, base + i),
-                    BatchError::MalformedOffsets(_) => {
-                        illegal(py, "malformed Arrow string offsets")
-                    }
-                })
+            maybe_detach(py, len, || {
+                hash_utf8_column(offsets, data, validity, out, mask)
+            })
+            .map_err(|e| match e {
+                BatchError::Null(i) => null_err(py, base + i),
+                BatchError::MalformedOffsets(_) => illegal(py, "malformed Arrow string offsets"),
+            })
         }
         Column::Ucs4(data, width) => {
             let (data, width) = (*data, *width);
-            py.detach(|| hash_ucs4_column(data, width, out));
+            maybe_detach(py, len, || hash_ucs4_column(data, width, out));
             Ok(())
         }
         Column::I32(values, validity) => int_column(py, values, *validity, base, out, mask, |v| {
@@ -356,7 +411,7 @@ fn hash_piece(
         }),
         Column::I64(values, None) if key_type == KeyType::Long => {
             let values = *values;
-            py.detach(|| long_hashes(values, out));
+            maybe_detach(py, len, || long_hashes(values, out));
             Ok(())
         }
         Column::I64(values, validity) => {
@@ -430,10 +485,7 @@ impl<'py> Hashed<'py> {
     fn finish(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self.mask {
             None => Ok(self.arr),
-            Some((m, _)) => py
-                .import("numpy")?
-                .getattr("ma")?
-                .getattr("MaskedArray")?
+            Some((m, _)) => numpy_attr(py, &MASKED_ARRAY, &["ma", "MaskedArray"])?
                 .call((self.arr,), Some(&[("mask", m)].into_py_dict(py)?)),
         }
     }
@@ -456,19 +508,18 @@ fn hashes<'py>(
     let mut keep: Vec<Py<PyAny>> = Vec::new();
     let mut pieces: Vec<Piece<'_>> = Vec::new();
     let mut sequence: Option<Bound<'py, PyAny>> = None;
-    if keys.hasattr("chunks")? && keys.hasattr("num_chunks")? {
-        for chunk in keys.getattr("chunks")?.try_iter()? {
-            pieces.push(arrow_piece(py, &chunk?, &mut keep)?);
+    match input_kind(keys)? {
+        Input::Sequence => sequence = Some(keys.clone()),
+        Input::Chunked => {
+            for chunk in keys.getattr("chunks")?.try_iter()? {
+                pieces.push(arrow_piece(py, &chunk?, &mut keep)?);
+            }
         }
-    } else if is_arrow_array(keys)? {
-        pieces.push(arrow_piece(py, keys, &mut keep)?);
-    } else if is_numpy(keys)? {
-        match numpy_piece(py, keys, &mut keep)? {
+        Input::Arrow => pieces.push(arrow_piece(py, keys, &mut keep)?),
+        Input::NumPy => match numpy_piece(py, keys, &mut keep)? {
             Some(p) => pieces.push(p),
             None => sequence = Some(keys.clone()),
-        }
-    } else {
-        sequence = Some(keys.clone());
+        },
     }
     if let Some(seq) = sequence {
         let mut out = Vec::new();
@@ -559,7 +610,7 @@ pub fn hash_select_indices<'py>(
         return hashed.finish(py);
     }
     let Hashed { arr, out, mask } = hashed;
-    py.detach(|| select_indices_in_place(out, n));
+    maybe_detach(py, out.len(), || select_indices_in_place(out, n));
     if let Some((_, m)) = &mask {
         for (o, &null) in out.iter_mut().zip(m.iter()) {
             if null {
@@ -628,7 +679,7 @@ pub fn round_robin_indices<'py>(
         return Ok(arr);
     }
     let before = counter.get().inner.advance(count as u64);
-    py.detach(|| {
+    maybe_detach(py, count as usize, || {
         let mut v = before;
         for o in out.iter_mut() {
             v = v.wrapping_add(1);
@@ -689,17 +740,18 @@ pub fn key_strings(
         }
         Ok(())
     };
-    if keys.hasattr("chunks")? && keys.hasattr("num_chunks")? {
+    let kind = input_kind(keys)?;
+    if let Input::Chunked = kind {
         for chunk in keys.getattr("chunks")?.try_iter()? {
             push_arrow(&chunk?, &mut out)?;
         }
         return Ok(out);
     }
-    if is_arrow_array(keys)? {
+    if let Input::Arrow = kind {
         push_arrow(keys, &mut out)?;
         return Ok(out);
     }
-    let items = if is_numpy(keys)? {
+    let items = if let Input::NumPy = kind {
         let ndim: usize = keys.getattr("ndim")?.extract()?;
         if ndim != 1 {
             return Err(illegal(

@@ -184,7 +184,9 @@ impl PyConsistentHashRouter {
         let masked = crate::batch::mask_arg(py, nulls)?;
         let keys = crate::batch::key_strings(py, keys, masked)?;
         let hashes: Vec<Option<i64>> = match &self.hash_fn {
-            None => py.detach(|| keys.iter().map(|k| k.as_deref().map(md5_hash)).collect()),
+            None => crate::batch::maybe_detach(py, keys.len(), || {
+                keys.iter().map(|k| k.as_deref().map(md5_hash)).collect()
+            }),
             Some(f) => keys
                 .iter()
                 .map(|k| k.as_deref().map(|k| hash_key(py, Some(f), k)).transpose())
