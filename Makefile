@@ -111,7 +111,8 @@ lint: venv
 bench: venv build
 	$(call section,bench: pytest benches --benchmark-only)
 	@mkdir -p $(dir $(BENCH_JSON))
-	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest benches --benchmark-only --benchmark-json=$(BENCH_JSON)
+	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
+		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON)
 

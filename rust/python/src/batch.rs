@@ -286,16 +286,34 @@ fn numpy_attr<'py>(
     .map(|o| o.bind(py))
 }
 
-/// A new zeroed 1-D NumPy array of `n` items of `dtype` (over a `bytearray`), and its data as a slice.
+/// A new 1-D NumPy array of `n` items of `dtype` over a `bytearray`, and its data as a slice.
+/// With `zeroed` false the memory is left as allocated (and first touched by the caller's work, without
+/// the GIL): the caller must write every item.
 fn new_array<'py, T>(
     py: Python<'py>,
     n: usize,
     dtype: &str,
+    zeroed: bool,
 ) -> PyResult<(Bound<'py, PyAny>, &'py mut [T])> {
-    let bytes = PyByteArray::new_with(py, n * std::mem::size_of::<T>(), |b| {
-        b.fill(0);
-        Ok(())
-    })?;
+    let len = n * std::mem::size_of::<T>();
+    let bytes = if zeroed {
+        PyByteArray::new_with(py, len, |b| {
+            b.fill(0);
+            Ok(())
+        })?
+    } else {
+        let len = pyo3::ffi::Py_ssize_t::try_from(len)
+            .map_err(|_| illegal(py, "the result is too large"))?;
+        // SAFETY: a null source asks CPython for an uninitialised bytearray of `len` bytes; we own the
+        // new reference.
+        unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                pyo3::ffi::PyByteArray_FromStringAndSize(std::ptr::null(), len),
+            )?
+            .cast_into_unchecked::<PyByteArray>()
+        }
+    };
     let arr = numpy_attr(py, &FROMBUFFER, &["frombuffer"])?.call1((&bytes, dtype))?;
     if n == 0 {
         // SAFETY: an empty slice may use a dangling, aligned pointer.
@@ -307,8 +325,9 @@ fn new_array<'py, T>(
     if (ptr as usize) % std::mem::align_of::<T>() != 0 {
         return Err(illegal(py, "could not allocate an aligned result array"));
     }
-    // SAFETY: the bytearray holds n zeroed items of T (zero is valid for i32 and bool), the NumPy array
-    // keeps it alive and unresizable (it exports its buffer), and nothing else has seen it yet.
+    // SAFETY: the bytearray holds `len` bytes (every bit pattern is a valid i32; bool arrays are always
+    // zeroed), the NumPy array keeps it alive and unresizable (it exports its buffer), and nothing else
+    // has seen it yet.
     Ok((arr, unsafe {
         std::slice::from_raw_parts_mut(ptr as *mut T, n)
     }))
@@ -320,6 +339,7 @@ fn first_valid(validity: Option<Validity<'_>>, len: usize) -> Option<usize> {
 
 /// A column whose type does not fit `key_type`: Java would fail on the first key, so the first null
 /// (unless masked) or else the first valid key decides the error; an all-null masked column is all masked.
+#[allow(clippy::too_many_arguments)]
 fn column_mismatch(
     py: Python<'_>,
     validity: Option<Validity<'_>>,
@@ -327,11 +347,13 @@ fn column_mismatch(
     base: usize,
     key_type: KeyType,
     got: &str,
+    out: &mut [i32],
     mask: Option<&mut [bool]>,
 ) -> PyResult<()> {
     match (first_valid(validity, len), mask) {
         (None, Some(m)) => {
             m.fill(true);
+            out.fill(0);
             Ok(())
         }
         (None, None) if len == 0 => Ok(()),
@@ -356,6 +378,7 @@ fn int_column<T: Copy>(
                 Some(m) => m[i] = true,
                 None => return Err(null_err(py, base + i)),
             }
+            out[i] = 0;
             continue;
         }
         out[i] = hash(v)?;
@@ -375,13 +398,13 @@ fn hash_piece(
     let len = piece.len;
     match &piece.column {
         Column::Utf8 { validity, .. } if key_type != KeyType::Str => {
-            column_mismatch(py, *validity, len, base, key_type, "str", mask)
+            column_mismatch(py, *validity, len, base, key_type, "str", out, mask)
         }
         Column::Ucs4(..) if key_type != KeyType::Str => {
-            column_mismatch(py, None, len, base, key_type, "str", mask)
+            column_mismatch(py, None, len, base, key_type, "str", out, mask)
         }
         Column::I32(_, validity) | Column::I64(_, validity) if key_type == KeyType::Str => {
-            column_mismatch(py, *validity, len, base, key_type, "int", mask)
+            column_mismatch(py, *validity, len, base, key_type, "int", out, mask)
         }
         Column::Utf8 {
             offsets,
@@ -525,12 +548,12 @@ fn hashes<'py>(
         let mut out = Vec::new();
         let mut mask = if masked { Some(Vec::new()) } else { None };
         hash_sequence(py, &seq, key_type, &mut out, &mut mask)?;
-        let (arr, slice) = new_array::<i32>(py, out.len(), "int32")?;
+        let (arr, slice) = new_array::<i32>(py, out.len(), "int32", false)?;
         slice.copy_from_slice(&out);
         let mask = match mask {
             None => None,
             Some(m) => {
-                let (marr, ms) = new_array::<bool>(py, m.len(), "bool")?;
+                let (marr, ms) = new_array::<bool>(py, m.len(), "bool", true)?;
                 ms.copy_from_slice(&m);
                 Some((marr, ms))
             }
@@ -542,9 +565,9 @@ fn hashes<'py>(
         });
     }
     let total: usize = pieces.iter().map(|p| p.len).sum();
-    let (arr, out) = new_array::<i32>(py, total, "int32")?;
+    let (arr, out) = new_array::<i32>(py, total, "int32", false)?;
     let mut mask = if masked {
-        Some(new_array::<bool>(py, total, "bool")?)
+        Some(new_array::<bool>(py, total, "bool", true)?)
     } else {
         None
     };
@@ -674,7 +697,7 @@ pub fn round_robin_indices<'py>(
             Some(v.min(i32::MAX as i64) as i32)
         }
     };
-    let (arr, out) = new_array::<i32>(py, count as usize, "int32")?;
+    let (arr, out) = new_array::<i32>(py, count as usize, "int32", false)?;
     if count == 0 {
         return Ok(arr);
     }
