@@ -19,8 +19,23 @@ fn push(h: u32, unit: u32) -> u32 {
     h.wrapping_mul(31).wrapping_add(unit)
 }
 
+/// `c0*31^7 + c1*31^6 + ... + c7` (wrapping) for eight ASCII bytes, little-endian in `x`, in three
+/// multiplies: adjacent bytes pair up in 16-bit lanes (`c0*31 + c1` < 2^16), those pair up in 32-bit
+/// lanes (`p0*31^2 + p1` < 2^32), and the two halves fold with one wrapping multiply by 31^4.
+#[inline(always)]
+fn ascii8(x: u64) -> u32 {
+    const BYTES: u64 = 0x00FF_00FF_00FF_00FF;
+    const PAIRS: u64 = 0x0000_FFFF_0000_FFFF;
+    let pairs = (x & BYTES) * 31 + ((x >> 8) & BYTES);
+    let quads = (pairs & PAIRS) * (31 * 31) + ((pairs >> 16) & PAIRS);
+    (quads as u32)
+        .wrapping_mul(P[4])
+        .wrapping_add((quads >> 32) as u32)
+}
+
 /// `String.hashCode()` of UTF-8 text, over the UTF-16 code units it decodes to. ASCII goes eight bytes
 /// a step (`h*31^8 + c0*31^7 + ... + c7`: the same value with a much shorter dependency chain).
+/// Eight bytes of ASCII weigh in with [`ascii8`].
 /// Malformed UTF-8 never panics: a truncated sequence reads its missing bytes as zero.
 #[inline(always)]
 pub fn utf8_hash(b: &[u8]) -> i32 {
@@ -32,11 +47,9 @@ pub fn utf8_hash(b: &[u8]) -> i32 {
         if u64::from_le_bytes(chunk) & 0x8080_8080_8080_8080 != 0 {
             break;
         }
-        let mut eight: u32 = 0;
-        for (k, &c) in chunk.iter().enumerate() {
-            eight = eight.wrapping_add((c as u32).wrapping_mul(P[7 - k]));
-        }
-        h = h.wrapping_mul(P[8]).wrapping_add(eight);
+        h = h
+            .wrapping_mul(P[8])
+            .wrapping_add(ascii8(u64::from_le_bytes(chunk)));
         i += 8;
     }
     let at = |k: usize| b.get(k).copied().unwrap_or(0) as u32 & 0x3F;
@@ -222,6 +235,29 @@ mod tests {
         // malformed input is hashed without panicking
         let _ = utf8_hash(&[0xF0, 0x9F]);
         let _ = utf8_hash(&[0xC3]);
+    }
+
+    #[test]
+    fn ascii8_is_the_weighted_sum() {
+        let mut x: u64 = 0x1234_5678_9abc_def0;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let b = (x & 0x7F7F_7F7F_7F7F_7F7F).to_le_bytes();
+            let want = b.iter().enumerate().fold(0u32, |acc, (k, &c)| {
+                acc.wrapping_add((c as u32).wrapping_mul(P[7 - k]))
+            });
+            assert_eq!(ascii8(u64::from_le_bytes(b)), want);
+        }
+        assert_eq!(
+            ascii8(u64::from_le_bytes(*b"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f")),
+            {
+                (0..8).fold(0u32, |acc, k| {
+                    acc.wrapping_add(127u32.wrapping_mul(P[7 - k]))
+                })
+            }
+        );
     }
 
     #[test]
