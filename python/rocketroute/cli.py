@@ -1,0 +1,184 @@
+"""The ``rocketroute`` command: the pipeline's jobs on Spark (local by default).
+
+rocketroute route --input messages.parquet --topic TopicTest --queues broker-a:8,broker-b:8 --out out/route
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .errors import RocketRouteError
+
+FORMATS = ("parquet", "csv", "json")
+
+
+def _input_format(path: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    name = path.rstrip("/").lower()
+    for f in FORMATS:
+        if name.endswith("." + f) or name.endswith(f".{f}.gz"):
+            return f
+    if name.endswith(".jsonl") or name.endswith(".ndjson"):
+        return "json"
+    raise RocketRouteError(f"cannot tell the format of {path!r}; pass --format {'/'.join(FORMATS)}")
+
+
+def read_input(spark: Any, path: str, fmt: str | None) -> Any:
+    """A DataFrame of the input, or a clear error (before any job) when it cannot be read."""
+    if not os.path.exists(path):
+        raise RocketRouteError(f"input {path!r} does not exist")
+    fmt = _input_format(path, fmt)
+    reader = spark.read
+    if fmt == "csv":
+        reader = reader.option("header", "true")
+    try:
+        return getattr(reader, fmt)(path)
+    except Exception as e:  # Spark's AnalysisException carries the reason
+        raise RocketRouteError(f"cannot read {path!r} as {fmt}: {str(e).splitlines()[0]}") from None
+
+
+def _write_atomically(out: Path, name: str, write: Any) -> Path:
+    """Write into a temporary sibling, then swap it into ``out/name``: a re-run replaces, never duplicates,
+    and an interrupted run leaves no partial output under the final name."""
+    out.mkdir(parents=True, exist_ok=True)
+    final = out / name
+    tmp = out / f".{name}.tmp-{uuid.uuid4().hex[:8]}"
+    write(str(tmp))
+    if final.exists():
+        old = out / f".{name}.old-{uuid.uuid4().hex[:8]}"
+        final.rename(old)
+        tmp.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        tmp.rename(final)
+    return final
+
+
+def _stage(msg: str) -> None:
+    print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from .spark import local_session, queue_spec, route
+
+    if not os.path.exists(args.input):
+        raise RocketRouteError(f"input {args.input!r} does not exist")
+    if args.route:
+        try:
+            route_json = Path(args.route).read_text()
+        except OSError as e:
+            raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
+        spec = queue_spec(args.topic, route_json=route_json, compat=args.compat)
+    else:
+        spec = queue_spec(args.topic, queues=args.queues, compat=args.compat)
+    brokers = len({b for b, _ in spec.queues})
+    _stage(f"{len(spec)} queues on {brokers} brokers; starting Spark ({args.master or 'local[*]'})")
+    t0 = time.perf_counter()
+    spark = local_session(args.master, quiet=not args.progress)
+    try:
+        df = read_input(spark, args.input, args.format)
+        _stage(f"routing {args.input} with the {args.selector} selector")
+        result = route(
+            spark,
+            df,
+            spec,
+            selector=args.selector,
+            key=args.key,
+            key_type=args.key_type,
+            size=args.size,
+            producer=args.producer,
+            ts=args.ts,
+            compat=args.compat,
+            start_index=args.start_index,
+            seed=args.seed,
+            hash_path=args.hash_path,
+        )
+        out = Path(args.out)
+        _stage(f"writing {out}")
+        _write_atomically(out, "routed", lambda p: result.routed.write.parquet(p))
+        _write_atomically(out, "rejected", lambda p: result.rejected.write.parquet(p))
+        _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
+        _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
+        per_queue = [r.asDict() for r in result.per_queue.collect()]
+        summary = {
+            "topic": spec.topic,
+            "selector": args.selector,
+            "queues": len(spec),
+            "input_rows": result.input_rows,
+            "routed_rows": result.routed_rows,
+            "rejected_rows": result.rejected_rows,
+            "skew": result.skew,
+            "per_queue": per_queue,
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
+
+        def write_summary(p: str) -> None:
+            Path(p).mkdir()
+            Path(p, "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+        _write_atomically(out, "summary", write_summary)
+    finally:
+        spark.stop()
+    print(
+        f"input rows {result.input_rows} = routed {result.routed_rows} + rejected {result.rejected_rows}; "
+        f"max/mean {result.skew['max_over_mean']:.3f}, cv {result.skew['cv']:.3f}, gini {result.skew['gini']:.3f}"
+    )
+    print(f"{'queue':>24} {'messages':>10} {'share':>7}")
+    for row in per_queue:
+        print(f"{row['broker'] + '/' + str(row['queue_id']):>24} {row['messages']:>10} {row['share']:>7.2%}")
+    print(f"outputs: {out}/routed, rejected, per_queue, hot_keys, summary/summary.json")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rocketroute", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser(
+        "route",
+        help="route a message dataset onto a topic's queues exactly as the Java client would",
+        description="Every row with the broker and queue the Java client would pick, a per-queue table, "
+        "skew metrics and the hottest keys of each queue; bad rows go to rejected/ with a reason.",
+    )
+    r.add_argument("--input", required=True, help="messages: a Parquet, CSV (with a header) or JSON file/folder")
+    r.add_argument("--format", choices=FORMATS, help="the input format (default: from the file name)")
+    r.add_argument("--topic", required=True)
+    where = r.add_mutually_exclusive_group(required=True)
+    where.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
+    where.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    r.add_argument("--selector", default="hash", choices=("hash", "round-robin", "random"))
+    r.add_argument("--key", default="key", help="the key column (hash selector; default: key)")
+    r.add_argument("--key-type", default="string", choices=("string", "int", "long"), help="the key's Java type")
+    r.add_argument("--size", help="the message size column (bytes), optional")
+    r.add_argument("--producer", help="the producer column (round-robin / random: one index per producer)")
+    r.add_argument("--ts", help="the timestamp column that orders each producer's sends")
+    r.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    r.add_argument("--start-index", type=int, default=-1, help="round-robin: every producer's first stored index")
+    r.add_argument("--seed", type=int, default=0, help="random: the base seed of the producers' selectors")
+    r.add_argument("--hash-path", default="arrow", choices=("arrow", "jvm"), help="hash: native Arrow worker or JVM")
+    r.add_argument("--master", default=None, help="Spark master (default: local[*])")
+    r.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    r.add_argument("--out", required=True, help="output folder")
+    r.set_defaults(func=cmd_route)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except RocketRouteError as e:
+        print(f"rocketroute {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+"""The rocketroute pipeline on Spark (PySpark): route a message dataset exactly as the Java client would.
+
+Never imported by :mod:`rocketroute` itself; needs the ``spark`` extra (pyspark, pyarrow, numpy).
+``local[*]`` is the default master; point ``--master`` (or spark-submit) at a cluster for more data.
+"""
+
+from __future__ import annotations
+
+from .route import QueueSpec, RouteResult, queue_spec, route
+from .session import local_session
+
+__all__ = ["QueueSpec", "RouteResult", "local_session", "queue_spec", "route"]

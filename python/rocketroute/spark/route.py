@@ -1,0 +1,296 @@
+"""``route``: every message of a dataset with the broker and queue the Java client would pick, bad rows set
+aside with a reason, a per-queue table and skew metrics.
+
+Selectors: ``hash`` (``SelectMessageQueueByHash`` on the key: stateless, runs anywhere), ``round-robin``
+(``TopicPublishInfo.select_one_message_queue`` with fault tolerance off: each producer's own index, over its
+messages in time order) and ``random`` (each producer's own seeded ``SelectMessageQueueByRandom``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import IllegalArgumentError
+
+__all__ = ["SELECTORS", "HASH_PATHS", "QueueSpec", "RouteResult", "queue_spec", "route", "skew_metrics"]
+
+SELECTORS = ("hash", "round-robin", "random")
+HASH_PATHS = ("arrow", "jvm")
+KEY_TYPES = ("string", "int", "long")
+_QI = "_queue_index"
+_REJECT = "_reject"
+_KEY = "_key"
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """The topic's publish queues, ``(broker, queue_id)`` in the order selectors index them."""
+
+    topic: str
+    queues: tuple[tuple[str, int], ...]
+
+    def __len__(self) -> int:
+        return len(self.queues)
+
+
+def queue_spec(topic: str, *, route_json: Any = None, queues: str | None = None, compat: str = "5.3") -> QueueSpec:
+    """From the name server's route JSON (as ``TopicPublishInfo.from_route`` builds the publish queues), or
+    from ``"broker-a:8,broker-b:8"`` (those queues in that order, read as Java reads ``orderTopicConf``)."""
+    import rocketroute as rr
+
+    if (route_json is None) == (queues is None):
+        raise IllegalArgumentError("give exactly one of a route (route_json) and a queue list (queues)")
+    if route_json is not None:
+        route = rr.TopicRouteData.from_json(route_json)
+    else:
+        route = rr.TopicRouteData(order_topic_conf=";".join(p.strip() for p in str(queues).split(",")))
+    tp = rr.TopicPublishInfo.from_route(topic, route, compat=compat)
+    if not tp.ok():
+        raise IllegalArgumentError(f"the route of {topic!r} has no writeable queue")
+    return QueueSpec(topic, tuple((mq.broker_name, mq.queue_id) for mq in tp.message_queues))
+
+
+@dataclass
+class RouteResult:
+    """The routed rows (input columns + ``broker``, ``queue_id``, ``queue_index``), the rejected rows (input
+    columns + ``reason``), the per-queue table, the hottest keys of each queue, and the counts and skew."""
+
+    routed: Any
+    rejected: Any
+    per_queue: Any
+    hot_keys: Any
+    input_rows: int
+    routed_rows: int
+    rejected_rows: int
+    skew: dict[str, float]
+
+
+def skew_metrics(messages: list[int]) -> dict[str, float]:
+    """Max/mean, coefficient of variation (population) and Gini coefficient of per-queue message counts."""
+    n = len(messages)
+    total = sum(messages)
+    if n == 0 or total == 0:
+        return {"max_over_mean": 0.0, "cv": 0.0, "gini": 0.0}
+    mean = total / n
+    var = sum((m - mean) ** 2 for m in messages) / n
+    ordered = sorted(messages)
+    gini = sum((2 * (i + 1) - n - 1) * m for i, m in enumerate(ordered)) / (n * total)
+    return {"max_over_mean": max(messages) / mean, "cv": math.sqrt(var) / mean, "gini": gini}
+
+
+def _check_columns(
+    df: Any, key: str | None, key_type: str | None, size: str | None, producer: str | None, ts: str | None
+) -> None:
+    """Clear errors for missing or unusable columns, before any Spark job runs."""
+    from pyspark.sql.types import IntegralType, StringType
+
+    names = set(df.columns)
+    for what, col in (("key", key), ("size", size), ("producer", producer), ("timestamp", ts)):
+        if col is not None and col not in names:
+            raise IllegalArgumentError(f"the {what} column {col!r} is not in the input (columns: {sorted(names)})")
+    if key is None or key_type is None:
+        return
+    dtype = df.schema[key].dataType
+    if key_type == "string" and not isinstance(dtype, StringType):
+        raise IllegalArgumentError(
+            f"the key column {key!r} is {dtype.simpleString()}: Java hashes a String and a Long differently; "
+            "use --key-type int or long, or cast the column to string"
+        )
+    if key_type != "string" and not isinstance(dtype, (StringType, IntegralType)):
+        raise IllegalArgumentError(f"the key column {key!r} is {dtype.simpleString()}, not an integer or a string")
+
+
+def _with_reject_reason(df: Any, key: str | None, key_type: str | None, size: str | None) -> Any:
+    """Adds ``_reject`` (why a row cannot be sent, or null) and ``_key`` (the key as the selector reads it;
+    ``key_type`` None: the selector does not read the key)."""
+    from pyspark.sql import functions as F
+
+    if key is None or key_type is None:
+        parsed = F.lit(None).cast("string")
+        reason = F.when(F.lit(False), F.lit(""))
+    elif key_type == "string":
+        parsed = F.col(key)
+        reason = F.when(parsed.isNull(), F.lit("null key"))
+    else:
+        k = F.col(key)
+        parsed = k.try_cast("long")
+        reason = F.when(k.isNull(), F.lit("null key")).when(parsed.isNull(), F.lit("key is not an integer"))
+        if key_type == "int":
+            reason = reason.when((parsed < -(2**31)) | (parsed > 2**31 - 1), F.lit("key is out of the Java int range"))
+    if size is not None:
+        s = F.col(size).try_cast("long")
+        reason = reason.when(F.col(size).isNotNull() & s.isNull(), F.lit("size is not an integer")).when(
+            s < 0, F.lit("negative size")
+        )
+    return df.withColumn(_KEY, parsed).withColumn(_REJECT, reason)
+
+
+def _hash_batches(batches: Iterator[Any], *, key_type: str, n: int) -> Iterator[Any]:
+    """Arrow worker: the ``SelectMessageQueueByHash`` index of every valid row (-1 for rejected rows)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rocketroute import batch
+
+    for b in batches:
+        valid = pc.is_null(b.column(_REJECT))
+        keys = pc.if_else(valid, b.column(_KEY), pa.scalar(None, b.column(_KEY).type))
+        idx = batch.hash_select_indices(keys, n, key_type, nulls="mask")
+        yield b.append_column(_QI, pa.array(idx.filled(-1), type=pa.int32()))
+
+
+def _sequence_batches(
+    batches: Iterator[Any], *, selector: str, n: int, producer: str | None, compat: str, start_index: int, seed: int
+) -> Iterator[Any]:
+    """Arrow worker over one partition holding whole producers in send order: each producer's own
+    round-robin index (or seeded random selector), advanced only by the rows it really sends."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    import rocketroute as rr
+
+    state: dict[Any, Any] = {}
+    for b in batches:
+        valid = pc.is_null(b.column(_REJECT)).to_pylist()
+        owners = b.column(producer).to_pylist() if producer else [None] * b.num_rows
+        out = []
+        for ok, p in zip(valid, owners, strict=True):
+            if not ok:
+                out.append(-1)
+                continue
+            s = state.get(p)
+            if s is None:
+                if selector == "round-robin":
+                    s = rr.SendWhichQueue(compat, start=start_index)
+                else:
+                    salt = 0 if p is None else rr.java_string_hash(str(p))
+                    s = rr.SelectMessageQueueByRandom(rr.JavaRandom(seed + salt))
+                state[p] = s
+            out.append(s.increment_and_get() % n if selector == "round-robin" else s.select_index(n))
+        yield b.append_column(_QI, pa.array(out, type=pa.int32()))
+
+
+def _jvm_hash_index(key_type: str, n: int) -> Any:
+    """The hash index in Spark SQL alone: ``java.util.Objects.hashCode`` through ``reflect``."""
+    from pyspark.sql import functions as F
+
+    if key_type == "string":
+        h = F.expr(f"reflect('java.util.Objects', 'hashCode', {_KEY})").cast("int")
+    elif key_type == "long":
+        h = F.expr(f"reflect('java.lang.Long', 'hashCode', {_KEY})").cast("int")
+    else:
+        h = F.col(_KEY).cast("int")
+    return F.when(F.col(_REJECT).isNull(), F.abs(h % F.lit(n))).otherwise(F.lit(-1)).cast("int")
+
+
+def route(
+    spark: Any,
+    df: Any,
+    spec: QueueSpec,
+    *,
+    selector: str = "hash",
+    key: str | None = "key",
+    key_type: str = "string",
+    size: str | None = None,
+    producer: str | None = None,
+    ts: str | None = None,
+    compat: str = "5.3",
+    start_index: int = -1,
+    seed: int = 0,
+    hash_path: str = "arrow",
+    hot_keys: int = 5,
+) -> RouteResult:
+    """Route every row of ``df`` onto ``spec``'s queues as the Java client's ``selector`` would.
+
+    Rows that cannot be sent (a null or non-integer key, a negative size) go to ``rejected`` with a reason;
+    ``input_rows == routed_rows + rejected_rows`` is checked. ``round-robin`` starts every producer's index at
+    ``start_index`` (so the first message goes to queue ``(start_index + 1) % n``; Java draws it at random), and
+    ``random`` seeds each producer's selector with ``seed + String.hashCode(producer)``. Rows of a producer are
+    taken in ``ts`` order (then input order)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    if selector not in SELECTORS:
+        raise IllegalArgumentError(f"selector must be one of {SELECTORS}, not {selector!r}")
+    if key_type not in KEY_TYPES:
+        raise IllegalArgumentError(f"key_type must be one of {KEY_TYPES}, not {key_type!r}")
+    if hash_path not in HASH_PATHS:
+        raise IllegalArgumentError(f"hash_path must be one of {HASH_PATHS}, not {hash_path!r}")
+    read_key = key_type if selector == "hash" else None  # round-robin and random ignore the key
+    if selector == "hash" and key is None:
+        raise IllegalArgumentError("the hash selector needs a key column")
+    _check_columns(df, key, read_key, size, producer, ts)
+    n = len(spec)
+    checked = _with_reject_reason(df, key, read_key, size)
+    out_schema = StructType([*checked.schema.fields, StructField(_QI, IntegerType(), False)])
+    if selector == "hash" and hash_path == "jvm":
+        indexed = checked.withColumn(_QI, _jvm_hash_index(key_type, n))
+    elif selector == "hash":
+        worker = functools.partial(_hash_batches, key_type=key_type, n=n)
+        indexed = checked.mapInArrow(worker, out_schema)
+    else:
+        order = [producer] if producer else []
+        part = checked.repartition(*[F.col(c) for c in order]) if producer else checked.repartition(1)
+        part = part.withColumn("_input_order", F.monotonically_increasing_id())
+        sort_cols = [*order, *([ts] if ts else []), "_input_order"]
+        part = part.sortWithinPartitions(*sort_cols).drop("_input_order")
+        worker = functools.partial(
+            _sequence_batches,
+            selector=selector,
+            n=n,
+            producer=producer,
+            compat=compat,
+            start_index=start_index,
+            seed=seed,
+        )
+        indexed = part.mapInArrow(worker, out_schema)
+    indexed = indexed.persist()
+    queues = spark.createDataFrame(
+        [(i, b, q) for i, (b, q) in enumerate(spec.queues)], schema=f"{_QI} int, broker string, queue_id int"
+    )
+    routed = (
+        indexed.where(F.col(_REJECT).isNull())
+        .join(F.broadcast(queues), on=_QI, how="inner")
+        .withColumnRenamed(_QI, "queue_index")
+        .drop(_REJECT, _KEY)
+    )
+    rejected = indexed.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason").drop(_QI, _KEY)
+    input_rows = df.count()  # counted from the input itself, so a lost row cannot go unnoticed
+    split = {
+        r["ok"]: r["rows"]
+        for r in indexed.groupBy(F.col(_REJECT).isNull().alias("ok"))
+        .count()
+        .withColumnRenamed("count", "rows")
+        .collect()
+    }
+    routed_rows, rejected_rows = split.get(True, 0), split.get(False, 0)
+    if input_rows != routed_rows + rejected_rows:
+        raise RuntimeError(
+            f"row conservation failed: {input_rows} input rows != {routed_rows} routed + {rejected_rows} rejected"
+        )
+    size_sum = F.sum(F.col(size).cast("long")) if size else F.lit(0).cast("long")
+    counts = routed.groupBy("queue_index").agg(F.count(F.lit(1)).alias("messages"), size_sum.alias("bytes"))
+    per_queue = (
+        queues.withColumnRenamed(_QI, "queue_index")
+        .join(counts, on="queue_index", how="left")
+        .fillna(0, subset=["messages", "bytes"])
+        .withColumn("share", F.col("messages") / F.lit(max(routed_rows, 1)))
+        .orderBy("queue_index")
+    )
+    messages = [int(r["messages"]) for r in per_queue.select("messages").collect()]
+    from pyspark.sql.window import Window
+
+    w = Window.partitionBy("queue_index").orderBy(F.col("messages").desc(), F.col("key"))
+    key_col = F.col(key).cast("string") if key is not None else F.lit(None).cast("string")
+    hot = (
+        routed.groupBy("queue_index", key_col.alias("key"))
+        .agg(F.count(F.lit(1)).alias("messages"))
+        .withColumn("rank", F.row_number().over(w))
+        .where(F.col("rank") <= hot_keys)
+        .orderBy("queue_index", "rank")
+    )
+    return RouteResult(routed, rejected, per_queue, hot, input_rows, routed_rows, rejected_rows, skew_metrics(messages))

@@ -1,0 +1,31 @@
+"""A SparkSession for rocketroute jobs: local by default, quiet, with the executors on this Python."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+
+def local_session(master: str | None = None, app_name: str = "rocketroute", *, quiet: bool = True) -> Any:
+    """A SparkSession on ``master`` (default ``local[*]``) whose Python workers run this interpreter, so
+    the native extension they import is the one installed here. The UI is off and logs are quiet."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master or "local[*]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false" if quiet else "true")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")
+    )
+    spark = builder.getOrCreate()
+    if quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark
