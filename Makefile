@@ -91,7 +91,8 @@ test-rust:
 
 # ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing.
 test-python:
-	$(call section,test: pytest tests (native and reference backends))
+	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
+	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
 	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q tests
 
 test-benches:
