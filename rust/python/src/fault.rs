@@ -9,7 +9,7 @@ use rocketroute_core::{Compat, LatencyFaultTolerance};
 
 use crate::clock::clock_arg;
 use crate::counter::{compat_arg, PySendWhichQueue};
-use crate::errors::{java_int, java_long, req_str, type_name};
+use crate::errors::{flag, java_int, java_long, req_str, type_name};
 use crate::java::random_arg;
 
 #[pyclass(frozen, name = "LatencyFaultTolerance", module = "rocketroute._native")]
@@ -174,10 +174,7 @@ impl PyLatencyFaultTolerance {
         let name = req_str(name, "name")?;
         let latency = java_long(current_latency, "current_latency")?;
         let duration = java_long(not_available_duration, "not_available_duration")?;
-        let reachable = match reachable {
-            Some(r) => r.is_truthy()?,
-            None => true,
-        };
+        let reachable = flag(reachable, true)?;
         self.inner
             .update_fault_item(name.to_str()?, latency, duration, reachable);
         Ok(())

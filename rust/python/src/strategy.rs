@@ -8,7 +8,7 @@ use pyo3::types::PyTuple;
 use rocketroute_core::{MQFaultStrategy, Selected};
 
 use crate::counter::compat_arg;
-use crate::errors::{illegal, java_err, java_long, opt_str, req_str, type_name};
+use crate::errors::{flag, illegal, java_err, java_long, opt_str, req_str, type_name};
 use crate::fault::PyLatencyFaultTolerance;
 use crate::message_queue::PyMessageQueue;
 use crate::publish_info::PyTopicPublishInfo;
@@ -33,10 +33,6 @@ fn table(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Vec<i64>
         v.push(java_long(&item?, name)?);
     }
     Ok(Some(v))
-}
-
-fn truthy(v: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
-    v.map_or(Ok(false), |v| v.is_truthy())
 }
 
 #[pymethods]
@@ -94,12 +90,12 @@ impl PyMQFaultStrategy {
             Arc::clone(&lft.get().inner),
             lm,
             nad,
-            truthy(send_latency_fault_enable)?,
+            flag(send_latency_fault_enable, false)?,
         )
         .map_err(java_err)?;
         lft.get()
             .inner
-            .set_start_detector_enable(truthy(start_detector_enable)?);
+            .set_start_detector_enable(flag(start_detector_enable, false)?);
         Ok(PyMQFaultStrategy { inner, lft })
     }
 
@@ -168,10 +164,7 @@ impl PyMQFaultStrategy {
     ) -> PyResult<()> {
         let name = req_str(broker_name, "broker_name")?;
         let latency = java_long(current_latency, "current_latency")?;
-        let reachable = match reachable {
-            Some(r) => r.is_truthy()?,
-            None => true,
-        };
+        let reachable = flag(reachable, true)?;
         self.inner
             .update_fault_item(name.to_str()?, latency, isolation.is_truthy()?, reachable);
         Ok(())
@@ -200,10 +193,7 @@ impl PyMQFaultStrategy {
             Some(s) => Some(s.to_str()?),
             None => None,
         };
-        let reset = match reset_index {
-            Some(r) => r.is_truthy()?,
-            None => false,
-        };
+        let reset = flag(reset_index, false)?;
         let tp = tp.get();
         match self.inner.select(&tp.core, last, reset).map_err(java_err)? {
             Selected::Queue(p) => Ok(tp.queue(py, p)),
