@@ -139,6 +139,95 @@ def cmd_route(args: argparse.Namespace) -> int:
     return 0
 
 
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        if rows:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, int, int]]:
+    """``(broker, queue_id, messages, bytes)`` per queue from a per-queue table (``route``'s ``per_queue``
+    output, or any CSV / Parquet / JSON with those columns; ``bytes`` optional)."""
+    p = Path(path)
+    if p.is_dir() and (p / "per_queue").is_dir():
+        p = p / "per_queue"
+    fmt = fmt or ("csv" if p.is_dir() and any(x.suffix == ".csv" for x in p.iterdir()) else None)
+    df = read_input(spark, str(p), fmt)
+    missing = {"broker", "queue_id", "messages"} - set(df.columns)
+    if missing:
+        raise RocketRouteError(f"the load table {path!r} lacks the columns {sorted(missing)}")
+    cols = ["broker", "queue_id", "messages", "bytes" if "bytes" in df.columns else "messages"]
+    rows = df.select(*cols).collect()  # one row per queue: an aggregate
+    try:
+        return [(str(b), int(q), int(m), int(by) if "bytes" in df.columns else 0) for b, q, m, by in rows]
+    except (TypeError, ValueError) as e:
+        raise RocketRouteError(f"the load table {path!r} has a non-integer queue_id / messages / bytes: {e}") from None
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .spark import local_session, parse_consumers, plan, resize_risk
+
+    counts = parse_consumers(args.consumers)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    resize = None
+    if args.resize:
+        try:
+            old, new = (int(x) for x in args.resize.split(":", 1))
+        except ValueError:
+            raise RocketRouteError(f"--resize takes OLD:NEW queue counts, not {args.resize!r}") from None
+        if not args.input:
+            raise RocketRouteError("--resize needs --input (the messages, to read their keys)")
+        resize = (old, new)
+    if not os.path.exists(args.load):
+        raise RocketRouteError(f"load table {args.load!r} does not exist")
+    _stage(f"planning {len(strategies)} strategies x {len(counts)} consumer counts; starting Spark")
+    spark = local_session(args.master, quiet=not args.progress)
+    try:
+        load = _read_load(spark, args.load, args.format)
+        result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes)
+        if resize:
+            df = read_input(spark, args.input, None)
+            if args.key not in df.columns:
+                raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
+            result.resize = resize_risk(df, args.key, args.key_type, *resize)
+    finally:
+        spark.stop()
+    out = Path(args.out)
+
+    def write(p: str) -> None:
+        d = Path(p)
+        _write_csv(d / "consumers.csv", result.consumers)
+        _write_csv(d / "imbalance.csv", result.imbalance)
+        _write_csv(d / "churn.csv", result.churn)
+        summary = {"topic": args.topic, "queues": len(load), "consumer_counts": counts, "strategies": strategies}
+        summary["resize"] = result.resize
+        (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+    _write_atomically(out, "plan", write)
+    print(f"{'strategy':<18} {'consumers':>9} {'max/mean':>9} {'cv':>6} {'join moves':>11} {'leave moves':>12}")
+    churn = {(c["strategy"], c["consumers"], c["event"]): c for c in result.churn}
+    for row in result.imbalance:
+        key = (row["strategy"], row["consumers"])
+        join, leave = churn.get((*key, "join")), churn.get((*key, "leave"))
+        print(
+            f"{row['strategy']:<18} {row['consumers']:>9} {row['max_over_mean']:>9.3f} {row['cv']:>6.3f} "
+            f"{join['queues_moved_share'] if join else 0:>11.1%} {leave['queues_moved_share'] if leave else 0:>12.1%}"
+        )
+    if result.resize:
+        r = result.resize
+        print(
+            f"resize {r['from_queues']} -> {r['to_queues']} queues: {r['keys_moved_share']:.1%} of keys "
+            f"({r['messages_moved_share']:.1%} of messages) change queue"
+        )
+    print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv, summary.json")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rocketroute", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -168,6 +257,33 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--progress", action="store_true", help="show Spark's console progress")
     r.add_argument("--out", required=True, help="output folder")
     r.set_defaults(func=cmd_route)
+
+    pl = sub.add_parser(
+        "plan",
+        help="per-consumer load, imbalance and rebalance churn of each allocation strategy",
+        description="For every strategy and consumer count: each consumer's queues and load, the imbalance, and "
+        "the queues and load that move when a consumer joins or leaves; with --resize, the share of keys "
+        "whose queue changes when the topic's queue count changes.",
+    )
+    pl.add_argument(
+        "--load",
+        required=True,
+        help="per-queue load: route's --out folder, or a table with broker, queue_id, messages[, bytes]",
+    )
+    pl.add_argument("--format", choices=FORMATS, help="the load table's format (default: from the name)")
+    pl.add_argument("--topic", required=True)
+    pl.add_argument("--consumers", default="2..8", help='consumer counts: "2..32" or "2,4,8" (default 2..8)')
+    pl.add_argument("--strategies", default="AVG,AVG_BY_CIRCLE,CONSISTENT_HASH", help="comma-separated")
+    pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH virtual nodes (default 10)")
+    pl.add_argument("--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number")
+    pl.add_argument("--resize", help="OLD:NEW queue counts, e.g. 8:16 (needs --input)")
+    pl.add_argument("--input", help="the messages, for --resize")
+    pl.add_argument("--key", default="key", help="the key column, for --resize")
+    pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
+    pl.add_argument("--master", default=None, help="Spark master (default: local[*])")
+    pl.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    pl.add_argument("--out", required=True, help="output folder (writes OUT/plan/)")
+    pl.set_defaults(func=cmd_plan)
     return p
 
 

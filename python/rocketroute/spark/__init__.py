@@ -6,7 +6,18 @@ Never imported by :mod:`rocketroute` itself; needs the ``spark`` extra (pyspark,
 
 from __future__ import annotations
 
+from .plan import PlanResult, parse_consumers, plan, resize_risk
 from .route import QueueSpec, RouteResult, queue_spec, route
 from .session import local_session
 
-__all__ = ["QueueSpec", "RouteResult", "local_session", "queue_spec", "route"]
+__all__ = [
+    "PlanResult",
+    "QueueSpec",
+    "RouteResult",
+    "local_session",
+    "parse_consumers",
+    "plan",
+    "queue_spec",
+    "resize_risk",
+    "route",
+]

@@ -1,0 +1,197 @@
+"""``plan``: what each allocation strategy does to a consumer group: per-consumer load, imbalance, the churn
+of every consumer joining or leaving, and (with the keys) the ordering risk of a queue-count change.
+
+The per-queue load is small (one row per queue), so the strategies run on the driver with
+:func:`rocketroute.allocate_all`, on lists sorted as ``RebalanceImpl`` sorts them; only the key-level
+resize analysis runs on Spark.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import IllegalArgumentError
+
+__all__ = ["STRATEGIES", "PlanResult", "parse_consumers", "plan", "resize_risk", "strategy_for"]
+
+STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
+"""The strategies that apply to any group; MACHINE_ROOM_NEARBY-AVG is added when rooms are given."""
+
+
+def parse_consumers(text: str) -> list[int]:
+    """``"2..32"`` (every count in the range), ``"2,4,8"`` or ``"6"``."""
+    text = text.strip()
+    try:
+        if ".." in text:
+            lo, hi = (int(x) for x in text.split("..", 1))
+            counts = list(range(lo, hi + 1))
+        else:
+            counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise IllegalArgumentError(
+            f"--consumers takes 'A..B' or a comma-separated list of counts, not {text!r}"
+        ) from None
+    if not counts or min(counts) < 1:
+        raise IllegalArgumentError(f"consumer counts must be positive, not {text!r}")
+    return sorted(set(counts))
+
+
+def consumer_ids(n: int, pattern: str) -> list[str]:
+    """``n`` consumer ids from ``pattern`` (``{i}`` is the consumer's number)."""
+    return [pattern.format(i=i) for i in range(n)]
+
+
+def strategy_for(name: str, *, vnodes: int = 10, rooms: dict[str, str] | None = None) -> Any:
+    """A native strategy by its Java name."""
+    import rocketroute as rr
+
+    if name == "AVG":
+        return rr.AllocateMessageQueueAveragely()
+    if name == "AVG_BY_CIRCLE":
+        return rr.AllocateMessageQueueAveragelyByCircle()
+    if name == "CONSISTENT_HASH":
+        return rr.AllocateMessageQueueConsistentHash(vnodes)
+    if name == "MACHINE_ROOM_NEARBY-AVG":
+        if not rooms:
+            raise IllegalArgumentError("MACHINE_ROOM_NEARBY needs --rooms (broker=room,... and consumer rooms)")
+        return rr.AllocateMachineRoomNearby(
+            rr.AllocateMessageQueueAveragely(),
+            broker_deploy_in=lambda mq: rooms.get(mq.broker_name),
+            consumer_deploy_in=lambda cid: cid.split("-", 1)[0],
+        )
+    raise IllegalArgumentError(f"unknown strategy {name!r}; expected one of {(*STRATEGIES, 'MACHINE_ROOM_NEARBY-AVG')}")
+
+
+def _imbalance(loads: Sequence[float]) -> dict[str, float]:
+    n = len(loads)
+    total = sum(loads)
+    if n == 0 or total == 0:
+        return {"max_over_mean": 0.0, "cv": 0.0, "idle_consumers": float(sum(1 for x in loads if x == 0))}
+    mean = total / n
+    cv = math.sqrt(sum((x - mean) ** 2 for x in loads) / n) / mean
+    return {"max_over_mean": max(loads) / mean, "cv": cv, "idle_consumers": float(sum(1 for x in loads if x == 0))}
+
+
+@dataclass
+class PlanResult:
+    """Rows (lists of dicts) of the three tables, plus the resize risk when asked for."""
+
+    consumers: list[dict[str, Any]] = field(default_factory=list)
+    imbalance: list[dict[str, Any]] = field(default_factory=list)
+    churn: list[dict[str, Any]] = field(default_factory=list)
+    resize: dict[str, Any] | None = None
+
+
+def plan(
+    load: Sequence[tuple[str, int, int, int]],
+    topic: str,
+    counts: Sequence[int],
+    strategies: Sequence[str] = STRATEGIES,
+    *,
+    cid_pattern: str = "consumer-{i}",
+    vnodes: int = 10,
+    rooms: dict[str, str] | None = None,
+    consumer_group: str = "plan",
+) -> PlanResult:
+    """``load``: ``(broker, queue_id, messages, bytes)`` per queue. For every strategy and consumer count, each
+    consumer's queues and load (``allocate_all``), the imbalance, and the churn of a consumer joining (the
+    next id) and leaving (the first id)."""
+    import rocketroute as rr
+
+    if not load:
+        raise IllegalArgumentError("the per-queue load is empty")
+    mqs = sorted(rr.MessageQueue(topic, b, int(q)) for b, q, _, _ in load)  # RebalanceImpl sorts mqAll
+    weight = {rr.MessageQueue(topic, b, int(q)): (int(m), int(by)) for b, q, m, by in load}
+    out = PlanResult()
+    for name in strategies:
+        strategy = strategy_for(name, vnodes=vnodes, rooms=rooms)
+
+        def assign(cids: list[str], strategy: Any = strategy) -> dict[str, list[Any]]:
+            ordered = sorted(cids, key=lambda s: s.encode("utf-16-be", "surrogatepass"))  # String.compareTo
+            return {c: list(v or []) for c, v in rr.allocate_all(strategy, mqs, ordered, consumer_group).items()}
+
+        for n in counts:
+            cids = consumer_ids(n, cid_pattern)
+            before = assign(cids)
+            loads = []
+            for cid in cids:
+                queues = before.get(cid, [])
+                msgs = sum(weight[mq][0] for mq in queues)
+                loads.append(msgs)
+                out.consumers.append(
+                    {
+                        "strategy": strategy.name,
+                        "consumers": n,
+                        "consumer": cid,
+                        "queues": len(queues),
+                        "messages": msgs,
+                        "bytes": sum(weight[mq][1] for mq in queues),
+                    }
+                )
+            out.imbalance.append({"strategy": strategy.name, "consumers": n, **_imbalance(loads)})
+            per_queue_load = {mq: weight[mq][0] for mq in mqs}
+            total = sum(per_queue_load.values()) or 1
+            for event, after_ids in (
+                ("join", [*cids, cid_pattern.format(i=n)]),
+                ("leave", cids[1:]),
+            ):
+                if not after_ids:
+                    continue
+                c = rr.churn(before, assign(after_ids), per_queue_load)
+                out.churn.append(
+                    {
+                        "strategy": strategy.name,
+                        "consumers": n,
+                        "event": event,
+                        "consumers_after": len(after_ids),
+                        "queues_moved": c.queues_moved,
+                        "queues_moved_share": c.moved_share,
+                        "load_moved": c.load_moved,
+                        "load_moved_share": (c.load_moved or 0.0) / total,
+                    }
+                )
+    return out
+
+
+def resize_risk(df: Any, key: str, key_type: str, old: int, new: int) -> dict[str, Any]:
+    """The share of messages (and of distinct keys) whose hash queue changes when the topic goes from ``old``
+    to ``new`` queues: ``|h % old| != |h % new|``. Those keys lose their per-key order while old messages drain."""
+    from pyspark.sql import functions as F
+
+    if old < 1 or new < 1:
+        raise IllegalArgumentError(f"queue counts must be positive, not {old}:{new}")
+    k = F.col(key)
+    if key_type == "string":
+        h = F.expr(f"reflect('java.util.Objects', 'hashCode', `{key}`)").cast("int")
+    elif key_type == "long":
+        h = F.expr(f"reflect('java.lang.Long', 'hashCode', try_cast(`{key}` as bigint))").cast("int")
+    else:
+        h = k.try_cast("int")
+    # reflect() is non-deterministic to Spark, so it is computed in a projection, not inside the aggregate
+    moved = (F.abs(h % F.lit(old)) != F.abs(h % F.lit(new))).cast("int")
+    per_key = (
+        df.select(k.alias("_k"), moved.alias("_moved"))
+        .where(F.col("_k").isNotNull() & F.col("_moved").isNotNull())
+        .groupBy("_k")
+        .agg(F.count(F.lit(1)).alias("n"), F.max("_moved").alias("m"))
+    )
+    row = per_key.agg(
+        F.sum("n").alias("messages"),
+        F.sum(F.col("n") * F.col("m")).alias("messages_moved"),
+        F.count(F.lit(1)).alias("keys"),
+        F.sum("m").alias("keys_moved"),
+    ).collect()[0]
+    messages, keys = int(row["messages"] or 0), int(row["keys"] or 0)
+    return {
+        "from_queues": old,
+        "to_queues": new,
+        "messages": messages,
+        "messages_moved": int(row["messages_moved"] or 0),
+        "messages_moved_share": (int(row["messages_moved"] or 0) / messages) if messages else 0.0,
+        "keys": keys,
+        "keys_moved": int(row["keys_moved"] or 0),
+        "keys_moved_share": (int(row["keys_moved"] or 0) / keys) if keys else 0.0,
+    }
