@@ -112,6 +112,15 @@ def test_round_robin_follows_each_producers_own_index(spark, spec):
     assert result.rejected_rows == 12
 
 
+def test_round_robin_without_timestamps_keeps_the_input_order(spark, spec):
+    rows = [(f"k{i:03d}", "p") for i in range(40)]
+    df = spark.createDataFrame(rows, "key string, producer string").repartition(3)  # several input partitions
+    ordered = [r["key"] for r in df.collect()]  # the input order Spark reads
+    result = route(spark, df, spec, selector="round-robin", producer="producer", start_index=-1)
+    got = {r["key"]: r["queue_index"] for r in result.routed.collect()}
+    assert [got[k] for k in ordered] == [i % len(spec) for i in range(40)]
+
+
 def test_random_uses_each_producers_seeded_selector(spark, spec):
     rows = [(f"k{i}", f"p{i % 2}", i) for i in range(60)]
     df = spark.createDataFrame(rows, "key string, producer string, ts long")

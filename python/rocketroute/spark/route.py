@@ -234,8 +234,9 @@ def route(
         indexed = checked.mapInArrow(worker, out_schema)
     else:
         order = [producer] if producer else []
-        part = checked.repartition(*[F.col(c) for c in order]) if producer else checked.repartition(1)
-        part = part.withColumn("_input_order", F.monotonically_increasing_id())
+        # the input position is taken before the shuffle, which would reorder rows
+        numbered = checked.withColumn("_input_order", F.monotonically_increasing_id())
+        part = numbered.repartition(*[F.col(c) for c in order]) if producer else numbered.repartition(1)
         sort_cols = [*order, *([ts] if ts else []), "_input_order"]
         part = part.sortWithinPartitions(*sort_cols).drop("_input_order")
         worker = functools.partial(
