@@ -194,3 +194,13 @@ def test_cli_errors_are_clear(tmp_path):
     (tmp_path / "r.json").write_text("{not json")
     bad_json = _cli("route", "--input", str(src), "--topic", TOPIC, "--route", str(tmp_path / "r.json"), "--out", "o")
     assert bad_json.returncode == 2 and "not valid JSON" in bad_json.stderr
+
+
+def test_bench_spark_exact_methods_agree(spark):
+    from rocketroute.spark.bench import bench_spark
+
+    rows = bench_spark(spark, 3000, num_queues=7, reference_rows=3000)
+    by = {r["method"]: r for r in rows}
+    assert len(rows) == 4 and all(r["rows"] == 3000 and r["rows_per_s"] > 0 for r in rows)
+    exact = {by[m]["checksum"] for m in by if "Murmur3" not in m}
+    assert len(exact) == 1  # the reference UDF, the Arrow worker and the JVM path give the same answer
