@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hash-path",
         default="jvm",
         choices=("jvm", "arrow"),
-        help="hash: Spark SQL alone (default, fastest on Spark) or the native Arrow worker; same answer",
+        help="hash: Spark SQL alone (default, measured faster on Spark) or the native Arrow worker; same answer",
     )
     r.add_argument("--master", default=None, help="Spark master (default: local[*])")
     r.add_argument("--progress", action="store_true", help="show Spark's console progress")
