@@ -228,6 +228,61 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .spark import local_session, queue_spec, replay
+
+    for what, path in (("trace", args.trace), ("sends", args.sends)):
+        if not os.path.exists(path):
+            raise RocketRouteError(f"{what} {path!r} does not exist")
+    if args.route:
+        try:
+            route_json = Path(args.route).read_text()
+        except OSError as e:
+            raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
+        spec = queue_spec(args.topic, route_json=route_json, compat=args.compat)
+    else:
+        spec = queue_spec(args.topic, queues=args.queues, compat=args.compat)
+    _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark")
+    spark = local_session(args.master, quiet=not args.progress)
+    try:
+        from pyspark.sql import functions as F
+
+        trace = read_input(spark, args.trace, None)
+        sends = read_input(spark, args.sends, None)
+        if "ok" in trace.columns:  # CSV reads every column as text
+            trace = trace.withColumn("ok", F.lower(F.col("ok").cast("string")).isin("true", "1", "yes"))
+        result = replay(
+            spark,
+            trace,
+            sends,
+            spec.queues,
+            topic=args.topic,
+            compat=args.compat,
+            retries=args.retries,
+            start_index=args.start_index,
+            seed=args.seed,
+            window_ms=args.window_ms,
+        )
+        out = Path(args.out)
+        _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
+        _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
+
+        def write_summary(p: str) -> None:
+            Path(p).mkdir()
+            Path(p, "summary.json").write_text(json.dumps(result.summary, indent=2) + "\n")
+
+        _write_atomically(out, "summary", write_summary)
+    finally:
+        spark.stop()
+    header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded")
+    print(f"{'mode':<22} " + " ".join(f"{h:>9}" for h in header))
+    for r in result.summary:
+        cells = (r["sends"], r["failures"], r["retries"], r["p50_ms"], r["p99_ms"], r["max_ms"])
+        print(f"{r['mode']:<22} " + " ".join(f"{c:>9}" for c in cells) + f" {r['degraded_share']:>9.1%}")
+    print(f"outputs: {out}/sends, traffic, summary/summary.json")
+    return 0
+
+
 def cmd_bench_spark(args: argparse.Namespace) -> int:
     from .spark import local_session
     from .spark.bench import bench_spark
@@ -305,6 +360,30 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--progress", action="store_true", help="show Spark's console progress")
     pl.add_argument("--out", required=True, help="output folder (writes OUT/plan/)")
     pl.set_defaults(func=cmd_plan)
+
+    rp = sub.add_parser(
+        "replay",
+        help="what each producer's fault strategy would have done on a broker latency / error trace",
+        description="Replays every producer's sends (ts_ms, producer_id) in time order through its own "
+        "MQFaultStrategy and retry loop, with fault tolerance on and off, against a broker trace "
+        "(ts_ms, broker, latency_ms, ok): per-send outcomes, per-broker traffic share per time window, and "
+        "a summary (latency percentiles, failures, retries, share of sends that hit a degraded broker).",
+    )
+    rp.add_argument("--trace", required=True, help="broker trace: ts_ms, broker, latency_ms, ok")
+    rp.add_argument("--sends", required=True, help="send events: ts_ms, producer_id")
+    rp.add_argument("--topic", required=True)
+    rwhere = rp.add_mutually_exclusive_group(required=True)
+    rwhere.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
+    rwhere.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    rp.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    rp.add_argument("--retries", type=int, default=2, help="retryTimesWhenSendFailed (default 2)")
+    rp.add_argument("--start-index", type=int, default=-1, help="every producer's first stored index")
+    rp.add_argument("--seed", type=int, default=0, help="base seed of the producers' random draws")
+    rp.add_argument("--window-ms", type=int, default=1000, help="traffic-share window (default 1000 ms)")
+    rp.add_argument("--master", default=None, help="Spark master (default: local[*])")
+    rp.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    rp.add_argument("--out", required=True, help="output folder")
+    rp.set_defaults(func=cmd_replay)
 
     b = sub.add_parser(
         "bench-spark",

@@ -1,0 +1,229 @@
+"""``replay``: what each producer's fault strategy would have done on a broker latency / error trace.
+
+Every producer replays its own sends in time order through its own ``MQFaultStrategy`` (5.3 or 4.9), with
+fault tolerance on and off, by the producer's own retry loop (:func:`rocketroute.send_default`) and a
+``ManualClock`` that the trace drives: an attempt to a broker takes the latency of that broker's latest
+trace entry at that instant (or fails, for ``ok = false``), so results are deterministic. Producers are
+independent: Spark partitions by producer and each partition replays in an Arrow worker. The trace (one row
+per broker state change) is broadcast to the workers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import IllegalArgumentError
+
+__all__ = ["BrokerTrace", "ReplayResult", "replay"]
+
+HEALTHY_LATENCY_MS = 5
+
+
+class BrokerTrace:
+    """Each broker's state as a step function of time: ``(latency_ms, ok)`` of its latest entry at or before
+    ``t``; before its first entry (or for an unknown broker) a broker is healthy."""
+
+    def __init__(self, rows: list[tuple[int, str, int, bool]]) -> None:
+        self._times: dict[str, list[int]] = {}
+        self._states: dict[str, list[tuple[int, bool]]] = {}
+        for ts, broker, latency, ok in sorted(rows, key=lambda r: (r[1], r[0])):
+            self._times.setdefault(broker, []).append(int(ts))
+            self._states.setdefault(broker, []).append((int(latency), bool(ok)))
+
+    def at(self, broker: str, t: int) -> tuple[int, bool]:
+        times = self._times.get(broker)
+        if not times:
+            return HEALTHY_LATENCY_MS, True
+        i = bisect.bisect_right(times, t) - 1
+        return (HEALTHY_LATENCY_MS, True) if i < 0 else self._states[broker][i]
+
+    def degraded(self, broker: str, t: int, threshold_ms: int) -> bool:
+        latency, ok = self.at(broker, t)
+        return not ok or latency >= threshold_ms
+
+
+@dataclass
+class ReplayResult:
+    """Per-send outcomes (both modes), per-broker traffic share per time window, and a summary per mode."""
+
+    sends: Any
+    traffic: Any
+    summary: list[dict[str, Any]]
+
+
+def _replay_batches(
+    batches: Iterator[Any],
+    *,
+    queues: tuple[tuple[str, int], ...],
+    topic: str,
+    trace_rows: list[tuple[int, str, int, bool]],
+    compat: str,
+    retries: int,
+    start_index: int,
+    seed: int,
+    degraded_ms: int,
+) -> Iterator[Any]:
+    """Arrow worker over one partition holding whole producers in time order."""
+    import pyarrow as pa
+
+    import rocketroute as rr
+    from rocketroute.errors import BrokerUnreachableError
+
+    trace = BrokerTrace(trace_rows)
+    producers: dict[tuple[Any, bool], Any] = {}
+    for b in batches:
+        cols: dict[str, list[Any]] = {k: [] for k in ("mode", "broker", "queue_id", "attempts", "ok", "latency_ms")}
+        cols["degraded_hit"] = []
+        ts_col, prod_col = b.column("ts_ms").to_pylist(), b.column("producer_id").to_pylist()
+        out_ts, out_prod = [], []
+        for ts, producer in zip(ts_col, prod_col, strict=True):
+            for on in (True, False):
+                state = producers.get((producer, on))
+                if state is None:
+                    clock = rr.ManualClock(int(ts))
+                    strategy = rr.MQFaultStrategy(compat, send_latency_fault_enable=on, clock=clock)
+                    tp = rr.TopicPublishInfo(
+                        [rr.MessageQueue(topic, br, q) for br, q in queues],
+                        compat=compat,
+                        # seeded, so a 5.3 retry's reset_index draws the same value on every run
+                        send_which_queue=rr.SendWhichQueue(
+                            compat, start=start_index, random=rr.JavaRandom(seed + rr.java_string_hash(str(producer)))
+                        ),
+                    )
+                    state = producers[(producer, on)] = (clock, strategy, tp)
+                clock, strategy, tp = state
+                clock.set(max(int(ts), clock.now_ms()))  # a producer sends one message after another
+                begin = clock.now_ms()
+                hit = [False]
+
+                def send(mq: Any, clock: Any = clock, hit: list[bool] = hit) -> str:
+                    latency, ok = trace.at(mq.broker_name, clock.now_ms())
+                    hit[0] = hit[0] or trace.degraded(mq.broker_name, clock.now_ms(), degraded_ms)
+                    clock.advance(latency)
+                    if not ok:
+                        raise BrokerUnreachableError(f"{mq.broker_name} failed")
+                    return "SEND_OK"
+
+                attempts: list[Any] = []
+                try:
+                    rr.send_default(
+                        tp,
+                        strategy,
+                        send,
+                        retry_times_when_send_failed=retries,
+                        clock=clock,
+                        attempts=attempts,
+                        timeout_ms=2**62,
+                    )
+                    ok = True
+                except BrokerUnreachableError:
+                    ok = False
+                last = attempts[-1].queue
+                out_ts.append(ts)
+                out_prod.append(producer)
+                cols["mode"].append("fault tolerance on" if on else "fault tolerance off")
+                cols["broker"].append(last.broker_name)
+                cols["queue_id"].append(last.queue_id)
+                cols["attempts"].append(len(attempts))
+                cols["ok"].append(ok)
+                cols["latency_ms"].append(clock.now_ms() - begin)
+                cols["degraded_hit"].append(hit[0])
+        yield pa.RecordBatch.from_pydict(
+            {
+                "ts_ms": pa.array(out_ts, pa.int64()),
+                "producer_id": pa.array(out_prod, pa.string()),
+                "mode": pa.array(cols["mode"], pa.string()),
+                "broker": pa.array(cols["broker"], pa.string()),
+                "queue_id": pa.array(cols["queue_id"], pa.int32()),
+                "attempts": pa.array(cols["attempts"], pa.int32()),
+                "ok": pa.array(cols["ok"], pa.bool_()),
+                "latency_ms": pa.array(cols["latency_ms"], pa.int64()),
+                "degraded_hit": pa.array(cols["degraded_hit"], pa.bool_()),
+            }
+        )
+
+
+SENDS_SCHEMA = (
+    "ts_ms long, producer_id string, mode string, broker string, queue_id int, attempts int, ok boolean, "
+    "latency_ms long, degraded_hit boolean"
+)
+
+
+def replay(
+    spark: Any,
+    trace: Any,
+    sends: Any,
+    queues: tuple[tuple[str, int], ...],
+    *,
+    topic: str = "TopicTest",
+    compat: str = "5.3",
+    retries: int = 2,
+    start_index: int = -1,
+    seed: int = 0,
+    window_ms: int = 1000,
+    degraded_ms: int = 550,
+) -> ReplayResult:
+    """Replay ``sends`` (``ts_ms, producer_id``) against ``trace`` (``ts_ms, broker, latency_ms, ok``) on
+    ``queues``, with fault tolerance on and off; an attempt counts as hitting a degraded broker when the
+    broker failed or its latency was at least ``degraded_ms`` at that instant. Each producer's index starts
+    at ``start_index``; its random draws (5.3 ``reset_index`` on a retry) come from
+    ``JavaRandom(seed + String.hashCode(producer))``."""
+    from pyspark.sql import functions as F
+
+    for name, df, cols in (
+        ("trace", trace, ("ts_ms", "broker", "latency_ms", "ok")),
+        ("sends", sends, ("ts_ms", "producer_id")),
+    ):
+        missing = set(cols) - set(df.columns)
+        if missing:
+            raise IllegalArgumentError(f"the {name} lacks the columns {sorted(missing)}")
+    if not queues:
+        raise IllegalArgumentError("no queues to send to")
+    trace_rows = [
+        (int(r["ts_ms"]), str(r["broker"]), int(r["latency_ms"]), bool(r["ok"]))
+        for r in trace.select("ts_ms", "broker", "latency_ms", "ok").collect()
+    ]
+    worker = functools.partial(
+        _replay_batches,
+        queues=tuple(queues),
+        topic=topic,
+        trace_rows=trace_rows,
+        compat=compat,
+        retries=retries,
+        start_index=start_index,
+        seed=seed,
+        degraded_ms=degraded_ms,
+    )
+    ordered = (
+        sends.select(F.col("ts_ms").cast("long"), F.col("producer_id").cast("string"))
+        .repartition("producer_id")
+        .sortWithinPartitions("producer_id", "ts_ms")
+    )
+    out = ordered.mapInArrow(worker, SENDS_SCHEMA).persist()
+    window = (F.col("ts_ms") - F.col("ts_ms") % window_ms).alias("window_ms")
+    per_broker = out.groupBy("mode", window, "broker").agg(F.count(F.lit(1)).alias("sends"))
+    from pyspark.sql.window import Window
+
+    traffic = per_broker.withColumn(
+        "share", F.col("sends") / F.sum("sends").over(Window.partitionBy("mode", "window_ms"))
+    ).orderBy("mode", "window_ms", "broker")
+    summary = [
+        r.asDict()
+        for r in out.groupBy("mode")
+        .agg(
+            F.count(F.lit(1)).alias("sends"),
+            F.sum((~F.col("ok")).cast("int")).alias("failures"),
+            F.sum(F.col("attempts") - 1).alias("retries"),
+            F.percentile_approx("latency_ms", 0.5).alias("p50_ms"),
+            F.percentile_approx("latency_ms", 0.99).alias("p99_ms"),
+            F.max("latency_ms").alias("max_ms"),
+            F.avg(F.col("degraded_hit").cast("double")).alias("degraded_share"),
+        )
+        .orderBy("mode")
+        .collect()
+    ]
+    return ReplayResult(out, traffic, summary)
