@@ -121,6 +121,13 @@ def test_round_robin_without_timestamps_keeps_the_input_order(spark, spec):
     assert [got[k] for k in ordered] == [i % len(spec) for i in range(40)]
 
 
+def test_round_robin_needs_no_key_column(spark, spec):
+    df = spark.createDataFrame([(i, "p") for i in range(10)], "ts long, producer string")
+    result = route(spark, df, spec, selector="round-robin", producer="producer", ts="ts")
+    assert [r["queue_index"] for r in result.routed.orderBy("ts").collect()] == [i % len(spec) for i in range(10)]
+    assert result.hot_keys.count() == 0
+
+
 def test_random_uses_each_producers_seeded_selector(spark, spec):
     rows = [(f"k{i}", f"p{i % 2}", i) for i in range(60)]
     df = spark.createDataFrame(rows, "key string, producer string, ts long")

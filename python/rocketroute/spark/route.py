@@ -211,8 +211,9 @@ def route(
     ``start_index`` (so the first message goes to queue ``(start_index + 1) % n``; Java draws it at random), and
     ``random`` seeds each producer's selector with ``seed + String.hashCode(producer)``. Rows of a producer are
     taken in ``ts`` order (then input order). ``hash_path="jvm"`` (the default: ``rocketroute bench-spark``
-    measured it 1.3x faster at 10M rows and 2.4x at 2M, since rows never leave the JVM) or ``"arrow"`` (the native batch
-    functions in a Python Arrow worker); both give the same answer."""
+    measured it 1.3x faster at 10M rows and 2.4x at 2M, since rows never leave the JVM) or ``"arrow"`` (the
+    native batch functions in a Python Arrow worker); both give the same answer. Round-robin and random do not
+    read the key: without a ``key`` column they route all the same (and report no hot keys)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import IntegerType, StructField, StructType
 
@@ -223,6 +224,8 @@ def route(
     if hash_path not in HASH_PATHS:
         raise IllegalArgumentError(f"hash_path must be one of {HASH_PATHS}, not {hash_path!r}")
     read_key = key_type if selector == "hash" else None  # round-robin and random ignore the key
+    if selector != "hash" and key is not None and key not in df.columns:
+        key = None
     if selector == "hash" and key is None:
         raise IllegalArgumentError("the hash selector needs a key column")
     _check_columns(df, key, read_key, size, producer, ts)
@@ -288,9 +291,10 @@ def route(
     from pyspark.sql.window import Window
 
     w = Window.partitionBy("queue_index").orderBy(F.col("messages").desc(), F.col("key"))
+    keyed = routed if key is not None else routed.where(F.lit(False))  # no key column: no hot keys
     key_col = F.col(key).cast("string") if key is not None else F.lit(None).cast("string")
     hot = (
-        routed.groupBy("queue_index", key_col.alias("key"))
+        keyed.groupBy("queue_index", key_col.alias("key"))
         .agg(F.count(F.lit(1)).alias("messages"))
         .withColumn("rank", F.row_number().over(w))
         .where(F.col("rank") <= hot_keys)
