@@ -63,23 +63,39 @@ def _write_atomically(out: Path, name: str, write: Any) -> Path:
     return final
 
 
-def _stage(msg: str) -> None:
-    print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
+def _queue_spec_from_args(args: argparse.Namespace) -> Any:
+    """The topic's publish queues from ``--route`` (a route JSON file) or ``--queues``."""
+    from .spark import queue_spec
 
-
-def cmd_route(args: argparse.Namespace) -> int:
-    from .spark import local_session, queue_spec, route
-
-    if not os.path.exists(args.input):
-        raise RocketRouteError(f"input {args.input!r} does not exist")
     if args.route:
         try:
             route_json = Path(args.route).read_text()
         except OSError as e:
             raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
-        spec = queue_spec(args.topic, route_json=route_json, compat=args.compat)
-    else:
-        spec = queue_spec(args.topic, queues=args.queues, compat=args.compat)
+        return queue_spec(args.topic, route_json=route_json, compat=args.compat)
+    return queue_spec(args.topic, queues=args.queues, compat=args.compat)
+
+
+def _write_summary(out: Path, data: Any) -> None:
+    """``out/summary/summary.json``, swapped into place like every other output."""
+
+    def write(p: str) -> None:
+        Path(p).mkdir()
+        Path(p, "summary.json").write_text(json.dumps(data, indent=2) + "\n")
+
+    _write_atomically(out, "summary", write)
+
+
+def _stage(msg: str) -> None:
+    print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from .spark import local_session, route
+
+    if not os.path.exists(args.input):
+        raise RocketRouteError(f"input {args.input!r} does not exist")
+    spec = _queue_spec_from_args(args)
     brokers = len({b for b, _ in spec.queues})
     _stage(f"{len(spec)} queues on {brokers} brokers; starting Spark ({args.master or 'local[*]'})")
     t0 = time.perf_counter()
@@ -120,12 +136,7 @@ def cmd_route(args: argparse.Namespace) -> int:
             "per_queue": per_queue,
             "seconds": round(time.perf_counter() - t0, 2),
         }
-
-        def write_summary(p: str) -> None:
-            Path(p).mkdir()
-            Path(p, "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-
-        _write_atomically(out, "summary", write_summary)
+        _write_summary(out, summary)
     finally:
         spark.stop()
     print(
@@ -229,19 +240,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .spark import local_session, queue_spec, replay
+    from .spark import local_session, replay
 
     for what, path in (("trace", args.trace), ("sends", args.sends)):
         if not os.path.exists(path):
             raise RocketRouteError(f"{what} {path!r} does not exist")
-    if args.route:
-        try:
-            route_json = Path(args.route).read_text()
-        except OSError as e:
-            raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
-        spec = queue_spec(args.topic, route_json=route_json, compat=args.compat)
-    else:
-        spec = queue_spec(args.topic, queues=args.queues, compat=args.compat)
+    spec = _queue_spec_from_args(args)
     _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark")
     spark = local_session(args.master, quiet=not args.progress)
     try:
@@ -266,12 +270,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         out = Path(args.out)
         _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
         _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
-
-        def write_summary(p: str) -> None:
-            Path(p).mkdir()
-            Path(p, "summary.json").write_text(json.dumps(result.summary, indent=2) + "\n")
-
-        _write_atomically(out, "summary", write_summary)
+        _write_summary(out, result.summary)
     finally:
         spark.stop()
     header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded")
@@ -299,6 +298,18 @@ def cmd_bench_spark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_queue_args(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
+    where.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+
+
+def _add_spark_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--master", default=None, help="Spark master (default: local[*])")
+    p.add_argument("--progress", action="store_true", help="show Spark's console progress")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rocketroute", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -311,16 +322,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--input", required=True, help="messages: a Parquet, CSV (with a header) or JSON file/folder")
     r.add_argument("--format", choices=FORMATS, help="the input format (default: from the file name)")
     r.add_argument("--topic", required=True)
-    where = r.add_mutually_exclusive_group(required=True)
-    where.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
-    where.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    _add_queue_args(r)
     r.add_argument("--selector", default="hash", choices=("hash", "round-robin", "random"))
     r.add_argument("--key", default="key", help="the key column (hash selector; default: key)")
     r.add_argument("--key-type", default="string", choices=("string", "int", "long"), help="the key's Java type")
     r.add_argument("--size", help="the message size column (bytes), optional")
     r.add_argument("--producer", help="the producer column (round-robin / random: one index per producer)")
     r.add_argument("--ts", help="the timestamp column that orders each producer's sends")
-    r.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
     r.add_argument("--start-index", type=int, default=-1, help="round-robin: every producer's first stored index")
     r.add_argument("--seed", type=int, default=0, help="random: the base seed of the producers' selectors")
     r.add_argument(
@@ -329,8 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("jvm", "arrow"),
         help="hash: Spark SQL alone (default, measured faster on Spark) or the native Arrow worker; same answer",
     )
-    r.add_argument("--master", default=None, help="Spark master (default: local[*])")
-    r.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    _add_spark_args(r)
     r.add_argument("--out", required=True, help="output folder")
     r.set_defaults(func=cmd_route)
 
@@ -356,8 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--input", help="the messages, for --resize")
     pl.add_argument("--key", default="key", help="the key column, for --resize")
     pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
-    pl.add_argument("--master", default=None, help="Spark master (default: local[*])")
-    pl.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    _add_spark_args(pl)
     pl.add_argument("--out", required=True, help="output folder (writes OUT/plan/)")
     pl.set_defaults(func=cmd_plan)
 
@@ -372,16 +378,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--trace", required=True, help="broker trace: ts_ms, broker, latency_ms, ok")
     rp.add_argument("--sends", required=True, help="send events: ts_ms, producer_id")
     rp.add_argument("--topic", required=True)
-    rwhere = rp.add_mutually_exclusive_group(required=True)
-    rwhere.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
-    rwhere.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
-    rp.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    _add_queue_args(rp)
     rp.add_argument("--retries", type=int, default=2, help="retryTimesWhenSendFailed (default 2)")
     rp.add_argument("--start-index", type=int, default=-1, help="every producer's first stored index")
     rp.add_argument("--seed", type=int, default=0, help="base seed of the producers' random draws")
     rp.add_argument("--window-ms", type=int, default=1000, help="traffic-share window (default 1000 ms)")
-    rp.add_argument("--master", default=None, help="Spark master (default: local[*])")
-    rp.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    _add_spark_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
     rp.set_defaults(func=cmd_replay)
 
