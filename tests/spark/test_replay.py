@@ -99,7 +99,96 @@ def test_cli_replay_end_to_end(tmp_path):
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    summary = {s["mode"]: s for s in json.loads((out / "summary" / "summary.json").read_text())}
+    written = json.loads((out / "summary" / "summary.json").read_text())
+    summary = {s["mode"]: s for s in written["modes"]}
+    assert written["rows"]["send_rows"] == written["rows"]["sends_replayed"] == 20
     # the same scenario as the hand-checked test above, through CSV files and the command line
     assert summary["fault tolerance off"]["retries"] == 5 and summary["fault tolerance on"]["retries"] == 1
     assert summary["fault tolerance off"]["sends"] == summary["fault tolerance on"]["sends"] == 20
+
+
+def test_bad_rows_are_set_aside_with_a_reason_and_none_is_lost(spark):
+    trace = spark.createDataFrame(
+        [
+            ("1000", "broker-b", "5", "false"),  # good: broker-b fails from 1 s
+            ("2000", "broker-a", "-3", "true"),
+            ("2000", "broker-x", "5", "true"),
+            ("abc", "broker-a", "5", "true"),
+            ("2000", None, "5", "true"),
+            ("2000", "broker-a", "1.5", "true"),
+            ("2000", "broker-a", "5", "maybe"),
+            (None, "broker-a", "5", "true"),
+            ("-1", "broker-a", "5", "true"),
+        ],
+        "ts_ms string, broker string, latency_ms string, ok string",
+    )
+    good_sends = [(str(i * 100), "p1") for i in range(20)]
+    sends = spark.createDataFrame(
+        [*good_sends, (None, "p1"), ("x", "p2"), ("300", None), ("-5", "p1")], "ts_ms string, producer_id string"
+    )
+    result = replay(spark, trace, sends, QUEUES)
+    reasons = sorted(r["reason"] for r in result.rejected_trace.collect())
+    assert reasons == sorted(
+        [
+            "negative latency",
+            "unknown broker",
+            "ts_ms is not an integer",
+            "null broker",
+            "latency_ms is not an integer",
+            "ok is not a boolean",
+            "null ts_ms",
+            "negative ts_ms",
+        ]
+    )
+    assert sorted(r["reason"] for r in result.rejected_sends.collect()) == sorted(
+        ["null ts_ms", "ts_ms is not an integer", "null producer_id", "negative ts_ms"]
+    )
+    assert result.trace == [(1000, "broker-b", 5, False)]
+    assert result.counts == {
+        "trace_rows": 9,
+        "trace_used": 1,
+        "trace_rejected": 8,
+        "send_rows": 24,
+        "sends_rejected": 4,
+        "sends_replayed": 20,
+    }
+    # the good rows replay exactly as the same scenario given clean, typed input
+    clean = replay(
+        spark,
+        spark.createDataFrame([(1000, "broker-b", 5, False)], TRACE_SCHEMA),
+        _sends(spark),
+        QUEUES,
+    )
+    key = lambda r: (r["mode"], r["ts_ms"])  # noqa: E731
+    assert sorted(map(tuple, result.sends.collect()), key=str) == sorted(map(tuple, clean.sends.collect()), key=str)
+    assert sorted(result.summary, key=str) == sorted(clean.summary, key=str)
+    assert {key(r) for r in result.sends.collect()} == {key(r) for r in clean.sends.collect()}
+    result.unpersist()
+    clean.unpersist()
+
+
+def test_cli_replay_writes_rejected_rows_and_the_trace(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import pyarrow.parquet as pq
+
+    (tmp_path / "trace.csv").write_text("ts_ms,broker,latency_ms,ok\n1000,broker-b,5,false\n500,broker-z,5,true\n")
+    (tmp_path / "sends.csv").write_text("ts_ms,producer_id\n0,p1\n100,p1\nnope,p1\n")
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", "replay", "--trace", str(tmp_path / "trace.csv"),
+         "--sends", str(tmp_path / "sends.csv"), "--topic", "T", "--queues", "broker-a:2,broker-b:2",
+         "--out", str(out), "--master", "local[1]"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "trace rows 2 = used 1 + rejected 1; send rows 3 = replayed 2 + rejected 1" in done.stdout
+    assert pq.read_table(out / "rejected" / "trace").column("reason").to_pylist() == ["unknown broker"]
+    assert pq.read_table(out / "rejected" / "sends").column("reason").to_pylist() == ["ts_ms is not an integer"]
+    assert (out / "trace" / "trace.csv").read_text().splitlines() == [
+        "ts_ms,broker,latency_ms,ok",
+        "1000,broker-b,5,false",
+    ]
+    assert json.loads((out / "summary" / "summary.json").read_text())["rows"]["trace_rejected"] == 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IllegalArgumentError
@@ -48,11 +48,23 @@ class BrokerTrace:
 
 @dataclass
 class ReplayResult:
-    """Per-send outcomes (both modes), per-broker traffic share per time window, and a summary per mode."""
+    """Per-send outcomes (both modes), per-broker traffic share per time window, a summary per mode, the trace
+    rows used (``(ts_ms, broker, latency_ms, ok)``, for the report's timeline), and the rows set aside: input
+    columns + ``reason``. ``counts`` holds the conservation check: trace and send rows in, used and rejected."""
 
     sends: Any
     traffic: Any
     summary: list[dict[str, Any]]
+    trace: list[tuple[int, str, int, bool]] = field(default_factory=list)
+    rejected_trace: Any = None
+    rejected_sends: Any = None
+    counts: dict[str, int] = field(default_factory=dict)
+    cached: list[Any] = field(default_factory=list, repr=False)
+
+    def unpersist(self) -> None:
+        """Free the cached intermediate results once the outputs are written."""
+        for df in self.cached:
+            df.unpersist()
 
 
 def _replay_batches(
@@ -183,10 +195,21 @@ def replay(
             raise IllegalArgumentError(f"the {name} lacks the columns {sorted(missing)}")
     if not queues:
         raise IllegalArgumentError("no queues to send to")
+    checked_trace = trace.withColumn(_REJECT, _trace_reason(trace, {b for b, _ in queues})).persist()
+    checked_sends = sends.withColumn(_REJECT, _sends_reason()).persist()
     trace_rows = [
         (int(r["ts_ms"]), str(r["broker"]), int(r["latency_ms"]), bool(r["ok"]))
-        for r in trace.select("ts_ms", "broker", "latency_ms", "ok").collect()
-    ]
+        for r in checked_trace.where(F.col(_REJECT).isNull())
+        .select(
+            F.col("ts_ms").try_cast("long").alias("ts_ms"),
+            F.col("broker").cast("string").alias("broker"),
+            F.col("latency_ms").try_cast("long").alias("latency_ms"),
+            _parse_ok(F.col("ok")).alias("ok"),
+        )
+        .collect()
+    ]  # one row per broker state change: small, and every worker needs all of it
+    rejected_trace = checked_trace.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason")
+    rejected_sends = checked_sends.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason")
     worker = functools.partial(
         _replay_batches,
         queues=tuple(queues),
@@ -199,7 +222,8 @@ def replay(
         degraded_ms=degraded_ms,
     )
     ordered = (
-        sends.select(F.col("ts_ms").cast("long"), F.col("producer_id").cast("string"))
+        checked_sends.where(F.col(_REJECT).isNull())
+        .select(F.col("ts_ms").try_cast("long").alias("ts_ms"), F.col("producer_id").cast("string"))
         .repartition("producer_id")
         .sortWithinPartitions("producer_id", "ts_ms")
     )
@@ -226,4 +250,92 @@ def replay(
         .orderBy("mode")
         .collect()
     ]
-    return ReplayResult(out, traffic, summary)
+    counts = _conservation(trace, sends, len(trace_rows), rejected_trace, rejected_sends, summary)
+    return ReplayResult(
+        out, traffic, summary, sorted(trace_rows), rejected_trace, rejected_sends, counts,
+        cached=[checked_trace, checked_sends, out],
+    )  # fmt: skip
+
+
+def _conservation(
+    trace: Any, sends: Any, trace_used: int, rejected_trace: Any, rejected_sends: Any, summary: list[dict[str, Any]]
+) -> dict[str, int]:
+    """Input rows = used rows + rejected rows, for the trace and for the sends (in each mode), or an error."""
+    counts = {
+        "trace_rows": trace.count(),  # counted from the inputs themselves, so a lost row cannot go unnoticed
+        "trace_used": trace_used,
+        "trace_rejected": rejected_trace.count(),
+        "send_rows": sends.count(),
+        "sends_rejected": rejected_sends.count(),
+    }
+    replayed = {s["mode"]: int(s["sends"]) for s in summary}
+    counts["sends_replayed"] = replayed.get("fault tolerance on", 0)
+    if counts["trace_rows"] != counts["trace_used"] + counts["trace_rejected"]:
+        raise RuntimeError(f"row conservation failed for the trace: {counts}")
+    for mode, n in replayed.items():
+        if counts["send_rows"] != n + counts["sends_rejected"]:
+            raise RuntimeError(f"row conservation failed for the sends ({mode}): {counts}")
+    if not replayed and counts["send_rows"] != counts["sends_rejected"]:
+        raise RuntimeError(f"row conservation failed for the sends: {counts}")
+    return counts
+
+
+_REJECT = "_reject"
+_TRUE = ("true", "1", "yes", "t", "y")
+_FALSE = ("false", "0", "no", "f", "n")
+
+
+def _parse_ok(col: Any) -> Any:
+    """``ok`` as a boolean from a boolean, a number or text (``true/false``, ``1/0``, ``yes/no``); else null."""
+    from pyspark.sql import functions as F
+
+    text = F.lower(F.trim(col.cast("string")))
+    return F.when(text.isin(*_TRUE), F.lit(True)).when(text.isin(*_FALSE), F.lit(False))
+
+
+def _integer_reason(name: str, negative: str) -> Any:
+    """Why the column ``name`` is not a usable non-negative integer (or null when it is)."""
+    from pyspark.sql import functions as F
+
+    raw, parsed = F.col(name), F.col(name).try_cast("long")
+    # "1.5" casts to 1 as a long: an integer column must also equal its decimal value
+    exact = parsed.cast("decimal(38,9)") == raw.try_cast("decimal(38,9)")
+    return (
+        F.when(raw.isNull(), F.lit(f"null {name}"))
+        .when(parsed.isNull() | ~F.coalesce(exact, F.lit(False)), F.lit(f"{name} is not an integer"))
+        .when(parsed < 0, F.lit(negative))
+    )
+
+
+def _first(*reasons: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.coalesce(*reasons)
+
+
+def _trace_reason(trace: Any, brokers: set[str]) -> Any:
+    """The first reason a trace row cannot be used: bad ``ts_ms`` / ``latency_ms`` / ``ok``, a null broker, or
+    a broker that is not in the route (its row would steer nothing, and most likely is a typo)."""
+    from pyspark.sql import functions as F
+
+    broker = F.col("broker").cast("string")
+    return _first(
+        _integer_reason("ts_ms", "negative ts_ms"),
+        F.when(broker.isNull() | (F.trim(broker) == ""), F.lit("null broker")).when(
+            ~broker.isin(*sorted(brokers)), F.lit("unknown broker")
+        ),
+        _integer_reason("latency_ms", "negative latency"),
+        F.when(F.col("ok").isNull(), F.lit("null ok")).when(
+            _parse_ok(F.col("ok")).isNull(), F.lit("ok is not a boolean")
+        ),
+    )
+
+
+def _sends_reason() -> Any:
+    """The first reason a send event cannot be replayed: a bad ``ts_ms`` or a null producer."""
+    from pyspark.sql import functions as F
+
+    return _first(
+        _integer_reason("ts_ms", "negative ts_ms"),
+        F.when(F.col("producer_id").isNull(), F.lit("null producer_id")),
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IllegalArgumentError
@@ -67,6 +67,12 @@ class RouteResult:
     routed_rows: int
     rejected_rows: int
     skew: dict[str, float]
+    cached: list[Any] = field(default_factory=list, repr=False)
+
+    def unpersist(self) -> None:
+        """Free the cached routed rows once the outputs are written."""
+        for df in self.cached:
+            df.unpersist()
 
 
 def skew_metrics(messages: list[int]) -> dict[str, float]:
@@ -300,4 +306,6 @@ def route(
         .where(F.col("rank") <= hot_keys)
         .orderBy("queue_index", "rank")
     )
-    return RouteResult(routed, rejected, per_queue, hot, input_rows, routed_rows, rejected_rows, skew_metrics(messages))
+    return RouteResult(
+        routed, rejected, per_queue, hot, input_rows, routed_rows, rejected_rows, skew_metrics(messages), [indexed]
+    )
