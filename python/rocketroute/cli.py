@@ -125,6 +125,7 @@ def cmd_route(args: argparse.Namespace) -> int:
         _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
         _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
         per_queue = [r.asDict() for r in result.per_queue.collect()]
+        result.unpersist()
         summary = {
             "topic": spec.topic,
             "selector": args.selector,
@@ -180,11 +181,41 @@ def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, i
         raise RocketRouteError(f"the load table {path!r} has a non-integer queue_id / messages / bytes: {e}") from None
 
 
+def _plan_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The room / idc / config parameters of the strategies that need them."""
+    from .spark.plan import Rooms, parse_rooms
+
+    rooms = None
+    if args.rooms:
+        consumer_rooms = tuple(r.strip() for r in (args.consumer_rooms or "").split(",") if r.strip())
+        rooms = Rooms(parse_rooms(args.rooms), consumer_rooms)
+    elif args.consumer_rooms:
+        raise RocketRouteError("--consumer-rooms needs --rooms (each broker's room)")
+    idcs = [x.strip() for x in args.idcs.split(",") if x.strip()] if args.idcs else None
+    config = None
+    if args.config_queues:
+        config = []
+        for part in (p.strip() for p in args.config_queues.split(",") if p.strip()):
+            broker, _, qid = part.rpartition(":")
+            try:
+                config.append((broker, int(qid)))
+            except ValueError:
+                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}") from None
+            if not broker:
+                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}")
+    return {"rooms": rooms, "idcs": idcs, "config": config}
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from .spark import local_session, parse_consumers, plan, resize_risk
+    from .spark.plan import default_strategies
 
     counts = parse_consumers(args.consumers)
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    params = _plan_params(args)
+    if args.strategies:
+        strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    else:
+        strategies = default_strategies(**params)
     resize = None
     if args.resize:
         try:
@@ -200,7 +231,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     spark = local_session(args.master, quiet=not args.progress)
     try:
         load = _read_load(spark, args.load, args.format)
-        result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes)
+        result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes, **params)
         if resize:
             df = read_input(spark, args.input, None)
             if args.key not in df.columns:
@@ -249,12 +280,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark")
     spark = local_session(args.master, quiet=not args.progress)
     try:
-        from pyspark.sql import functions as F
-
         trace = read_input(spark, args.trace, None)
         sends = read_input(spark, args.sends, None)
-        if "ok" in trace.columns:  # CSV reads every column as text
-            trace = trace.withColumn("ok", F.lower(F.col("ok").cast("string")).isin("true", "1", "yes"))
         result = replay(
             spark,
             trace,
@@ -270,16 +297,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
         out = Path(args.out)
         _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
         _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
-        _write_summary(out, result.summary)
+        _write_atomically(out, "rejected", lambda p: _write_rejected_replay(p, result))
+        _write_atomically(out, "trace", lambda p: _write_csv(Path(p, "trace.csv"), _trace_dicts(result.trace)))
+        _write_summary(out, {"modes": result.summary, "rows": result.counts})
+        result.unpersist()
     finally:
         spark.stop()
+    c = result.counts
+    print(
+        f"trace rows {c['trace_rows']} = used {c['trace_used']} + rejected {c['trace_rejected']}; "
+        f"send rows {c['send_rows']} = replayed {c['sends_replayed']} + rejected {c['sends_rejected']}"
+    )
     header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded")
     print(f"{'mode':<22} " + " ".join(f"{h:>9}" for h in header))
     for r in result.summary:
         cells = (r["sends"], r["failures"], r["retries"], r["p50_ms"], r["p99_ms"], r["max_ms"])
         print(f"{r['mode']:<22} " + " ".join(f"{c:>9}" for c in cells) + f" {r['degraded_share']:>9.1%}")
-    print(f"outputs: {out}/sends, traffic, summary/summary.json")
+    print(f"outputs: {out}/sends, traffic, trace, rejected/trace, rejected/sends, summary/summary.json")
     return 0
+
+
+def _trace_dicts(rows: list[tuple[int, str, int, bool]]) -> list[dict[str, Any]]:
+    return [{"ts_ms": t, "broker": b, "latency_ms": lat, "ok": str(ok).lower()} for t, b, lat, ok in rows]
+
+
+def _write_rejected_replay(path: str, result: Any) -> None:
+    """``rejected/trace`` and ``rejected/sends``: the input rows replay could not use, with the reason."""
+    result.rejected_trace.write.parquet(str(Path(path, "trace")))
+    result.rejected_sends.write.parquet(str(Path(path, "sends")))
 
 
 def cmd_bench_spark(args: argparse.Namespace) -> int:
@@ -356,9 +401,21 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--format", choices=FORMATS, help="the load table's format (default: from the name)")
     pl.add_argument("--topic", required=True)
     pl.add_argument("--consumers", default="2..8", help='consumer counts: "2..32" or "2,4,8" (default 2..8)')
-    pl.add_argument("--strategies", default="AVG,AVG_BY_CIRCLE,CONSISTENT_HASH", help="comma-separated")
+    pl.add_argument(
+        "--strategies",
+        help="comma-separated, of AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, MACHINE_ROOM_NEARBY[-INNER], MACHINE_ROOM, "
+        "CONFIG (default: every one whose parameters are given)",
+    )
     pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH virtual nodes (default 10)")
-    pl.add_argument("--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number")
+    pl.add_argument(
+        "--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number, {room} the room (--rooms)"
+    )
+    pl.add_argument("--rooms", help="MACHINE_ROOM_NEARBY: each broker's room, e.g. broker-a=az1,broker-b=az2")
+    pl.add_argument(
+        "--consumer-rooms", help="MACHINE_ROOM_NEARBY: rooms the consumers are spread over (default: the brokers')"
+    )
+    pl.add_argument("--idcs", help="MACHINE_ROOM: the consumers' rooms, for brokers named room@broker")
+    pl.add_argument("--config-queues", help="CONFIG: the queues every consumer takes, e.g. broker-a:0,broker-a:1")
     pl.add_argument("--resize", help="OLD:NEW queue counts, e.g. 8:16 (needs --input)")
     pl.add_argument("--input", help="the messages, for --resize")
     pl.add_argument("--key", default="key", help="the key column, for --resize")

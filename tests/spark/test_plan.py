@@ -13,6 +13,7 @@ import pytest
 import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError
 from rocketroute.spark import parse_consumers, plan, resize_risk
+from rocketroute.spark.plan import Rooms, consumer_ids, default_strategies, parse_rooms
 
 TOPIC = "TopicTest"
 LOAD = [("broker-a", q, 100 * (q + 1), 10 * q) for q in range(6)] + [("broker-b", q, 7, 1) for q in range(5)]
@@ -67,6 +68,55 @@ def test_churn_is_the_reference_churn():
     assert (join["queues_moved"], join["load_moved"]) == (want.queues_moved, want.load_moved)
 
 
+ROOM_LOAD = [(f"{room}@broker-{room}", q, 10 + q, 1) for room in ("az1", "az2") for q in range(4)] + [
+    ("az3@broker-az3", 0, 50, 5)
+]
+
+
+def test_room_strategies_equal_the_reference_allocators():
+    rooms = Rooms({b: b.split("@")[0] for b, _, _, _ in ROOM_LOAD}, ("az1", "az2"))
+    config = [("az1@broker-az1", 0), ("az3@broker-az3", 0)]
+    names = default_strategies(rooms, ["az1", "az3"], config)
+    assert names == ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY", "MACHINE_ROOM", "CONFIG"]
+    result = plan(ROOM_LOAD, TOPIC, [3], names, rooms=rooms, idcs=["az1", "az3"], config=config)
+    cids = consumer_ids(3, "consumer-{i}", rooms)
+    assert cids == ["az1@consumer-0", "az2@consumer-1", "az1@consumer-2"]
+    mqs = sorted(ref.MessageQueue(TOPIC, b, q) for b, q, _, _ in ROOM_LOAD)
+    expected = {
+        "MACHINE_ROOM_NEARBY-AVG": ref.AllocateMachineRoomNearby(
+            ref.AllocateMessageQueueAveragely(),
+            broker_deploy_in=lambda mq: mq.broker_name.split("@")[0],
+            consumer_deploy_in=lambda cid: cid.split("@")[0],
+        ),
+        "MACHINE_ROOM": ref.AllocateMessageQueueByMachineRoom(["az1", "az3"]),
+        "CONFIG": ref.AllocateMessageQueueByConfig([ref.MessageQueue(TOPIC, b, q) for b, q in config]),
+    }
+    messages = {(b, q): m for b, q, m, _ in ROOM_LOAD}
+    for name, strategy in expected.items():
+        want = ref.allocate_all(strategy, mqs, sorted(cids))
+        got = {r["consumer"]: r for r in result.consumers if r["strategy"] == name}
+        assert set(got) == set(cids), name
+        for cid in cids:
+            queues = want[cid] or []
+            assert got[cid]["queues"] == len(queues), (name, cid)
+            assert got[cid]["messages"] == sum(messages[(mq.broker_name, mq.queue_id)] for mq in queues)
+    # nearby: az3's queue has no consumer in its room, so it is shared out; az1 and az2 queues stay in the room
+    nearby = {r["consumer"]: r["messages"] for r in result.consumers if r["strategy"] == "MACHINE_ROOM_NEARBY-AVG"}
+    assert nearby["az2@consumer-1"] >= sum(m for (b, _), m in messages.items() if b.startswith("az2"))
+    join = next(c for c in result.churn if c["strategy"] == "MACHINE_ROOM_NEARBY-AVG" and c["event"] == "join")
+    assert join["consumers_after"] == 4  # the joining consumer-3 is in az2 (rooms alternate)
+
+
+def test_room_strategies_need_their_parameters():
+    for name, hint in (("MACHINE_ROOM_NEARBY", "--rooms"), ("MACHINE_ROOM", "--idcs"), ("CONFIG", "--config")):
+        with pytest.raises(IllegalArgumentError, match=hint):
+            plan(LOAD, TOPIC, [2], [name])
+    with pytest.raises(IllegalArgumentError, match="not in the load table"):
+        plan(LOAD, TOPIC, [2], ["CONFIG"], config=[("broker-z", 0)])
+    with pytest.raises(IllegalArgumentError, match="broker=room"):
+        parse_rooms("broker-a")
+
+
 def test_resize_risk_matches_the_java_hash(spark):
     keys = [f"order-{i}" for i in range(300)] + ["order-1"] * 5
     df = spark.createDataFrame([(k,) for k in keys], "key string")
@@ -97,3 +147,23 @@ def test_cli_plan_end_to_end(tmp_path):
     assert len(rows) == 3 * (2 + 3)  # strategies x consumers
     summary = json.loads((out / "plan" / "summary.json").read_text())
     assert summary["queues"] == len(LOAD) and summary["consumer_counts"] == [2, 3]
+
+
+def test_cli_plan_with_rooms_adds_machine_room_nearby(tmp_path):
+    load = tmp_path / "load.csv"
+    with load.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["broker", "queue_id", "messages"])
+        w.writerows((b, q, m) for b, q, m, _ in LOAD)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", "plan", "--load", str(load), "--topic", TOPIC,
+         "--consumers", "2", "--rooms", "broker-a=az1,broker-b=az2", "--out", str(out), "--master", "local[1]"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with (out / "plan" / "consumers.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert {r["strategy"] for r in rows} == {"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY-AVG"}
+    nearby = {r["consumer"]: int(r["queues"]) for r in rows if r["strategy"] == "MACHINE_ROOM_NEARBY-AVG"}
+    assert nearby == {"az1@consumer-0": 6, "az2@consumer-1": 5}  # each consumer takes its own room's broker

@@ -15,10 +15,24 @@ from typing import Any
 
 from ..errors import IllegalArgumentError
 
-__all__ = ["STRATEGIES", "PlanResult", "parse_consumers", "plan", "resize_risk", "strategy_for"]
+__all__ = [
+    "STRATEGIES",
+    "PlanResult",
+    "Rooms",
+    "consumer_ids",
+    "default_strategies",
+    "parse_consumers",
+    "parse_rooms",
+    "plan",
+    "resize_risk",
+    "strategy_for",
+]
 
 STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
-"""The strategies that apply to any group; MACHINE_ROOM_NEARBY-AVG is added when rooms are given."""
+"""The strategies that apply to any group; :func:`default_strategies` adds the room and config ones when their
+parameters are given."""
+
+ALL_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY", "MACHINE_ROOM", "CONFIG")
 
 
 def parse_consumers(text: str) -> list[int]:
@@ -39,30 +53,101 @@ def parse_consumers(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def consumer_ids(n: int, pattern: str) -> list[str]:
-    """``n`` consumer ids from ``pattern`` (``{i}`` is the consumer's number)."""
-    return [pattern.format(i=i) for i in range(n)]
+def parse_rooms(text: str) -> dict[str, str]:
+    """``"broker-a=az1,broker-b=az2"``: each broker's machine room."""
+    rooms: dict[str, str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        broker, sep, room = part.partition("=")
+        if not sep or not broker.strip() or not room.strip() or "@" in room:
+            raise IllegalArgumentError(f"--rooms takes broker=room pairs (a room without '@'), not {part!r}")
+        rooms[broker.strip()] = room.strip()
+    if not rooms:
+        raise IllegalArgumentError("--rooms is empty")
+    return rooms
 
 
-def strategy_for(name: str, *, vnodes: int = 10, rooms: dict[str, str] | None = None) -> Any:
-    """A native strategy by its Java name."""
+@dataclass(frozen=True)
+class Rooms:
+    """Machine rooms for ``MACHINE_ROOM_NEARBY``: each broker's room, and the rooms consumers are spread over
+    (consumer ``i`` is in ``consumer_rooms[i % len]``; its id is prefixed ``room@``, the part
+    ``consumer_deploy_in`` reads back)."""
+
+    brokers: dict[str, str]
+    consumer_rooms: tuple[str, ...] = ()
+
+    def consumer_room(self, i: int) -> str:
+        rooms = self.consumer_rooms or tuple(sorted(set(self.brokers.values())))
+        return rooms[i % len(rooms)]
+
+
+def consumer_ids(n: int, pattern: str, rooms: Rooms | None = None, start: int = 0) -> list[str]:
+    """Consumer ids ``start .. start + n - 1`` from ``pattern`` (``{i}`` is the consumer's number, ``{room}``
+    its room); with rooms and no ``{room}`` in the pattern, each id is prefixed ``room@``."""
+    out = []
+    for i in range(start, start + n):
+        room = rooms.consumer_room(i) if rooms else ""
+        cid = pattern.format(i=i, room=room)
+        out.append(f"{room}@{cid}" if rooms and "{room}" not in pattern else cid)
+    return out
+
+
+def default_strategies(
+    rooms: Rooms | None = None, idcs: Sequence[str] | None = None, config: Sequence[tuple[str, int]] | None = None
+) -> list[str]:
+    """All six strategies that apply: the three that need nothing, plus ``MACHINE_ROOM_NEARBY`` with rooms,
+    ``MACHINE_ROOM`` with consumer idcs and ``CONFIG`` with a queue list."""
+    out = list(STRATEGIES)
+    if rooms:
+        out.append("MACHINE_ROOM_NEARBY")
+    if idcs:
+        out.append("MACHINE_ROOM")
+    if config:
+        out.append("CONFIG")
+    return out
+
+
+def strategy_for(
+    name: str,
+    *,
+    vnodes: int = 10,
+    rooms: Rooms | None = None,
+    idcs: Sequence[str] | None = None,
+    config: Sequence[Any] | None = None,
+) -> Any:
+    """A native strategy by its Java name (``MACHINE_ROOM_NEARBY`` or ``MACHINE_ROOM_NEARBY-<inner>``, inner
+    ``AVG`` by default; ``config``: the ``MessageQueue`` list of ``CONFIG``)."""
     import rocketroute as rr
 
-    if name == "AVG":
+    key = name.strip().upper()
+    if key == "AVG":
         return rr.AllocateMessageQueueAveragely()
-    if name == "AVG_BY_CIRCLE":
+    if key == "AVG_BY_CIRCLE":
         return rr.AllocateMessageQueueAveragelyByCircle()
-    if name == "CONSISTENT_HASH":
+    if key == "CONSISTENT_HASH":
         return rr.AllocateMessageQueueConsistentHash(vnodes)
-    if name == "MACHINE_ROOM_NEARBY-AVG":
+    if key == "MACHINE_ROOM":
+        if not idcs:
+            raise IllegalArgumentError("MACHINE_ROOM needs --idcs (the consumers' rooms; brokers named room@broker)")
+        return rr.AllocateMessageQueueByMachineRoom(list(idcs))
+    if key == "CONFIG":
+        if not config:
+            raise IllegalArgumentError("CONFIG needs --config-queues (broker:queue_id,...)")
+        return rr.AllocateMessageQueueByConfig(list(config))
+    if key == "MACHINE_ROOM_NEARBY" or key.startswith("MACHINE_ROOM_NEARBY-"):
         if not rooms:
-            raise IllegalArgumentError("MACHINE_ROOM_NEARBY needs --rooms (broker=room,... and consumer rooms)")
+            raise IllegalArgumentError("MACHINE_ROOM_NEARBY needs --rooms (broker=room,...)")
+        inner = key.partition("-")[2] or "AVG"
+        if inner.startswith("MACHINE_ROOM_NEARBY"):
+            raise IllegalArgumentError("MACHINE_ROOM_NEARBY cannot wrap itself")
+        broker_rooms = dict(rooms.brokers)
         return rr.AllocateMachineRoomNearby(
-            rr.AllocateMessageQueueAveragely(),
-            broker_deploy_in=lambda mq: rooms.get(mq.broker_name),
-            consumer_deploy_in=lambda cid: cid.split("-", 1)[0],
+            strategy_for(inner, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config),
+            broker_deploy_in=lambda mq: broker_rooms.get(mq.broker_name),
+            consumer_deploy_in=lambda cid: cid.split("@", 1)[0] if "@" in cid else None,
         )
-    raise IllegalArgumentError(f"unknown strategy {name!r}; expected one of {(*STRATEGIES, 'MACHINE_ROOM_NEARBY-AVG')}")
+    raise IllegalArgumentError(f"unknown strategy {name!r}; expected one of {ALL_STRATEGIES}")
 
 
 def _imbalance(loads: Sequence[float]) -> dict[str, float]:
@@ -93,28 +178,35 @@ def plan(
     *,
     cid_pattern: str = "consumer-{i}",
     vnodes: int = 10,
-    rooms: dict[str, str] | None = None,
+    rooms: Rooms | None = None,
+    idcs: Sequence[str] | None = None,
+    config: Sequence[tuple[str, int]] | None = None,
     consumer_group: str = "plan",
 ) -> PlanResult:
     """``load``: ``(broker, queue_id, messages, bytes)`` per queue. For every strategy and consumer count, each
     consumer's queues and load (``allocate_all``), the imbalance, and the churn of a consumer joining (the
-    next id) and leaving (the first id)."""
+    next id) and leaving (the first id). ``rooms``, ``idcs`` and ``config`` are the parameters of
+    ``MACHINE_ROOM_NEARBY``, ``MACHINE_ROOM`` and ``CONFIG`` (see :func:`default_strategies`)."""
     import rocketroute as rr
 
     if not load:
         raise IllegalArgumentError("the per-queue load is empty")
     mqs = sorted(rr.MessageQueue(topic, b, int(q)) for b, q, _, _ in load)  # RebalanceImpl sorts mqAll
     weight = {rr.MessageQueue(topic, b, int(q)): (int(m), int(by)) for b, q, m, by in load}
+    config_mqs = [rr.MessageQueue(topic, b, int(q)) for b, q in config] if config else None
+    for mq in config_mqs or ():
+        if mq not in weight:
+            raise IllegalArgumentError(f"the CONFIG queue {mq.broker_name}:{mq.queue_id} is not in the load table")
     out = PlanResult()
     for name in strategies:
-        strategy = strategy_for(name, vnodes=vnodes, rooms=rooms)
+        strategy = strategy_for(name, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config_mqs)
 
         def assign(cids: list[str], strategy: Any = strategy) -> dict[str, list[Any]]:
             ordered = sorted(cids, key=lambda s: s.encode("utf-16-be", "surrogatepass"))  # String.compareTo
             return {c: list(v or []) for c, v in rr.allocate_all(strategy, mqs, ordered, consumer_group).items()}
 
         for n in counts:
-            cids = consumer_ids(n, cid_pattern)
+            cids = consumer_ids(n, cid_pattern, rooms)
             before = assign(cids)
             loads = []
             for cid in cids:
@@ -135,7 +227,7 @@ def plan(
             per_queue_load = {mq: weight[mq][0] for mq in mqs}
             total = sum(per_queue_load.values()) or 1
             for event, after_ids in (
-                ("join", [*cids, cid_pattern.format(i=n)]),
+                ("join", [*cids, *consumer_ids(1, cid_pattern, rooms, start=n)]),
                 ("leave", cids[1:]),
             ):
                 if not after_ids:
