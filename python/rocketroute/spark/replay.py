@@ -91,7 +91,7 @@ def _replay_batches(
         cols: dict[str, list[Any]] = {k: [] for k in ("mode", "broker", "queue_id", "attempts", "ok", "latency_ms")}
         cols["degraded_hit"] = []
         ts_col, prod_col = b.column("ts_ms").to_pylist(), b.column("producer_id").to_pylist()
-        out_ts, out_prod = [], []
+        out_ts, out_prod, out_sent = [], [], []
         for ts, producer in zip(ts_col, prod_col, strict=True):
             for on in (True, False):
                 state = producers.get((producer, on))
@@ -136,6 +136,7 @@ def _replay_batches(
                     ok = False
                 last = attempts[-1].queue
                 out_ts.append(ts)
+                out_sent.append(begin)
                 out_prod.append(producer)
                 cols["mode"].append("fault tolerance on" if on else "fault tolerance off")
                 cols["broker"].append(last.broker_name)
@@ -147,6 +148,7 @@ def _replay_batches(
         yield pa.RecordBatch.from_pydict(
             {
                 "ts_ms": pa.array(out_ts, pa.int64()),
+                "sent_ms": pa.array(out_sent, pa.int64()),
                 "producer_id": pa.array(out_prod, pa.string()),
                 "mode": pa.array(cols["mode"], pa.string()),
                 "broker": pa.array(cols["broker"], pa.string()),
@@ -160,7 +162,7 @@ def _replay_batches(
 
 
 SENDS_SCHEMA = (
-    "ts_ms long, producer_id string, mode string, broker string, queue_id int, attempts int, ok boolean, "
+    "ts_ms long, sent_ms long, producer_id string, mode string, broker string, queue_id int, attempts int, ok boolean, "
     "latency_ms long, degraded_hit boolean"
 )
 
@@ -228,7 +230,8 @@ def replay(
         .sortWithinPartitions("producer_id", "ts_ms")
     )
     out = ordered.mapInArrow(worker, SENDS_SCHEMA).persist()
-    window = (F.col("ts_ms") - F.col("ts_ms") % window_ms).alias("window_ms")
+    # traffic by the instant the send really started: a producer stuck on a slow broker sends later
+    window = (F.col("sent_ms") - F.col("sent_ms") % window_ms).alias("window_ms")
     per_broker = out.groupBy("mode", window, "broker").agg(F.count(F.lit(1)).alias("sends"))
     from pyspark.sql.window import Window
 
@@ -246,6 +249,7 @@ def replay(
             F.percentile_approx("latency_ms", 0.99).alias("p99_ms"),
             F.max("latency_ms").alias("max_ms"),
             F.avg(F.col("degraded_hit").cast("double")).alias("degraded_share"),
+            F.max(F.col("sent_ms") - F.col("ts_ms")).alias("max_delay_ms"),
         )
         .orderBy("mode")
         .collect()
