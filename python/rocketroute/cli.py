@@ -6,12 +6,14 @@ rocketroute route --input messages.parquet --topic TopicTest --queues broker-a:8
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,8 @@ def read_input(spark: Any, path: str, fmt: str | None) -> Any:
     fmt = _input_format(path, fmt)
     reader = spark.read
     if fmt == "csv":
-        reader = reader.option("header", "true")
+        # RFC 4180: a quote inside a quoted field is doubled (Spark's default escape is a backslash)
+        reader = reader.option("header", "true").option("escape", '"')
     try:
         return getattr(reader, fmt)(path)
     except Exception as e:  # Spark's AnalysisException carries the reason
@@ -90,64 +93,91 @@ def _stage(msg: str) -> None:
     print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
 
 
-def cmd_route(args: argparse.Namespace) -> int:
-    from .spark import local_session, route
+def _master(args: argparse.Namespace) -> str:
+    return args.master or "local[*]"
+
+
+@contextlib.contextmanager
+def _session(args: argparse.Namespace) -> Iterator[Any]:
+    """A SparkSession for one command, stopped afterwards."""
+    from .spark import local_session
+
+    spark = local_session(args.master, quiet=not getattr(args, "progress", False))
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+def run_route(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The route job on ``spark``: writes ``args.out`` and returns the summary."""
+    from .spark import route
 
     if not os.path.exists(args.input):
         raise RocketRouteError(f"input {args.input!r} does not exist")
     spec = _queue_spec_from_args(args)
-    brokers = len({b for b, _ in spec.queues})
-    _stage(f"{len(spec)} queues on {brokers} brokers; starting Spark ({args.master or 'local[*]'})")
     t0 = time.perf_counter()
-    spark = local_session(args.master, quiet=not args.progress)
-    try:
-        df = read_input(spark, args.input, args.format)
-        _stage(f"routing {args.input} with the {args.selector} selector")
-        result = route(
-            spark,
-            df,
-            spec,
-            selector=args.selector,
-            key=args.key,
-            key_type=args.key_type,
-            size=args.size,
-            producer=args.producer,
-            ts=args.ts,
-            compat=args.compat,
-            start_index=args.start_index,
-            seed=args.seed,
-            hash_path=args.hash_path,
-        )
-        out = Path(args.out)
-        _stage(f"writing {out}")
-        _write_atomically(out, "routed", lambda p: result.routed.write.parquet(p))
-        _write_atomically(out, "rejected", lambda p: result.rejected.write.parquet(p))
-        _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
-        _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
-        per_queue = [r.asDict() for r in result.per_queue.collect()]
-        result.unpersist()
-        summary = {
-            "topic": spec.topic,
-            "selector": args.selector,
-            "queues": len(spec),
-            "input_rows": result.input_rows,
-            "routed_rows": result.routed_rows,
-            "rejected_rows": result.rejected_rows,
-            "skew": result.skew,
-            "per_queue": per_queue,
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        _write_summary(out, summary)
-    finally:
-        spark.stop()
+    df = read_input(spark, args.input, args.format)
+    _stage(f"route: {args.input} onto {len(spec)} queues with the {args.selector} selector")
+    result = route(
+        spark,
+        df,
+        spec,
+        selector=args.selector,
+        key=args.key,
+        key_type=args.key_type,
+        size=args.size,
+        producer=args.producer,
+        ts=args.ts,
+        compat=args.compat,
+        start_index=args.start_index,
+        seed=args.seed,
+        hash_path=args.hash_path,
+    )
+    out = Path(args.out)
+    _stage(f"route: writing {out}")
+    _write_atomically(out, "routed", lambda p: result.routed.write.parquet(p))
+    _write_atomically(out, "rejected", lambda p: result.rejected.write.parquet(p))
+    _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
+    _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
+    per_queue = [r.asDict() for r in result.per_queue.collect()]
+    result.unpersist()
+    summary = {
+        "topic": spec.topic,
+        "selector": args.selector,
+        "queues": len(spec),
+        "input_rows": result.input_rows,
+        "routed_rows": result.routed_rows,
+        "rejected_rows": result.rejected_rows,
+        "skew": result.skew,
+        "per_queue": per_queue,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    _write_summary(out, summary)
+    return summary
+
+
+def print_route(summary: dict[str, Any], out: str) -> None:
+    skew = summary["skew"]
     print(
-        f"input rows {result.input_rows} = routed {result.routed_rows} + rejected {result.rejected_rows}; "
-        f"max/mean {result.skew['max_over_mean']:.3f}, cv {result.skew['cv']:.3f}, gini {result.skew['gini']:.3f}"
+        f"input rows {summary['input_rows']} = routed {summary['routed_rows']} + rejected "
+        f"{summary['rejected_rows']}; max/mean {skew['max_over_mean']:.3f}, cv {skew['cv']:.3f}, "
+        f"gini {skew['gini']:.3f}"
     )
     print(f"{'queue':>24} {'messages':>10} {'share':>7}")
-    for row in per_queue:
+    for row in summary["per_queue"]:
         print(f"{row['broker'] + '/' + str(row['queue_id']):>24} {row['messages']:>10} {row['share']:>7.2%}")
     print(f"outputs: {out}/routed, rejected, per_queue, hot_keys, summary/summary.json")
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    if not os.path.exists(args.input):
+        raise RocketRouteError(f"input {args.input!r} does not exist")
+    spec = _queue_spec_from_args(args)  # a malformed route fails before Spark starts
+    _stage(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; starting Spark ({_master(args)})")
+    with _session(args) as spark:
+        summary = run_route(spark, args)
+    print_route(summary, args.out)
     return 0
 
 
@@ -206,40 +236,45 @@ def _plan_params(args: argparse.Namespace) -> dict[str, Any]:
     return {"rooms": rooms, "idcs": idcs, "config": config}
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
-    from .spark import local_session, parse_consumers, plan, resize_risk
+def _parse_resize(args: argparse.Namespace) -> tuple[int, int] | None:
+    if not args.resize:
+        return None
+    try:
+        old, new = (int(x) for x in args.resize.split(":", 1))
+    except ValueError:
+        raise RocketRouteError(f"--resize takes OLD:NEW queue counts, not {args.resize!r}") from None
+    if not args.input:
+        raise RocketRouteError("--resize needs --input (the messages, to read their keys)")
+    return old, new
+
+
+def _plan_strategies(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
     from .spark.plan import default_strategies
+
+    if args.strategies:
+        return [s.strip() for s in args.strategies.split(",") if s.strip()]
+    return default_strategies(**params)
+
+
+def run_plan(spark: Any, args: argparse.Namespace) -> Any:
+    """The plan job on ``spark``: writes ``args.out/plan`` and returns the :class:`PlanResult`."""
+    from .spark import parse_consumers, plan, resize_risk
 
     counts = parse_consumers(args.consumers)
     params = _plan_params(args)
-    if args.strategies:
-        strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    else:
-        strategies = default_strategies(**params)
-    resize = None
-    if args.resize:
-        try:
-            old, new = (int(x) for x in args.resize.split(":", 1))
-        except ValueError:
-            raise RocketRouteError(f"--resize takes OLD:NEW queue counts, not {args.resize!r}") from None
-        if not args.input:
-            raise RocketRouteError("--resize needs --input (the messages, to read their keys)")
-        resize = (old, new)
+    strategies = _plan_strategies(args, params)
+    resize = _parse_resize(args)
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
-    _stage(f"planning {len(strategies)} strategies x {len(counts)} consumer counts; starting Spark")
-    spark = local_session(args.master, quiet=not args.progress)
-    try:
-        load = _read_load(spark, args.load, args.format)
-        result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes, **params)
-        if resize:
-            df = read_input(spark, args.input, None)
-            if args.key not in df.columns:
-                raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
-            result.resize = resize_risk(df, args.key, args.key_type, *resize)
-    finally:
-        spark.stop()
-    out = Path(args.out)
+    _stage(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
+    load = _read_load(spark, args.load, args.format)
+    result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes, **params)
+    if resize:
+        _stage(f"plan: the ordering risk of {resize[0]} -> {resize[1]} queues over {args.input}")
+        df = read_input(spark, args.input, None)
+        if args.key not in df.columns:
+            raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
+        result.resize = resize_risk(df, args.key, args.key_type, *resize)
 
     def write(p: str) -> None:
         d = Path(p)
@@ -250,14 +285,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         summary["resize"] = result.resize
         (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
-    _write_atomically(out, "plan", write)
-    print(f"{'strategy':<18} {'consumers':>9} {'max/mean':>9} {'cv':>6} {'join moves':>11} {'leave moves':>12}")
+    _write_atomically(Path(args.out), "plan", write)
+    return result
+
+
+def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
+    """The imbalance and churn table (``counts``: only those consumer counts)."""
+    print(f"{'strategy':<24} {'consumers':>9} {'max/mean':>9} {'cv':>6} {'join moves':>11} {'leave moves':>12}")
     churn = {(c["strategy"], c["consumers"], c["event"]): c for c in result.churn}
     for row in result.imbalance:
+        if counts is not None and row["consumers"] not in counts:
+            continue
         key = (row["strategy"], row["consumers"])
         join, leave = churn.get((*key, "join")), churn.get((*key, "leave"))
         print(
-            f"{row['strategy']:<18} {row['consumers']:>9} {row['max_over_mean']:>9.3f} {row['cv']:>6.3f} "
+            f"{row['strategy']:<24} {row['consumers']:>9} {row['max_over_mean']:>9.3f} {row['cv']:>6.3f} "
             f"{join['queues_moved_share'] if join else 0:>11.1%} {leave['queues_moved_share'] if leave else 0:>12.1%}"
         )
     if result.resize:
@@ -267,53 +309,84 @@ def cmd_plan(args: argparse.Namespace) -> int:
             f"({r['messages_moved_share']:.1%} of messages) change queue"
         )
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv, summary.json")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .spark import parse_consumers
+
+    counts = parse_consumers(args.consumers)  # bad options fail before Spark starts
+    strategies = _plan_strategies(args, _plan_params(args))
+    _parse_resize(args)
+    if not os.path.exists(args.load):
+        raise RocketRouteError(f"load table {args.load!r} does not exist")
+    _stage(f"planning {len(strategies)} strategies x {len(counts)} consumer counts; starting Spark ({_master(args)})")
+    with _session(args) as spark:
+        result = run_plan(spark, args)
+    print_plan(result, args.out)
     return 0
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    from .spark import local_session, replay
+def run_replay(spark: Any, args: argparse.Namespace) -> Any:
+    """The replay job on ``spark``: writes ``args.out`` and returns the :class:`ReplayResult`."""
+    from .spark import replay
 
     for what, path in (("trace", args.trace), ("sends", args.sends)):
         if not os.path.exists(path):
             raise RocketRouteError(f"{what} {path!r} does not exist")
     spec = _queue_spec_from_args(args)
-    _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark")
-    spark = local_session(args.master, quiet=not args.progress)
-    try:
-        trace = read_input(spark, args.trace, None)
-        sends = read_input(spark, args.sends, None)
-        result = replay(
-            spark,
-            trace,
-            sends,
-            spec.queues,
-            topic=args.topic,
-            compat=args.compat,
-            retries=args.retries,
-            start_index=args.start_index,
-            seed=args.seed,
-            window_ms=args.window_ms,
-        )
-        out = Path(args.out)
-        _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
-        _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
-        _write_atomically(out, "rejected", lambda p: _write_rejected_replay(p, result))
-        _write_atomically(out, "trace", lambda p: _write_csv(Path(p, "trace.csv"), _trace_dicts(result.trace)))
-        _write_summary(out, {"modes": result.summary, "rows": result.counts})
-        result.unpersist()
-    finally:
-        spark.stop()
+    _stage(f"replay: {args.sends} against {args.trace} on {len(spec)} queues, fault tolerance on and off")
+    trace = read_input(spark, args.trace, None)
+    sends = read_input(spark, args.sends, None)
+    result = replay(
+        spark,
+        trace,
+        sends,
+        spec.queues,
+        topic=args.topic,
+        compat=args.compat,
+        retries=args.retries,
+        start_index=args.start_index,
+        seed=args.seed,
+        window_ms=args.window_ms,
+    )
+    out = Path(args.out)
+    _stage(f"replay: writing {out}")
+    _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
+    _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
+    _write_atomically(out, "rejected", lambda p: _write_rejected_replay(p, result))
+    _write_atomically(out, "trace", lambda p: _write_csv(Path(p, "trace.csv"), _trace_dicts(result.trace)))
+    _write_summary(out, {"modes": result.summary, "rows": result.counts})
+    result.unpersist()
+    return result
+
+
+def print_replay(result: Any, out: str) -> None:
     c = result.counts
     print(
         f"trace rows {c['trace_rows']} = used {c['trace_used']} + rejected {c['trace_rejected']}; "
         f"send rows {c['send_rows']} = replayed {c['sends_replayed']} + rejected {c['sends_rejected']}"
     )
-    header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded")
+    header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded", "max delay")
     print(f"{'mode':<22} " + " ".join(f"{h:>9}" for h in header))
     for r in result.summary:
         cells = (r["sends"], r["failures"], r["retries"], r["p50_ms"], r["p99_ms"], r["max_ms"])
-        print(f"{r['mode']:<22} " + " ".join(f"{c:>9}" for c in cells) + f" {r['degraded_share']:>9.1%}")
+        print(
+            f"{r['mode']:<22} "
+            + " ".join(f"{c:>9}" for c in cells)
+            + f" {r['degraded_share']:>9.1%} {(r['max_delay_ms'] or 0) / 1000:>8.1f}s"
+        )
     print(f"outputs: {out}/sends, traffic, trace, rejected/trace, rejected/sends, summary/summary.json")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    for what, path in (("trace", args.trace), ("sends", args.sends)):
+        if not os.path.exists(path):
+            raise RocketRouteError(f"{what} {path!r} does not exist")
+    spec = _queue_spec_from_args(args)
+    _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark ({_master(args)})")
+    with _session(args) as spark:
+        result = run_replay(spark, args)
+    print_replay(result, args.out)
     return 0
 
 
@@ -340,6 +413,79 @@ def cmd_bench_spark(args: argparse.Namespace) -> int:
     print(f"{'method':<36} {'rows':>12} {'seconds':>9} {'rows/s':>14} {'checksum':>14}")
     for r in rows:
         print(f"{r['method']:<36} {r['rows']:>12,} {r['seconds']:>9.3f} {r['rows_per_s']:>14,.0f} {r['checksum']:>14}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .spark.report import write_report
+
+    if not (args.route or args.plan or args.replay):
+        raise RocketRouteError("give at least one of --route, --plan and --replay (the jobs' --out folders)")
+    for what, path in (("route", args.route), ("plan", args.plan), ("replay", args.replay)):
+        if path and not os.path.isdir(path):
+            raise RocketRouteError(f"the {what} output {path!r} is not a folder")
+    path = write_report(args.out, route_dir=args.route, plan_dir=args.plan, replay_dir=args.replay, title=args.title)
+    print(f"report: {path.resolve()}")
+    return 0
+
+
+def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str]]:
+    """The demo's jobs as the command lines a user would type."""
+    from .spark.demo import ROOMS, TOPIC
+
+    rooms = ",".join(f"{b}={r}" for b, r in ROOMS.items())
+    queues = 4 * len(ROOMS)
+    return {
+        "route": ["route", "--input", str(inputs.messages), "--topic", TOPIC, "--route", str(inputs.route),
+                  "--key", "key", "--size", "size", "--out", str(out / "route")],
+        "plan": ["plan", "--load", str(out / "route"), "--topic", TOPIC, "--consumers", consumers,
+                 "--rooms", rooms, "--resize", f"{queues}:{queues + 8}", "--input", str(inputs.messages),
+                 "--key", "key", "--out", str(out)],
+        "replay": ["replay", "--trace", str(inputs.trace), "--sends", str(inputs.sends), "--topic", TOPIC,
+                   "--route", str(inputs.route), "--out", str(out / "replay")],
+    }  # fmt: skip
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .spark.demo import write_demo_inputs
+    from .spark.report import write_report
+
+    if args.rows < 1 or args.sends < 1:
+        raise RocketRouteError("--rows and --sends must be positive")
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    _stage(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; starting Spark")
+    parser = build_parser()
+    with _session(args) as spark:
+        _stage(f"demo: generating the inputs in {out / 'data'}")
+        inputs = write_demo_inputs(spark, out / "data", rows=args.rows, sends=args.sends, seed=args.seed)
+        commands = _demo_commands(inputs, out, args.consumers)
+        for argv in commands.values():
+            _stage("demo: rocketroute " + " ".join(argv))
+        route_summary = run_route(spark, parser.parse_args(commands["route"]))
+        plan_result = run_plan(spark, parser.parse_args(commands["plan"]))
+        replay_result = run_replay(spark, parser.parse_args(commands["replay"]))
+    _stage("demo: rendering the report")
+    report = write_report(
+        out / "report.html",
+        route_dir=out / "route",
+        plan_dir=out,
+        replay_dir=out / "replay",
+        title=f"rocketroute demo: {args.rows:,} orders on {route_summary['queues']} queues",
+    )
+    print("\n== route (hash selector on the order key)")
+    skew = route_summary["skew"]
+    print(
+        f"input rows {route_summary['input_rows']:,} = routed {route_summary['routed_rows']:,} + rejected "
+        f"{route_summary['rejected_rows']:,}; queue load max/mean {skew['max_over_mean']:.3f}, "
+        f"cv {skew['cv']:.3f}, gini {skew['gini']:.3f}"
+    )
+    print("\n== plan (4 and 8 consumers)")
+    print_plan(plan_result, str(out), counts=[4, 8])
+    print("\n== replay (broker-b degrades, broker-c fails)")
+    print_replay(replay_result, str(out / "replay"))
+    print(f"\ndemo finished in {time.perf_counter() - t0:.0f} s")
+    print(f"report: {report.resolve()}")
     return 0
 
 
@@ -443,6 +589,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_spark_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
     rp.set_defaults(func=cmd_replay)
+
+    rep = sub.add_parser(
+        "report",
+        help="one self-contained HTML page with the plots and tables of route, plan and replay outputs",
+        description="Reads the small aggregate outputs of the other jobs (no Spark needed) and writes one HTML "
+        "file with the plots embedded: queue load, consumer load per strategy, churn, replay timeline.",
+    )
+    rep.add_argument("--route", help="route's --out folder")
+    rep.add_argument("--plan", help="plan's --out folder (the one holding plan/)")
+    rep.add_argument("--replay", help="replay's --out folder")
+    rep.add_argument("--title", default="rocketroute report")
+    rep.add_argument("--out", required=True, help="the HTML file to write, e.g. out/report.html")
+    rep.set_defaults(func=cmd_report)
+
+    d = sub.add_parser(
+        "demo",
+        help="synthetic orders and a broker trace through route, plan, replay and report on local Spark",
+        description="Generates Zipf-skewed order keys, sizes, timestamps and a broker trace (one broker degrades, "
+        "one fails), runs route, plan, replay and report on them, prints a summary and the report's path.",
+    )
+    d.add_argument("--rows", type=int, default=1_000_000, help="orders to generate and route (default 1M)")
+    d.add_argument("--sends", type=int, default=200_000, help="about this many of them are replayed (default 200k)")
+    d.add_argument("--consumers", default="2..12", help="plan's consumer counts (default 2..12)")
+    d.add_argument("--seed", type=int, default=7)
+    d.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
+    _add_spark_args(d)
+    d.set_defaults(func=cmd_demo)
 
     b = sub.add_parser(
         "bench-spark",
