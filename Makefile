@@ -1,6 +1,6 @@
 # rocketroute: build, test, lint, bench and demo.
 #
-#   make demo    build the native extension into .venv and run the producer walk-through
+#   make demo    build the native extension into .venv and run the pipeline demo on local Spark
 #   make test    cargo test (core crate) + pytest over both backends + the benches once as smoke tests
 #
 # Needs python3 (>= 3.10), a Rust toolchain (cargo) and network access to PyPI and crates.io.
@@ -46,10 +46,11 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build test test-rust test-python test-benches lint bench demo clean distclean
+.PHONY: help venv build test test-rust test-python test-benches lint bench demo walkthrough clean distclean
 
 help:
-	@echo "make demo      build the extension (release) and run the producer walk-through"
+	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
+	@echo "make walkthrough  a producer's routing step by step (no Spark)"
 	@echo "make test      cargo test (core) + pytest tests (both backends) + benches as smoke tests"
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     maturin develop --release into .venv"
@@ -117,9 +118,15 @@ bench: venv build
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON)
 
+# DEMO_ARGS: e.g. make demo DEMO_ARGS="--rows 10000000"
 demo: build
-	$(call section,demo: python -m rocketroute.demo)
-	env -u ROCKETROUTE_BACKEND $(VPY) -m rocketroute.demo
+	$(call section,demo: rocketroute demo (route, plan, replay and report on local Spark))
+	@command -v java >/dev/null || { echo "error: java not found; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
+	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo $(DEMO_ARGS)
+
+walkthrough: build
+	$(call section,walkthrough: python -m rocketroute.walkthrough)
+	env -u ROCKETROUTE_BACKEND $(VPY) -m rocketroute.walkthrough
 
 clean:
 	rm -rf target out dist .pytest_cache .benchmarks .hypothesis .ruff_cache

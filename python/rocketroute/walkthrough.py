@@ -1,10 +1,10 @@
-"""``python -m rocketroute.demo``: a producer's routing, step by step, with the picks the Java client makes.
+"""``python -m rocketroute.walkthrough``: a producer's routing, step by step, with the picks the Java client makes.
 
 A topic route as the name server returns it becomes the producer's publish queues; ordered messages go
 to the queue ``SelectMessageQueueByHash`` picks; plain sends go round-robin; with latency fault tolerance
 on, an isolated broker is avoided until its isolation ends; ``send_default`` retries a failed send on
 another broker. Everything is deterministic (fixed start indexes, seeds and a manual clock), so the
-output is the same on every run and on both backends. A copy is written to ``out/demo/report.txt``
+output is the same on every run and on both backends. A copy is written to ``out/walkthrough/report.txt``
 (``--out DIR`` to change).
 """
 
@@ -196,12 +196,14 @@ def demo_send(say: Report, base: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rocketroute.demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join("out", "demo"), help="report directory (default: out/demo)")
+    parser = argparse.ArgumentParser(prog="python -m rocketroute.walkthrough", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--out", default=os.path.join("out", "walkthrough"), help="report directory (default: out/walkthrough)"
+    )
     args = parser.parse_args(argv)
 
     say = Report()
-    say("rocketroute demo: a producer's routing, as the Java client (RocketMQ 5.3.3) does it")
+    say("rocketroute walkthrough: a producer's routing, as the Java client (RocketMQ 5.3.3) does it")
     where = "Rust core, rocketroute._native" if rr.BACKEND == "native" else "pure Python, rocketroute.reference"
     say(f"backend: {rr.BACKEND} ({where}), rocketroute {rr.__version__}")
 
