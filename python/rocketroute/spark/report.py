@@ -774,6 +774,7 @@ def _window_ms(windows: Sequence[int]) -> int:
 def _plot_replay_timeline(
     traffic: Sequence[Mapping[str, Any]], trace: Sequence[Mapping[str, Any]] | None, modes: Sequence[str]
 ) -> Any:
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     windows = sorted({r["window_ms"] for r in traffic})
@@ -805,6 +806,18 @@ def _plot_replay_timeline(
         _percent(ax.yaxis)
         ax.set_ylabel("share of sends", fontsize=8)
         ax.set_title(mode, loc="left", fontsize=10)
+        # the share alone hides a stall: a producer blocked on a slow broker sends less, so show the rate too
+        totals: dict[int, int] = {}
+        for r in traffic:
+            if r["mode"] == mode:
+                totals[r["window_ms"]] = totals.get(r["window_ms"], 0) + r["sends"]
+        if mine:
+            rate = ax.twinx()
+            per_s = [totals.get(w, 0) * 1000.0 / width for w in mine]
+            rate.step(xs, [*per_s, per_s[-1]], where="post", color="black", lw=1.0)
+            rate.set_ylim(0, max(per_s) * 1.1 or 1)
+            rate.set_ylabel("sends/s (line)", fontsize=8)
+            rate.tick_params(labelsize=8)
 
     extra = []
     if trace:
@@ -828,6 +841,8 @@ def _plot_replay_timeline(
         ax.set_ylabel("latency (ms)", fontsize=8)
         ax.set_title("broker latency (trace)", loc="left", fontsize=10)
         extra.append(Patch(color="0.6", alpha=0.4, label="shaded: ok=false"))
+    if modes:
+        extra.insert(0, Line2D([], [], color="black", lw=1.0, label="sends/s"))
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.set_xlim(sec(t0), sec(end))
