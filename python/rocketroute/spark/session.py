@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
+
+_LOG4J2 = Path(__file__).with_name("log4j2.properties")
 
 
 def local_session(master: str | None = None, app_name: str = "rocketroute", *, quiet: bool = True) -> Any:
@@ -23,8 +26,9 @@ def local_session(master: str | None = None, app_name: str = "rocketroute", *, q
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.pyspark.python", sys.executable)
-        .config("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")
     )
+    if quiet:  # errors only, and no "Using Spark's default log4j profile" banner
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG4J2.as_uri()}")
     spark = builder.getOrCreate()
     if quiet:
         spark.sparkContext.setLogLevel("ERROR")
