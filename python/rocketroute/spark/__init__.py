@@ -1,6 +1,7 @@
-"""The rocketroute pipeline on Spark (PySpark): route a message dataset exactly as the Java client would.
+"""The rocketroute pipeline on Spark (PySpark): route, plan, replay and report, exactly as the Java client routes.
 
-Never imported by :mod:`rocketroute` itself; needs the ``spark`` extra (pyspark, pyarrow, numpy).
+Never imported by :mod:`rocketroute` itself; needs the ``spark`` extra (pyspark, pyarrow, numpy; matplotlib
+for the report).
 ``local[*]`` is the default master; point ``--master`` (or spark-submit) at a cluster for more data.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from .plan import PlanResult, parse_consumers, plan, resize_risk
 from .replay import ReplayResult, replay
+from .report import render_report, write_report
 from .route import QueueSpec, RouteResult, queue_spec, route
 from .session import local_session
 
@@ -20,7 +22,9 @@ __all__ = [
     "parse_consumers",
     "plan",
     "queue_spec",
+    "render_report",
     "replay",
     "resize_risk",
     "route",
+    "write_report",
 ]
