@@ -175,3 +175,15 @@ def test_queue_id_outside_int_is_an_illegal_argument(backend):
         with pytest.raises(IllegalArgumentError) as ei:
             backend.MessageQueue("T", "b", queue_id)
         assert isinstance(ei.value, ValueError)
+
+
+@pytest.mark.parametrize("count", [2**61 + 1, 2**62, LONG_MAX, 2**64])
+def test_round_robin_batch_too_large_to_hold_is_an_illegal_argument(backend, count):
+    # 2**62 int32 items once wrapped the native buffer size to 0 bytes and wrote past it (a segfault)
+    import importlib
+
+    batch = importlib.import_module(backend.__name__ + ".batch")
+    counter = backend.SendWhichQueue("5.3", start=7)
+    with pytest.raises(IllegalArgumentError, match=f"a result of {count} items is too large"):
+        batch.round_robin_indices(counter, count, 4)
+    assert counter.get() == 7  # nothing advanced

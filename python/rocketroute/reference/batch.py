@@ -9,6 +9,8 @@ the nulls (their data is 0). This is the pure-Python reference; :mod:`rocketrout
 
 from __future__ import annotations
 
+import sys
+
 from typing import Any
 
 from ..errors import IllegalArgumentError, JavaArithmeticError, NullPointerError
@@ -114,6 +116,8 @@ def round_robin_indices(counter: Any, count: int, num_queues: int | None = None)
         raise TypeError(f"count must be an int, not {type(count).__name__}")
     if count < 0:
         raise IllegalArgumentError(f"count must not be negative, not {count}")
+    if count > 2**63 - 1:  # checked in this order by the native backend too
+        raise IllegalArgumentError(f"a result of {count} items is too large")
     if num_queues is not None:
         if isinstance(num_queues, bool) or not isinstance(num_queues, int):
             raise TypeError(f"num_queues must be an int, not {type(num_queues).__name__}")
@@ -121,14 +125,20 @@ def round_robin_indices(counter: Any, count: int, num_queues: int | None = None)
             raise JavaArithmeticError("/ by zero")
         if num_queues < 0:
             raise IllegalArgumentError(f"num_queues must not be negative, not {num_queues}")
+    if count * 4 > sys.maxsize:  # an int32 array's bytes must fit a Py_ssize_t, as in the native backend
+        raise IllegalArgumentError(f"a result of {count} items is too large")
     np = _np()
     if count == 0:
         return np.zeros(0, dtype=np.int32)
+    out = np.empty(count, dtype=np.int32)  # allocated before the counter moves: a MemoryError changes nothing
     before = counter.advance(count)
-    values = [((before + 1 + i) & 0xFFFFFFFF) & 0x7FFFFFFF for i in range(count)]
-    if num_queues is not None:
-        values = [v % num_queues for v in values]
-    return np.array(values, dtype=np.int32)
+    chunk = 1 << 16
+    for lo in range(0, count, chunk):  # int arithmetic on a bounded slice at a time
+        values = [((before + 1 + i) & 0xFFFFFFFF) & 0x7FFFFFFF for i in range(lo, min(lo + chunk, count))]
+        if num_queues is not None:
+            values = [v % num_queues for v in values]
+        out[lo : lo + len(values)] = values
+    return out
 
 
 def route_nodes(router: Any, keys: Any, *, nulls: str = "raise") -> list[str | None]:

@@ -295,17 +295,20 @@ fn new_array<'py, T>(
     dtype: &str,
     zeroed: bool,
 ) -> PyResult<(Bound<'py, PyAny>, &'py mut [T])> {
-    let len = n * std::mem::size_of::<T>();
+    // checked: a wrapped product would give a short buffer under a long slice (found by the fuzz tests)
+    let len = n
+        .checked_mul(std::mem::size_of::<T>())
+        .filter(|&l| pyo3::ffi::Py_ssize_t::try_from(l).is_ok())
+        .ok_or_else(|| illegal(py, format!("a result of {n} items is too large")))?;
     let bytes = if zeroed {
         PyByteArray::new_with(py, len, |b| {
             b.fill(0);
             Ok(())
         })?
     } else {
-        let len = pyo3::ffi::Py_ssize_t::try_from(len)
-            .map_err(|_| illegal(py, "the result is too large"))?;
-        // SAFETY: a null source asks CPython for an uninitialised bytearray of `len` bytes; we own the
-        // new reference.
+        let len = len as pyo3::ffi::Py_ssize_t; // fits: checked above
+                                                // SAFETY: a null source asks CPython for an uninitialised bytearray of `len` bytes; we own the
+                                                // new reference.
         unsafe {
             Bound::from_owned_ptr_or_err(
                 py,
@@ -666,9 +669,21 @@ pub fn round_robin_indices<'py>(
             type_name(count)
         )));
     }
-    let count: i64 = count
-        .extract()
-        .map_err(|_| illegal(py, format!("count {count} is too large")))?;
+    let count: i64 = match count.extract::<i64>() {
+        Ok(v) => v,
+        Err(_) if count.lt(0)? => {
+            return Err(illegal(
+                py,
+                format!("count must not be negative, not {count}"),
+            ))
+        }
+        Err(_) => {
+            return Err(illegal(
+                py,
+                format!("a result of {count} items is too large"),
+            ))
+        }
+    };
     if count < 0 {
         return Err(illegal(
             py,
