@@ -9,7 +9,7 @@ from typing import Any
 from .clock import ManualClock, SystemClock
 from .compat import parse_compat
 from .counter import SendWhichQueue
-from .java import JavaRandom, check_int, check_long, check_str, wrap_long
+from .java import JavaRandom, check_int, check_long, check_str, java_string_hash, wrap_long
 
 __all__ = ["LatencyFaultTolerance"]
 
@@ -35,6 +35,14 @@ def _as_detector(obj: Any) -> Detector | None:
     if callable(obj):
         return obj  # type: ignore[no-any-return]
     raise TypeError("detector must be a callable (endpoint, timeout_ms) -> bool, or have a detect() method")
+
+
+def table_order(name: str) -> tuple[int, bytes]:
+    """Where Java's fault-item table (a ``ConcurrentHashMap`` of 32 buckets while it holds at most 24 items)
+    enumerates ``name``: its bucket ``spread(hashCode) & 31``, then ``String.compareTo`` order within a bucket
+    (Java keeps insertion order there). Ties in ``pick_one_at_least`` are broken by it, in both backends."""
+    h = java_string_hash(name) & 0xFFFFFFFF
+    return ((h ^ (h >> 16)) & 31, name.encode("utf-16-be", "surrogatepass"))
 
 
 class _FaultItem:
@@ -162,12 +170,12 @@ class LatencyFaultTolerance:
             return None
         if self._compat == "4.9":
             now = self._clock.now_ms()
-            items.sort(key=lambda it: (not self._available(it, now), it.latency, it.start))
+            items.sort(key=lambda it: (not self._available(it, now), it.latency, it.start, *table_order(it.name)))
             half = len(items) // 2
             if half <= 0:
                 return items[0].name
             return items[self._which_item_worst.increment_and_get() % half].name
-        reachable = [it for it in items if it.reachable]
+        reachable = sorted((it for it in items if it.reachable), key=lambda it: table_order(it.name))
         if not reachable:
             return None
         if len(reachable) == 1:

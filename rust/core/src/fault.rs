@@ -198,7 +198,8 @@ impl LatencyFaultTolerance {
     }
 
     /// `pickOneAtLeast`: 4.9 cycles over the better half of the sorted items; 5.3 picks a random
-    /// reachable item. `None` when there is nothing to pick.
+    /// reachable item. `None` when there is nothing to pick. Items that tie (and 5.3's candidates)
+    /// are taken in [`table_order`], so the answer does not depend on which broker was seen first.
     pub fn pick_one_at_least(&self) -> Option<Arc<str>> {
         let mut items = self.items();
         if items.is_empty() {
@@ -209,11 +210,9 @@ impl LatencyFaultTolerance {
                 let now = self.clock.now_ms();
                 let avail = |v: &FaultItemView| now.wrapping_sub(v.start_timestamp) >= 0;
                 items.sort_by(|a, b| {
-                    (!avail(a), a.current_latency, a.start_timestamp).cmp(&(
-                        !avail(b),
-                        b.current_latency,
-                        b.start_timestamp,
-                    ))
+                    (!avail(a), a.current_latency, a.start_timestamp)
+                        .cmp(&(!avail(b), b.current_latency, b.start_timestamp))
+                        .then_with(|| table_order(&a.name, &b.name))
                 });
                 let half = items.len() / 2;
                 if half == 0 {
@@ -223,7 +222,8 @@ impl LatencyFaultTolerance {
                 Some(items[i].name.clone())
             }
             Compat::V5_3 => {
-                let reachable: Vec<_> = items.into_iter().filter(|v| v.reachable).collect();
+                let mut reachable: Vec<_> = items.into_iter().filter(|v| v.reachable).collect();
+                reachable.sort_by(|a, b| table_order(&a.name, &b.name));
                 match reachable.len() {
                     0 => None,
                     1 => Some(reachable[0].name.clone()),
@@ -269,6 +269,19 @@ impl LatencyFaultTolerance {
         }
         Ok(())
     }
+}
+
+/// The order Java's fault-item table (a `ConcurrentHashMap` of 32 buckets while it holds at most 24
+/// items) enumerates two names in: by bucket, `spread(hashCode) & 31`; names in one bucket by
+/// `String.compareTo` (Java keeps them in insertion order there, which no caller can rely on).
+pub fn table_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let bucket = |s: &str| {
+        let h = crate::java::string_hash(s) as u32;
+        (h ^ (h >> 16)) & 31
+    };
+    bucket(a)
+        .cmp(&bucket(b))
+        .then_with(|| a.encode_utf16().cmp(b.encode_utf16()))
 }
 
 #[cfg(test)]
