@@ -46,7 +46,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build test test-rust test-python test-benches lint bench demo walkthrough clean distclean
+.PHONY: help venv build test test-rust test-python test-benches lint bench demo walkthrough fuzz clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -56,6 +56,7 @@ help:
 	@echo "make build     maturin develop --release into .venv"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table"
+	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
 	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
 
 venv: $(STAMP)
@@ -123,6 +124,16 @@ demo: build
 	$(call section,demo: rocketroute demo (route, plan, replay and report on local Spark))
 	@command -v java >/dev/null || { echo "error: java not found; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
 	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo $(DEMO_ARGS)
+
+# The differential fuzz tests (native against reference) and every property test, with the "fuzz"
+# hypothesis profile: FUZZ_EXAMPLES examples per test (default 20000).
+FUZZ_EXAMPLES ?= 20000
+fuzz: build
+	$(call section,fuzz: hypothesis profile "fuzz", $(FUZZ_EXAMPLES) examples per test)
+	env -u ROCKETROUTE_BACKEND HYPOTHESIS_PROFILE=fuzz ROCKETROUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+		$(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance
+	$(call section,fuzz: cargo test (core, the bounded property tests with PROPTEST_CASES=$(FUZZ_EXAMPLES)))
+	PROPTEST_CASES=$(FUZZ_EXAMPLES) cargo test -p rocketroute-core --release
 
 walkthrough: build
 	$(call section,walkthrough: python -m rocketroute.walkthrough)

@@ -34,6 +34,13 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# `make fuzz`: many more examples for the property and differential tests (ROCKETROUTE_FUZZ_EXAMPLES to change)
+settings.register_profile(
+    "fuzz",
+    max_examples=int(os.environ.get("ROCKETROUTE_FUZZ_EXAMPLES", "20000")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rocketroute"))
 
 

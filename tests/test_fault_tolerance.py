@@ -184,3 +184,17 @@ def test_strategy_53_avoids_an_unreachable_broker_when_all_are_isolated(backend)
     strategy.update_fault_item("broker-b", 100, True, True)
     picks = [strategy.select_one_message_queue(tp, None, False) for _ in range(20)]
     assert {q.broker_name for q in picks} == {"broker-b"}
+
+
+@pytest.mark.parametrize("compat", ["4.9", "5.3"])
+def test_pick_one_at_least_does_not_depend_on_which_broker_was_seen_first(backend, compat):
+    names = ["broker-x", "broker-q", "broker-7", "b"]  # tied: same latency, same start, all unavailable
+
+    def picks(order):
+        clock = backend.ManualClock(0)
+        lft = backend.LatencyFaultTolerance(compat, clock=clock, random=11)
+        for n in order:
+            lft.update_fault_item(n, 3000, 30_000)
+        return [lft.pick_one_at_least() for _ in range(6)]
+
+    assert picks(names) == picks(list(reversed(names))) == picks(sorted(names))

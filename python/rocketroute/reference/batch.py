@@ -10,7 +10,6 @@ the nulls (their data is 0). This is the pure-Python reference; :mod:`rocketrout
 from __future__ import annotations
 
 import sys
-
 from typing import Any
 
 from ..errors import IllegalArgumentError, JavaArithmeticError, NullPointerError
