@@ -124,3 +124,16 @@ pub fn utf16_units(s: &Bound<'_, PyString>) -> PyResult<Vec<u16>> {
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect())
 }
+
+/// Panics with `message` (with the GIL released when `detached`): the diagnostics hook that proves a
+/// panic inside the extension reaches Python as an exception (`pyo3_runtime.PanicException`, a
+/// `BaseException`, so a bug is not swallowed by `except Exception`) instead of aborting the process.
+#[pyfunction]
+#[pyo3(signature = (message, *, detached = false))]
+pub fn _panic_for_tests(py: Python<'_>, message: String, detached: bool) {
+    if detached {
+        py.detach(move || panic!("{message}"))
+    } else {
+        panic!("{message}")
+    }
+}

@@ -35,6 +35,8 @@ mod _native {
     #[pymodule_export]
     use crate::counter::PySendWhichQueue;
     #[pymodule_export]
+    use crate::errors::_panic_for_tests;
+    #[pymodule_export]
     use crate::fault::PyLatencyFaultTolerance;
     #[pymodule_export]
     use crate::java::{
