@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -46,7 +47,36 @@ def read_input(spark: Any, path: str, fmt: str | None) -> Any:
     try:
         return getattr(reader, fmt)(path)
     except Exception as e:  # Spark's AnalysisException carries the reason
-        raise RocketRouteError(f"cannot read {path!r} as {fmt}: {str(e).splitlines()[0]}") from None
+        raise RocketRouteError(f"cannot read {path!r} as {fmt}: {spark_failure(e) or first_line(e)}") from None
+
+
+def first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
+
+
+def spark_failure(e: BaseException) -> str | None:
+    """What went wrong in a failed Spark job, in a line or two (``None`` when ``e`` is not Spark's): the
+    Spark error (``[ERROR_CLASS] ...``, e.g. a corrupted file) and the root cause under it."""
+    try:
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+    except ImportError:
+        return None
+    if isinstance(e, Py4JJavaError):
+        chain: list[str] = []
+        j = e.java_exception
+        while j is not None and len(chain) < 16:
+            chain.append(str(j.toString()).strip().splitlines()[0][:400])
+            j = j.getCause()
+        if not chain:
+            return first_line(e)
+        classed = [c for c in chain if re.search(r"\[[A-Z][A-Z_.]+\]", c)]  # Spark's [ERROR_CLASS] messages
+        head = classed[-1] if classed else chain[0]
+        root = chain[-1]
+        return head if root == head else f"{head} (cause: {root})"
+    if isinstance(e, PySparkException):
+        return first_line(e)
+    return None
 
 
 def _write_atomically(out: Path, name: str, write: Any) -> Path:
@@ -55,7 +85,11 @@ def _write_atomically(out: Path, name: str, write: Any) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     final = out / name
     tmp = out / f".{name}.tmp-{uuid.uuid4().hex[:8]}"
-    write(str(tmp))
+    try:
+        write(str(tmp))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # a failed job leaves no partial output behind
+        raise
     if final.exists():
         old = out / f".{name}.old-{uuid.uuid4().hex[:8]}"
         final.rename(old)
@@ -77,6 +111,16 @@ def _queue_spec_from_args(args: argparse.Namespace) -> Any:
             raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
         return queue_spec(args.topic, route_json=route_json, compat=args.compat)
     return queue_spec(args.topic, queues=args.queues, compat=args.compat)
+
+
+def _begin_outputs(out: Path) -> None:
+    """Drops a previous run's summary before the first output is replaced: the summary, written last, is what
+    marks a complete run, so an interrupted re-run never pairs new outputs with an old summary."""
+    old = out / "summary"
+    if old.exists():
+        gone = out / f".summary.old-{uuid.uuid4().hex[:8]}"
+        old.rename(gone)
+        shutil.rmtree(gone, ignore_errors=True)
 
 
 def _write_summary(out: Path, data: Any) -> None:
@@ -136,6 +180,7 @@ def run_route(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
     )
     out = Path(args.out)
     _stage(f"route: writing {out}")
+    _begin_outputs(out)
     _write_atomically(out, "routed", lambda p: result.routed.write.parquet(p))
     _write_atomically(out, "rejected", lambda p: result.rejected.write.parquet(p))
     _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
@@ -351,6 +396,7 @@ def run_replay(spark: Any, args: argparse.Namespace) -> Any:
     )
     out = Path(args.out)
     _stage(f"replay: writing {out}")
+    _begin_outputs(out)
     _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
     _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
     _write_atomically(out, "rejected", lambda p: _write_rejected_replay(p, result))
@@ -636,6 +682,12 @@ def main(argv: list[str] | None = None) -> int:
     except RocketRouteError as e:
         print(f"rocketroute {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:
+        reason = spark_failure(e)
+        if reason is None:
+            raise  # a bug: keep the traceback
+        print(f"rocketroute {args.command}: error: the Spark job failed: {reason}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
