@@ -36,6 +36,8 @@ def _plain(v: Any) -> Any:
         return [_plain(x) for x in v]
     if isinstance(v, (frozenset, set)):
         return sorted(map(repr, v))
+    if type(v).__module__.startswith("rocketroute"):  # any other object of a backend: its data, or its repr
+        return _plain(v.to_dict()) if hasattr(v, "to_dict") else repr(v)
     return v
 
 

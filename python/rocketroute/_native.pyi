@@ -133,7 +133,7 @@ class TopicRouteData:
 @final
 class SendWhichQueue:
     def __init__(
-        self, compat: str = "5.3", start: int | None = None, random: JavaRandom | int | None = None
+        self, compat: str | None = "5.3", start: int | None = None, random: JavaRandom | int | None = None
     ) -> None: ...
     @property
     def compat(self) -> str: ...
@@ -151,11 +151,11 @@ class TopicPublishInfo:
         *,
         order_topic: bool = False,
         route: TopicRouteData | None = None,
-        compat: str = "5.3",
+        compat: str | None = "5.3",
         send_which_queue: SendWhichQueue | None = None,
     ) -> None: ...
     @staticmethod
-    def from_route(topic: str, route: TopicRouteData, compat: str = "5.3") -> TopicPublishInfo: ...
+    def from_route(topic: str, route: TopicRouteData, compat: str | None = "5.3") -> TopicPublishInfo: ...
     @property
     def message_queues(self) -> tuple[MessageQueue, ...]: ...
     @property
@@ -180,7 +180,7 @@ class LatencyFaultTolerance:
     start_detector_enable: bool
     def __init__(
         self,
-        compat: str = "5.3",
+        compat: str | None = "5.3",
         *,
         clock: ManualClock | SystemClock | None = None,
         resolver: Callable[[str], str | None] | Any = None,
@@ -213,7 +213,7 @@ class MQFaultStrategy:
     start_detector_enable: bool
     def __init__(
         self,
-        compat: str = "5.3",
+        compat: str | None = "5.3",
         send_latency_fault_enable: bool = False,
         *,
         start_detector_enable: bool = False,

@@ -201,7 +201,8 @@ class AllocateMessageQueueConsistentHash(_Strategy):
     __slots__ = ("_hash", "_vnodes")
     name = "CONSISTENT_HASH"
 
-    def __init__(self, virtual_node_cnt: int = 10, hash_function: HashFunction | None = None) -> None:
+    def __init__(self, virtual_node_cnt: int | None = 10, hash_function: HashFunction | None = None) -> None:
+        virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt  # None: Java's no-arg default
         check_int("virtual_node_cnt", virtual_node_cnt)
         if virtual_node_cnt < 0:
             raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")

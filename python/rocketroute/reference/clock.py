@@ -28,14 +28,14 @@ class ManualClock:
     __slots__ = ("_lock", "_now")
 
     def __init__(self, now_ms: int = 0) -> None:
-        self._now = check_long("now_ms", now_ms)
+        self._now = 0 if now_ms is None else check_long("now_ms", now_ms)  # None: the default, as natively
         self._lock = threading.Lock()
 
     def now_ms(self) -> int:
         return self._now
 
     def set(self, now_ms: int) -> None:
-        self._now = check_long("now_ms", now_ms)
+        self._now = 0 if now_ms is None else check_long("now_ms", now_ms)  # None: the default, as natively
 
     def advance(self, delta_ms: int) -> int:
         """Move forward (or back, if negative) by ``delta_ms``; returns the new time."""

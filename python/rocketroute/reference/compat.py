@@ -10,8 +10,11 @@ COMPAT_PROFILES = ("5.3", "4.9")
 _ALIASES = {"5.3": "5.3", "5.3.3": "5.3", "5": "5.3", "4.9": "4.9", "4.9.8": "4.9", "4": "4.9"}
 
 
-def parse_compat(compat: str) -> str:
-    """``"5.3"`` (RocketMQ 5.3.3, the default) or ``"4.9"`` (4.9.8); full versions are accepted too."""
+def parse_compat(compat: str | None) -> str:
+    """``"5.3"`` (RocketMQ 5.3.3, the default; also ``None``) or ``"4.9"`` (4.9.8); full versions are accepted
+    too."""
+    if compat is None:
+        return "5.3"
     if not isinstance(compat, str):
         raise TypeError(f"compat must be a str, not {type(compat).__name__}")
     try:

@@ -52,7 +52,7 @@ class SendWhichQueue:
     def advance(self, count: int) -> int:
         """Advance by ``count`` steps at once (atomically) and return the stored value before them: the
         values ``increment_and_get`` would have returned are ``(before + 1 + i) & 0x7FFFFFFF``."""
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < 2**64:  # a u64 natively
             raise IllegalArgumentError(f"count must be a non-negative int, not {count!r}")
         with self._lock:
             v = self._value

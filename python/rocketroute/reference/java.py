@@ -62,6 +62,13 @@ def check_long(name: str, v: object) -> int:
     return v
 
 
+def check_opt_str(name: str, v: object) -> str | None:
+    """``None`` or a ``str`` (a ``TypeError`` naming both otherwise)."""
+    if v is not None and not isinstance(v, str):
+        raise TypeError(f"{name} must be a str or None, not {type(v).__name__}")
+    return v
+
+
 def check_str(name: str, v: object) -> str:
     if v is None:
         from ..errors import NullPointerError

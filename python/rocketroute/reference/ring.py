@@ -41,9 +41,10 @@ class ConsistentHashRouter:
     def __init__(
         self,
         nodes: Iterable[str] | None = None,
-        virtual_node_cnt: int = 10,
+        virtual_node_cnt: int | None = 10,
         hash_function: HashFunction | None = None,
     ) -> None:
+        virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt  # None: the default, as natively
         if hash_function is not None and not callable(hash_function):
             raise TypeError("hash_function must be a callable str -> int")
         self._hash: HashFunction = md5_hash if hash_function is None else hash_function

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import IllegalArgumentError, JavaArithmeticError
-from .java import JavaRandom, java_abs, java_int_hash, java_long_hash, java_rem, java_string_hash
+from .java import JavaRandom, check_int, java_abs, java_int_hash, java_long_hash, java_rem, java_string_hash
 from .message_queue import MessageQueue
 
 __all__ = [
@@ -17,6 +17,10 @@ __all__ = [
 ]
 
 KEY_TYPES = ("string", "int", "long")
+
+
+def _check_count(name: str, v: object) -> None:
+    check_int(name, v)  # a Java int, as the native backend takes it
 
 
 def _check_key_type(key_type: str | None) -> str | None:
@@ -74,6 +78,7 @@ class SelectMessageQueueByHash:
     def select_index(self, arg: Any, num_queues: int) -> int:
         """The index ``select`` picks among ``num_queues`` queues."""
         h = arg_hash_code(arg, self._key_type)
+        _check_count("num_queues", num_queues)
         if num_queues == 0:
             raise JavaArithmeticError("/ by zero")
         if num_queues < 0:
@@ -100,6 +105,7 @@ class SelectMessageQueueByRandom:
         self._random = seed if isinstance(seed, JavaRandom) else JavaRandom(seed)
 
     def select_index(self, num_queues: int) -> int:
+        _check_count("num_queues", num_queues)
         return self._random.next_int(num_queues)
 
     def select(self, mqs: Sequence[MessageQueue], msg: Any, arg: Any) -> MessageQueue:

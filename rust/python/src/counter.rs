@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use rocketroute_core::{Compat, SendWhichQueue};
 
-use crate::errors::{java_err, java_int};
+use crate::errors::{java_err, java_int, type_name};
 use crate::java::random_arg;
 
 #[pyclass(frozen, name = "SendWhichQueue", module = "rocketroute._native")]
@@ -13,16 +15,23 @@ pub struct PySendWhichQueue {
     pub inner: Arc<SendWhichQueue>,
 }
 
-pub fn compat_arg(compat: &str) -> PyResult<Compat> {
-    Compat::parse(compat).map_err(java_err)
+/// A compat profile argument: a `str` (`"5.3"`, `"4.9"` or a full version), or `None` for the default.
+pub fn compat_arg(compat: Option<&Bound<'_, PyAny>>) -> PyResult<Compat> {
+    let Some(compat) = compat.filter(|c| !c.is_none()) else {
+        return Ok(Compat::default());
+    };
+    let text = compat.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!("compat must be a str, not {}", type_name(compat)))
+    })?;
+    Compat::parse(&text.to_cow()?).map_err(java_err)
 }
 
 #[pymethods]
 impl PySendWhichQueue {
     #[new]
-    #[pyo3(signature = (compat = "5.3", start = None, random = None))]
+    #[pyo3(signature = (compat = None, start = None, random = None))]
     fn new(
-        compat: &str,
+        compat: Option<&Bound<'_, PyAny>>,
         start: Option<&Bound<'_, PyAny>>,
         random: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {

@@ -92,11 +92,11 @@ impl PyLatencyFaultTolerance {
 #[pymethods]
 impl PyLatencyFaultTolerance {
     #[new]
-    #[pyo3(signature = (compat = "5.3", *, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, random = None))]
+    #[pyo3(signature = (compat = None, *, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, random = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        compat: &str,
+        compat: Option<&Bound<'_, PyAny>>,
         clock: Option<&Bound<'_, PyAny>>,
         resolver: Option<&Bound<'_, PyAny>>,
         detector: Option<&Bound<'_, PyAny>>,

@@ -54,13 +54,13 @@ fn index_arg(
 #[pymethods]
 impl PyTopicPublishInfo {
     #[new]
-    #[pyo3(signature = (message_queues, *, order_topic = false, route = None, compat = "5.3", send_which_queue = None))]
+    #[pyo3(signature = (message_queues, *, order_topic = false, route = None, compat = None, send_which_queue = None))]
     fn new(
         py: Python<'_>,
         message_queues: &Bound<'_, PyAny>,
         order_topic: bool,
         route: Option<&Bound<'_, PyAny>>,
-        compat: &str,
+        compat: Option<&Bound<'_, PyAny>>,
         send_which_queue: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let compat = compat_arg(compat)?;
@@ -111,12 +111,12 @@ impl PyTopicPublishInfo {
     /// `topicRouteData2TopicPublishInfo`: the queues of `orderTopicConf` when set (an ordered topic),
     /// else `writeQueueNums` queues of every writeable broker with a master, brokers in name order.
     #[staticmethod]
-    #[pyo3(signature = (topic, route, compat = "5.3"))]
+    #[pyo3(signature = (topic, route, compat = None))]
     fn from_route(
         py: Python<'_>,
         topic: &Bound<'_, PyAny>,
         route: &Bound<'_, PyAny>,
-        compat: &str,
+        compat: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let compat = compat_arg(compat)?;
         let route = route.cast::<PyTopicRouteData>().map_err(|_| {

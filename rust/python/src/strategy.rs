@@ -38,11 +38,11 @@ fn table(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Vec<i64>
 #[pymethods]
 impl PyMQFaultStrategy {
     #[new]
-    #[pyo3(signature = (compat = "5.3", send_latency_fault_enable = None, *, start_detector_enable = None, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, latency_max = None, not_available_duration = None, latency_fault_tolerance = None))]
+    #[pyo3(signature = (compat = None, send_latency_fault_enable = None, *, start_detector_enable = None, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, latency_max = None, not_available_duration = None, latency_fault_tolerance = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        compat: &str,
+        compat: Option<&Bound<'_, PyAny>>,
         send_latency_fault_enable: Option<&Bound<'_, PyAny>>,
         start_detector_enable: Option<&Bound<'_, PyAny>>,
         clock: Option<&Bound<'_, PyAny>>,
