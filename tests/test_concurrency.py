@@ -265,3 +265,36 @@ def test_latency_fault_tolerance_many_threads(backend, compat):
     assert lft.is_available("broker-0")
     lft.remove("broker-0")
     assert "broker-0" not in lft
+
+
+# --- one ConsistentHashRouter ------------------------------------------------------------------------------------
+
+
+def test_router_routes_while_nodes_join_and_leave(backend):
+    """Readers route keys while writers add and remove their own nodes: every answer is a node that was on the
+    ring at some point, never a torn entry; when the writers are done the ring is exactly the initial one."""
+    stable = [f"consumer-{i}" for i in range(4)]
+    router = backend.ConsistentHashRouter(stable, 8)
+    initial = router.ring()
+    keys = [f"{TOPIC}@broker-a@{q}" for q in range(64)]
+    writers, rounds = 3, 40
+
+    def worker(i: int) -> set[str | None]:
+        seen: set[str | None] = set()
+        if i < writers:  # a writer: its own nodes join, get routed to, and leave again
+            mine = [f"w{i}-node-{j}" for j in range(3)]
+            for r in range(rounds):
+                for node in mine:
+                    router.add_node(node, 1 + r % 4)
+                seen.update(router.route_node(k) for k in keys[:8])
+                for node in mine:
+                    router.remove_node(node)
+        else:
+            for _ in range(rounds * 4):
+                seen.update(router.route_node(k) for k in keys)
+        return seen
+
+    results = run_threads(worker)
+    possible = set(stable) | {f"w{i}-node-{j}" for i in range(writers) for j in range(3)}
+    assert set().union(*results) <= possible
+    assert router.ring() == initial and len(router) == len(initial)

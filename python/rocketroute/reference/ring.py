@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import threading
 from collections.abc import Callable, Iterable
 
 from ..errors import IllegalArgumentError, NullPointerError
@@ -36,7 +37,7 @@ class ConsistentHashRouter:
     at or after ``hash(key)``, wrapping around; a later virtual node with the same hash replaces the earlier
     one, as ``TreeMap.put`` does. ``hash_function`` is any callable ``str -> int`` (default: MD5)."""
 
-    __slots__ = ("_hash", "_keys", "_table")
+    __slots__ = ("_hash", "_keys", "_lock", "_table")
 
     def __init__(
         self,
@@ -50,6 +51,9 @@ class ConsistentHashRouter:
         self._hash: HashFunction = md5_hash if hash_function is None else hash_function
         self._table: dict[int, tuple[str, str]] = {}  # hash -> (virtual node key, physical node)
         self._keys: list[int] | None = []  # sorted hashes; None when the table changed since
+        # one lock for the table and its sorted keys: routing while nodes join and leave on other threads
+        # (re-entrant, so a hash function may read the router)
+        self._lock = threading.RLock()
         check_int("virtual_node_cnt", virtual_node_cnt)
         if nodes is not None:
             for node in nodes:
@@ -66,34 +70,39 @@ class ConsistentHashRouter:
         if vnode_count < 0:
             raise IllegalArgumentError(f"illegal virtual node counts :{vnode_count}")
         _check_node(node)
-        existing = self.existing_replicas(node)
-        for i in range(vnode_count):
-            vnode = f"{node}-{i + existing}"
-            self._table[_checked_hash(self._hash, vnode)] = (vnode, node)
-            self._keys = None
+        with self._lock:
+            existing = self.existing_replicas(node)
+            for i in range(vnode_count):
+                vnode = f"{node}-{i + existing}"
+                self._table[_checked_hash(self._hash, vnode)] = (vnode, node)
+                self._keys = None
 
     def remove_node(self, node: str) -> None:
         """Removes every virtual node of ``node``."""
         _check_node(node)
-        gone = [h for h, (_, owner) in self._table.items() if owner == node]
-        for h in gone:
-            del self._table[h]
-        if gone:
-            self._keys = None
+        with self._lock:
+            gone = [h for h, (_, owner) in self._table.items() if owner == node]
+            for h in gone:
+                del self._table[h]
+            if gone:
+                self._keys = None
 
     def existing_replicas(self, node: str) -> int:
         """How many ring entries ``node`` owns now."""
         _check_node(node)
-        return sum(1 for _, owner in self._table.values() if owner == node)
+        with self._lock:
+            return sum(1 for _, owner in self._table.values() if owner == node)
 
     def route_node(self, key: str) -> str | None:
         """The node ``key`` routes to, or ``None`` for an empty ring."""
         check_str("key", key)
-        if not self._table:
-            return None
-        keys = self._sorted()
-        pos = bisect.bisect_left(keys, _checked_hash(self._hash, key))
-        return self._table[keys[pos if pos < len(keys) else 0]][1]
+        h = _checked_hash(self._hash, key)
+        with self._lock:
+            if not self._table:
+                return None
+            keys = self._sorted()
+            pos = bisect.bisect_left(keys, h)
+            return self._table[keys[pos if pos < len(keys) else 0]][1]
 
     def route_nodes(self, keys: Iterable[str], *, nulls: str = "raise") -> list[str | None]:
         """``route_node`` of every key (a list, a NumPy array or a pyarrow array of strings); a null key
@@ -104,10 +113,12 @@ class ConsistentHashRouter:
 
     def ring(self) -> list[tuple[int, str, str]]:
         """``[(hash, virtual node key, node), ...]`` in ring order."""
-        return [(h, *self._table[h]) for h in self._sorted()]
+        with self._lock:
+            return [(h, *self._table[h]) for h in self._sorted()]
 
     def __len__(self) -> int:
-        return len(self._table)
+        with self._lock:
+            return len(self._table)
 
     def __repr__(self) -> str:
         return f"ConsistentHashRouter(ring_size={len(self._table)})"
