@@ -329,3 +329,19 @@ def test_keys_with_lone_surrogates_hash_as_java_does(key, n):
     assert same(lambda m: m.java_string_hash(key), label="java_string_hash") == ("ok", string_hash(key))
     same(lambda m: m.SelectMessageQueueByHash().select_index(key, n), label="select_index")
     same(lambda m: m.md5_hash(key), label="md5_hash")
+
+
+def test_a_million_queues_and_consumers_give_the_same_answers():
+    # 10^6-element lists: no quadratic path, no size limit below the route cap, the same picks on both backends
+    n = 10**6
+    cids = [f"consumer-{i}" for i in range(n)]
+
+    def run(m: Any) -> Any:
+        mqs = [m.MessageQueue("T", f"broker-{i % 16}", i // 16) for i in range(n)]
+        tp = m.TopicPublishInfo(mqs, send_which_queue=m.SendWhichQueue("5.3", start=n - 3))
+        picks = [tp.select_one_message_queue("broker-3") for _ in range(3)]
+        by_avg = m.AllocateMessageQueueAveragely().allocate("g", cids[123_456], mqs, cids)
+        by_circle = m.AllocateMessageQueueAveragelyByCircle().allocate("g", cids[-1], mqs, cids)
+        return picks, by_avg, by_circle
+
+    same(run, label="a million queues")
