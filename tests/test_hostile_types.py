@@ -49,6 +49,26 @@ def _json_parse_error_class(m: Any, x: Any) -> Any:
         raise m.IllegalArgumentError(str(e).split(": ", 1)[0]) from None
 
 
+def _send_select(m: Any, selector: Any) -> Any:
+    from rocketroute.send import send_select
+
+    return send_select(_tp(m), selector, None, "k", lambda mq: mq)
+
+
+def _nearby(m: Any, broker_room: Any, consumer_room: Any) -> Any:
+    strategy = m.AllocateMachineRoomNearby(
+        m.AllocateMessageQueueAveragely(), broker_deploy_in=broker_room, consumer_deploy_in=consumer_room
+    )
+    return strategy.allocate("g", "c1", _mqs(m), ["c1", "c2"])
+
+
+def _detect(m: Any, resolver: Any, detector: Any) -> Any:
+    lft = m.LatencyFaultTolerance("5.3", clock=m.ManualClock(0), resolver=resolver, detector=detector)
+    lft.update_fault_item("b", 10, 30_000, False)
+    lft.detect_by_one_round()
+    return "b" in lft, lft.is_reachable("b") if "b" in lft else None
+
+
 # (label, op(backend, hostile value)); the other arguments are valid
 OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("MessageQueue.topic", lambda m, x: m.MessageQueue(x, "b", 1)),
@@ -95,6 +115,13 @@ OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("MACHINE_ROOM.idcs", lambda m, x: m.AllocateMessageQueueByMachineRoom(x)),
     ("allocate_all.strategy", lambda m, x: m.allocate_all(x, _mqs(m), ["c"])),
     ("allocate_all.group", lambda m, x: m.allocate_all(m.AllocateMessageQueueAveragely(), _mqs(m), ["c"], x)),
+    # what a user's callback returns
+    ("hash_function returns", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, lambda s: x).route_node("k")),
+    ("selector returns", lambda m, x: _send_select(m, lambda mqs, msg, arg: x)),
+    ("broker_deploy_in returns", lambda m, x: _nearby(m, lambda mq: x, lambda cid: "az1")),
+    ("consumer_deploy_in returns", lambda m, x: _nearby(m, lambda mq: "az1", lambda cid: x)),
+    ("resolver returns", lambda m, x: _detect(m, lambda name: x, lambda addr, timeout: True)),
+    ("detector returns", lambda m, x: _detect(m, lambda name: name, lambda addr, timeout: x)),
 ]
 
 
