@@ -96,10 +96,10 @@ class ConsistentHashRouter:
     def route_node(self, key: str) -> str | None:
         """The node ``key`` routes to, or ``None`` for an empty ring."""
         check_str("key", key)
-        h = _checked_hash(self._hash, key)
         with self._lock:
             if not self._table:
-                return None
+                return None  # an empty ring hashes nothing, as in Java
+            h = _checked_hash(self._hash, key)
             keys = self._sorted()
             pos = bisect.bisect_left(keys, h)
             return self._table[keys[pos if pos < len(keys) else 0]][1]
