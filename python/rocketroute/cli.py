@@ -15,6 +15,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -153,13 +154,17 @@ def _session(args: argparse.Namespace) -> Iterator[Any]:
         spark.stop()
 
 
-def run_route(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """The route job on ``spark``: writes ``args.out`` and returns the summary."""
-    from .spark import route
-
+def check_route(args: argparse.Namespace) -> Any:
+    """What ``route`` can check before Spark starts (the input exists, the route parses): the queue spec."""
     if not os.path.exists(args.input):
         raise RocketRouteError(f"input {args.input!r} does not exist")
-    spec = _queue_spec_from_args(args)
+    return _queue_spec_from_args(args)
+
+
+def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]:
+    """The route job on ``spark`` (``spec`` from :func:`check_route`): writes ``args.out``, returns the summary."""
+    from .spark import route
+
     t0 = time.perf_counter()
     df = read_input(spark, args.input, args.format)
     _stage(f"route: {args.input} onto {len(spec)} queues with the {args.selector} selector")
@@ -216,12 +221,10 @@ def print_route(summary: dict[str, Any], out: str) -> None:
 
 
 def cmd_route(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.input):
-        raise RocketRouteError(f"input {args.input!r} does not exist")
-    spec = _queue_spec_from_args(args)  # a malformed route fails before Spark starts
+    spec = check_route(args)
     _stage(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; starting Spark ({_master(args)})")
     with _session(args) as spark:
-        summary = run_route(spark, args)
+        summary = run_route(spark, args, spec)
     print_route(summary, args.out)
     return 0
 
@@ -301,16 +304,35 @@ def _plan_strategies(args: argparse.Namespace, params: dict[str, Any]) -> list[s
     return default_strategies(**params)
 
 
-def run_plan(spark: Any, args: argparse.Namespace) -> Any:
-    """The plan job on ``spark``: writes ``args.out/plan`` and returns the :class:`PlanResult`."""
-    from .spark import parse_consumers, plan, resize_risk
+@dataclass(frozen=True)
+class PlanOptions:
+    """``plan``'s options, parsed and checked before Spark starts."""
+
+    counts: list[int]
+    params: dict[str, Any]
+    strategies: list[str]
+    resize: tuple[int, int] | None
+
+
+def check_plan(args: argparse.Namespace) -> PlanOptions:
+    """What ``plan`` can check before Spark starts: counts, strategies and their parameters, the resize, the
+    load table's existence."""
+    from .spark import parse_consumers
 
     counts = parse_consumers(args.consumers)
     params = _plan_params(args)
-    strategies = _plan_strategies(args, params)
-    resize = _parse_resize(args)
+    options = PlanOptions(counts, params, _plan_strategies(args, params), _parse_resize(args))
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
+    return options
+
+
+def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
+    """The plan job on ``spark`` (``options`` from :func:`check_plan`): writes ``args.out/plan`` and returns
+    the :class:`PlanResult`."""
+    from .spark import plan, resize_risk
+
+    counts, params, strategies, resize = options.counts, options.params, options.strategies, options.resize
     _stage(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
     load = _read_load(spark, args.load, args.format)
     result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes, **params)
@@ -357,28 +379,30 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from .spark import parse_consumers
-
-    counts = parse_consumers(args.consumers)  # bad options fail before Spark starts
-    strategies = _plan_strategies(args, _plan_params(args))
-    _parse_resize(args)
-    if not os.path.exists(args.load):
-        raise RocketRouteError(f"load table {args.load!r} does not exist")
-    _stage(f"planning {len(strategies)} strategies x {len(counts)} consumer counts; starting Spark ({_master(args)})")
+    options = check_plan(args)
+    _stage(
+        f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; "
+        f"starting Spark ({_master(args)})"
+    )
     with _session(args) as spark:
-        result = run_plan(spark, args)
+        result = run_plan(spark, args, options)
     print_plan(result, args.out)
     return 0
 
 
-def run_replay(spark: Any, args: argparse.Namespace) -> Any:
-    """The replay job on ``spark``: writes ``args.out`` and returns the :class:`ReplayResult`."""
-    from .spark import replay
-
+def check_replay(args: argparse.Namespace) -> Any:
+    """What ``replay`` can check before Spark starts (both inputs exist, the route parses): the queue spec."""
     for what, path in (("trace", args.trace), ("sends", args.sends)):
         if not os.path.exists(path):
             raise RocketRouteError(f"{what} {path!r} does not exist")
-    spec = _queue_spec_from_args(args)
+    return _queue_spec_from_args(args)
+
+
+def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
+    """The replay job on ``spark`` (``spec`` from :func:`check_replay`): writes ``args.out`` and returns the
+    :class:`ReplayResult`."""
+    from .spark import replay
+
     _stage(f"replay: {args.sends} against {args.trace} on {len(spec)} queues, fault tolerance on and off")
     trace = read_input(spark, args.trace, None)
     sends = read_input(spark, args.sends, None)
@@ -425,13 +449,10 @@ def print_replay(result: Any, out: str) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    for what, path in (("trace", args.trace), ("sends", args.sends)):
-        if not os.path.exists(path):
-            raise RocketRouteError(f"{what} {path!r} does not exist")
-    spec = _queue_spec_from_args(args)
+    spec = check_replay(args)
     _stage(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark ({_master(args)})")
     with _session(args) as spark:
-        result = run_replay(spark, args)
+        result = run_replay(spark, args, spec)
     print_replay(result, args.out)
     return 0
 
@@ -477,10 +498,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str]]:
     """The demo's jobs as the command lines a user would type."""
-    from .spark.demo import ROOMS, TOPIC
+    from .spark.demo import BROKERS, QUEUES_PER_BROKER, ROOMS, TOPIC
 
     rooms = ",".join(f"{b}={r}" for b, r in ROOMS.items())
-    queues = 4 * len(ROOMS)
+    queues = QUEUES_PER_BROKER * len(BROKERS)
     return {
         "route": ["route", "--input", str(inputs.messages), "--topic", TOPIC, "--route", str(inputs.route),
                   "--key", "key", "--size", "size", "--out", str(out / "route")],
@@ -508,9 +529,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         commands = _demo_commands(inputs, out, args.consumers)
         for argv in commands.values():
             _stage("demo: rocketroute " + " ".join(argv))
-        route_summary = run_route(spark, parser.parse_args(commands["route"]))
-        plan_result = run_plan(spark, parser.parse_args(commands["plan"]))
-        replay_result = run_replay(spark, parser.parse_args(commands["replay"]))
+        route_args, plan_args, replay_args = (parser.parse_args(commands[c]) for c in ("route", "plan", "replay"))
+        route_summary = run_route(spark, route_args, check_route(route_args))
+        plan_result = run_plan(spark, plan_args, check_plan(plan_args))
+        replay_result = run_replay(spark, replay_args, check_replay(replay_args))
     _stage("demo: rendering the report")
     report = write_report(
         out / "report.html",

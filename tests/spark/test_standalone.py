@@ -27,19 +27,12 @@ QUEUES = (("broker-a", 4), ("broker-b", 3), ("broker-c", 5))
 ROWS = 5000
 NULL_IDS = frozenset({17, 1234, 2500, 4999})
 START_TIMEOUT_S = 90.0
-# Every JVM here (master, worker, driver, executor) lives for seconds: C1 alone and the serial GC halve the
-# wall time on a 2-core box. JAVA_TOOL_OPTIONS reaches the executors too, which inherit the worker's env.
-JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def _env() -> dict[str, str]:
-    tool_opts = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {JVM_OPTS}".strip()
-    return {
-        **os.environ,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "JAVA_TOOL_OPTIONS": tool_opts,
-    }
+    # JAVA_TOOL_OPTIONS (C1 and the serial GC, set by conftest.py for every Spark test) is in os.environ and
+    # reaches the master, the worker and, through the worker's env, its executors
+    return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
 
 
 @dataclass

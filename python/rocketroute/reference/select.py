@@ -19,10 +19,6 @@ __all__ = [
 KEY_TYPES = ("string", "int", "long")
 
 
-def _check_count(name: str, v: object) -> None:
-    check_int(name, v)  # a Java int, as the native backend takes it
-
-
 def _check_key_type(key_type: str | None) -> str | None:
     if key_type is not None and key_type not in KEY_TYPES:
         raise IllegalArgumentError(f"key_type must be one of {KEY_TYPES} or None, not {key_type!r}")
@@ -78,7 +74,7 @@ class SelectMessageQueueByHash:
     def select_index(self, arg: Any, num_queues: int) -> int:
         """The index ``select`` picks among ``num_queues`` queues."""
         h = arg_hash_code(arg, self._key_type)
-        _check_count("num_queues", num_queues)
+        check_int("num_queues", num_queues)  # a Java int, as the native backend takes it
         if num_queues == 0:
             raise JavaArithmeticError("/ by zero")
         if num_queues < 0:
@@ -105,7 +101,7 @@ class SelectMessageQueueByRandom:
         self._random = seed if isinstance(seed, JavaRandom) else JavaRandom(seed)
 
     def select_index(self, num_queues: int) -> int:
-        _check_count("num_queues", num_queues)
+        check_int("num_queues", num_queues)
         return self._random.next_int(num_queues)
 
     def select(self, mqs: Sequence[MessageQueue], msg: Any, arg: Any) -> MessageQueue:

@@ -45,7 +45,13 @@ def route_json() -> str:
         {
             "orderTopicConf": None,
             "queueDatas": [
-                {"brokerName": b, "readQueueNums": 4, "writeQueueNums": QUEUES_PER_BROKER, "perm": 6, "topicSysFlag": 0}
+                {
+                    "brokerName": b,
+                    "readQueueNums": QUEUES_PER_BROKER,
+                    "writeQueueNums": QUEUES_PER_BROKER,
+                    "perm": 6,
+                    "topicSysFlag": 0,
+                }
                 for b in BROKERS
             ],
             "brokerDatas": [

@@ -311,19 +311,13 @@ def _integer_reason(name: str, negative: str) -> Any:
     )
 
 
-def _first(*reasons: Any) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.coalesce(*reasons)
-
-
 def _trace_reason(trace: Any, brokers: set[str]) -> Any:
     """The first reason a trace row cannot be used: bad ``ts_ms`` / ``latency_ms`` / ``ok``, a null broker, or
     a broker that is not in the route (its row would steer nothing, and most likely is a typo)."""
     from pyspark.sql import functions as F
 
     broker = F.col("broker").cast("string")
-    return _first(
+    return F.coalesce(  # the first reason that applies
         _integer_reason("ts_ms", "negative ts_ms"),
         F.when(broker.isNull() | (F.trim(broker) == ""), F.lit("null broker")).when(
             ~broker.isin(*sorted(brokers)), F.lit("unknown broker")
@@ -339,7 +333,7 @@ def _sends_reason() -> Any:
     """The first reason a send event cannot be replayed: a bad ``ts_ms`` or a null producer."""
     from pyspark.sql import functions as F
 
-    return _first(
+    return F.coalesce(
         _integer_reason("ts_ms", "negative ts_ms"),
         F.when(F.col("producer_id").isNull(), F.lit("null producer_id")),
     )
