@@ -821,14 +821,27 @@ def test_num_queues_not_an_int(batch, num_queues):
         batch.hash_select_indices(["a", "b"], num_queues)
 
 
-@pytest.mark.parametrize("nulls", ["drop", "", "MASK", None])
+@pytest.mark.parametrize("nulls", ["drop", "", "MASK", 1, b"mask", "\ud800"])
 def test_unknown_nulls_mode(batch, backend, nulls):
-    with pytest.raises((IllegalArgumentError, TypeError)):
+    message = f"nulls must be one of ('raise', 'mask'), not {nulls!r}"
+    with pytest.raises(IllegalArgumentError) as e:
         batch.java_string_hashes(["a"], nulls=nulls)
-    with pytest.raises((IllegalArgumentError, TypeError)):
+    assert str(e.value) == message
+    with pytest.raises(IllegalArgumentError):
         batch.hash_select_indices(["a"], 3, nulls=nulls)
-    with pytest.raises((IllegalArgumentError, TypeError)):
+    with pytest.raises(IllegalArgumentError):
         batch.route_nodes(_router(backend), ["a"], nulls=nulls)
+
+
+def test_none_nulls_and_key_type_are_the_defaults(batch, backend):
+    # None means "left out", as for compat, clocks and virtual node counts
+    with pytest.raises(NullPointerError):
+        batch.java_string_hashes(["a", None], nulls=None)
+    assert batch.hash_select_indices(["a", "b"], 3, None, nulls=None).tolist() == (
+        batch.hash_select_indices(["a", "b"], 3).tolist()
+    )
+    with pytest.raises(NullPointerError):
+        batch.route_nodes(_router(backend), ["a", None], nulls=None)
 
 
 def test_unknown_nulls_mode_is_illegal_argument(batch, backend):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import rocketroute
 import rocketroute.reference
 
-from ._java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, java_text
+from ._java import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN, java_text, python_text
 
 NATIVE, REFERENCE = rocketroute, rocketroute.reference
 COMPATS = st.sampled_from(["5.3", "4.9"])
@@ -57,7 +57,7 @@ def same(op: Callable[[Any], Any], *, label: str = "") -> tuple[Any, ...]:
 
 # ------------------------------------------------------------------------------------------------ strategies
 
-names = st.one_of(st.sampled_from(["broker-a", "broker-b", "broker-c", "", "b@az1", "键"]), java_text)
+names = st.one_of(st.sampled_from(["broker-a", "broker-b", "broker-c", "", "b@az1", "键"]), python_text)
 small_counts = st.one_of(st.integers(-3, 12), st.sampled_from([INT_MAX, INT_MIN, 2**20 + 1]))  # over the cap: errors
 perms = st.one_of(st.sampled_from([0, 2, 4, 6, 7]), st.integers(INT_MIN, INT_MAX))
 latencies = st.one_of(
@@ -203,10 +203,10 @@ queue_tuples = st.tuples(
     kind=st.sampled_from(STRATEGY_KINDS),
     mqs=st.one_of(st.none(), st.lists(queue_tuples, max_size=24)),
     cids=st.one_of(
-        st.none(), st.lists(st.one_of(st.sampled_from(["az1-c", "az2-c", "az3-c", "c"]), java_text), max_size=8)
+        st.none(), st.lists(st.one_of(st.sampled_from(["az1-c", "az2-c", "az3-c", "c"]), python_text), max_size=8)
     ),
-    current=st.one_of(st.none(), java_text, st.sampled_from(["az1-c", "c"])),
-    group=st.one_of(st.none(), st.just(""), java_text),
+    current=st.one_of(st.none(), python_text, st.sampled_from(["az1-c", "c"])),
+    group=st.one_of(st.none(), st.just(""), python_text),
     params=st.fixed_dictionaries(
         {
             "vnodes": st.integers(-1, 12),
@@ -229,13 +229,13 @@ def test_allocation_agrees(kind, mqs, cids, current, group, params):
 
 
 @given(
-    nodes=st.lists(st.one_of(st.sampled_from(["c-1", "c-2", "c-3"]), java_text), max_size=6),
+    nodes=st.lists(st.one_of(st.sampled_from(["c-1", "c-2", "c-3"]), python_text), max_size=6),
     vnodes=st.integers(-2, 16),
     ops=st.lists(
         st.one_of(
-            st.tuples(st.just("add"), st.one_of(st.sampled_from(["c-1", "c-4"]), java_text), st.integers(-1, 8)),
-            st.tuples(st.just("remove"), st.one_of(st.sampled_from(["c-1", "c-2"]), java_text)),
-            st.tuples(st.just("route"), java_text),
+            st.tuples(st.just("add"), st.one_of(st.sampled_from(["c-1", "c-4"]), python_text), st.integers(-1, 8)),
+            st.tuples(st.just("remove"), st.one_of(st.sampled_from(["c-1", "c-2"]), python_text)),
+            st.tuples(st.just("route"), python_text),
             st.tuples(st.just("replicas"), st.sampled_from(["c-1", "c-2", "c-4"])),
         ),
         max_size=25,

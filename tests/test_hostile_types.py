@@ -3,6 +3,7 @@ exception (class and message), and nothing crashes the process."""
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,10 @@ HOSTILE = [
     [],
     {},
     object(),
+    "it's",  # a quote: messages name a str as Python's repr writes it
+    "\ud800",  # lone surrogates: a Python str may hold them, UTF-8 cannot
+    "a\udfffb",
+    "\ud83d\ude00",  # a surrogate pair as two code points: one character to Java, two lone ones to Python
 ]
 
 
@@ -47,6 +52,18 @@ def _json_parse_error_class(m: Any, x: Any) -> Any:
         return m.TopicRouteData.from_json(x)
     except m.IllegalArgumentError as e:
         raise m.IllegalArgumentError(str(e).split(": ", 1)[0]) from None
+
+
+def _avg(m: Any, mqs: Any, cids: Any) -> Any:
+    return m.AllocateMessageQueueAveragely().allocate("g", "c", mqs, cids)
+
+
+def _rr(m: Any, count: Any, n: Any) -> Any:
+    return _batch(m).round_robin_indices(m.SendWhichQueue("5.3", start=0), count, n).tolist()
+
+
+def _batch(m: Any) -> Any:
+    return importlib.import_module(f"{m.__name__}.batch")
 
 
 def _send_select(m: Any, selector: Any) -> Any:
@@ -110,11 +127,27 @@ OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("ConsistentHashRouter.add", lambda m, x: m.ConsistentHashRouter(["a"], 3).add_node(x, 2)),
     ("AVG.mq_all", lambda m, x: m.AllocateMessageQueueAveragely().allocate("g", "c", x, ["c"])),
     ("AVG.cid_all", lambda m, x: m.AllocateMessageQueueAveragely().allocate("g", "c", _mqs(m), x)),
+    ("AVG.cid_all.item", lambda m, x: _avg(m, _mqs(m), ["c", x])),
+    ("AVG.mq_all.broker", lambda m, x: _avg(m, [m.MessageQueue("t", x, 0)], ["c"])),
+    ("CH.cid_all.item", lambda m, x: m.AllocateMessageQueueConsistentHash(3).allocate("g", "c", _mqs(m), ["c", x])),
+    ("ConsistentHashRouter.nodes.item", lambda m, x: m.ConsistentHashRouter(["a", x], 3).route_node("k")),
+    ("LatencyFaultTolerance.update.name", lambda m, x: m.LatencyFaultTolerance().update_fault_item(x, 1, 10)),
+    ("TopicPublishInfo.select.last", lambda m, x: _tp(m).select_one_message_queue(x)),
     ("AVG.current", lambda m, x: m.AllocateMessageQueueAveragely().allocate("g", x, _mqs(m), ["c"])),
     ("CONSISTENT_HASH.vnodes", lambda m, x: m.AllocateMessageQueueConsistentHash(x)),
     ("MACHINE_ROOM.idcs", lambda m, x: m.AllocateMessageQueueByMachineRoom(x)),
     ("allocate_all.strategy", lambda m, x: m.allocate_all(x, _mqs(m), ["c"])),
     ("allocate_all.group", lambda m, x: m.allocate_all(m.AllocateMessageQueueAveragely(), _mqs(m), ["c"], x)),
+    ("java_string_hashes.keys", lambda m, x: _batch(m).java_string_hashes(x).tolist()),
+    ("java_string_hashes.item", lambda m, x: _batch(m).java_string_hashes(["a", x]).tolist()),
+    ("java_string_hashes.nulls", lambda m, x: _batch(m).java_string_hashes(["a", None], nulls=x).tolist()),
+    ("hash_select_indices.n", lambda m, x: _batch(m).hash_select_indices(["a"], x).tolist()),
+    ("hash_select_indices.key_type", lambda m, x: _batch(m).hash_select_indices(["a"], 4, x).tolist()),
+    # (count: 2**31 is a legitimate 8 GiB request; test_bad_input covers the counts that cannot be held)
+    ("round_robin_indices.n", lambda m, x: _rr(m, 3, x)),
+    ("route_nodes.item", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2).route_nodes(["k", x])),
+    ("route_nodes.nulls", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2).route_nodes(["k", None], nulls=x)),
+    ("route_nodes.hashed item", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, len).route_nodes(["k", x])),
     # what a user's callback returns
     ("hash_function returns", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, lambda s: x).route_node("k")),
     ("selector returns", lambda m, x: _send_select(m, lambda mqs, msg, arg: x)),

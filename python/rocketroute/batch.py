@@ -20,7 +20,7 @@ KEY_TYPES = ("string", "int", "long")
 if BACKEND == "native":
     from ._native import hash_select_indices, java_string_hashes, round_robin_indices
 
-    def route_nodes(router: Any, keys: Any, *, nulls: str = "raise") -> list[str | None]:
+    def route_nodes(router: Any, keys: Any, *, nulls: str | None = "raise") -> list[str | None]:
         """``router.route_node`` of every key (``None`` for an empty ring or a masked null)."""
         return router.route_nodes(keys, nulls=nulls)  # type: ignore[no-any-return]
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import IllegalArgumentError, NullPointerError
-from .java import check_int
+from .java import check_int, utf8_name
 from .message_queue import MessageQueue
 from .ring import ConsistentHashRouter, HashFunction
 from .route import java_split
@@ -42,6 +42,7 @@ def _cid_list(cid_all: Iterable[str] | None) -> list[str] | None:
             raise NullPointerError("cid_all holds None")
         if not isinstance(c, str):
             raise TypeError(f"cid_all must hold str, not {type(c).__name__}")
+        utf8_name("cid_all", c)
     return cids
 
 
@@ -65,6 +66,8 @@ def _check_lists(mqs: list[MessageQueue] | None, cids: list[str] | None) -> None
 def _check_cid(current_cid: str | None) -> None:
     if current_cid is not None and not isinstance(current_cid, str):
         raise TypeError(f"current_cid must be a str, not {type(current_cid).__name__}")
+    if current_cid is not None:
+        utf8_name("current_cid", current_cid)
     if not current_cid:
         raise IllegalArgumentError("currentCID is empty")
 
@@ -249,7 +252,7 @@ def _room(value: object, what: str) -> str:
         raise TypeError(f"the machine room resolver must return a str or None, not {type(value).__name__}")
     if not value:
         raise IllegalArgumentError(f"Machine room is null for {what}")
-    return value
+    return utf8_name("the machine room", value)
 
 
 def _utf16_key(s: str) -> bytes:

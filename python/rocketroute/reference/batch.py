@@ -45,9 +45,13 @@ def _values(keys: Any) -> list[Any]:
     return list(keys)
 
 
-def _check_nulls(nulls: str) -> None:
-    if nulls not in _NULLS:
+def _check_nulls(nulls: str | None) -> str:
+    """``None`` is the default, ``"raise"``."""
+    if nulls is None:
+        return "raise"
+    if not (isinstance(nulls, str) and nulls in _NULLS):
         raise IllegalArgumentError(f"nulls must be one of {_NULLS}, not {nulls!r}")
+    return nulls
 
 
 def _finish(out: list[int], mask: list[bool], nulls: str) -> Any:
@@ -68,9 +72,9 @@ def _key_hash(v: Any, key_type: str) -> int:
     return java_int_hash(v) if key_type == "int" else java_long_hash(v)
 
 
-def _hashes(keys: Any, key_type: str, nulls: str) -> tuple[list[int], list[bool]]:
-    _check_nulls(nulls)
-    if key_type not in KEY_TYPES:
+def _hashes(keys: Any, key_type: str | None, nulls: str) -> tuple[list[int], list[bool]]:
+    key_type = "string" if key_type is None else key_type
+    if not (isinstance(key_type, str) and key_type in KEY_TYPES):
         raise IllegalArgumentError(f"key_type must be one of {KEY_TYPES}, not {key_type!r}")
     out: list[int] = []
     mask: list[bool] = []
@@ -86,13 +90,16 @@ def _hashes(keys: Any, key_type: str, nulls: str) -> tuple[list[int], list[bool]
     return out, mask
 
 
-def java_string_hashes(keys: Any, *, nulls: str = "raise") -> Any:
+def java_string_hashes(keys: Any, *, nulls: str | None = "raise") -> Any:
     """Java ``String.hashCode`` of every key, as an int32 array."""
+    nulls = _check_nulls(nulls)
     out, mask = _hashes(keys, "string", nulls)
     return _finish(out, mask, nulls)
 
 
-def hash_select_indices(keys: Any, num_queues: int, key_type: str = "string", *, nulls: str = "raise") -> Any:
+def hash_select_indices(
+    keys: Any, num_queues: int, key_type: str | None = "string", *, nulls: str | None = "raise"
+) -> Any:
     """The index ``SelectMessageQueueByHash`` picks among ``num_queues`` queues for every key
     (``|hashCode % n|``), as an int32 array. ``key_type``: ``"string"`` (Java ``String``), ``"int"``
     (``Integer``) or ``"long"`` (``Long``)."""
@@ -100,6 +107,7 @@ def hash_select_indices(keys: Any, num_queues: int, key_type: str = "string", *,
         raise TypeError(f"num_queues must be an int, not {type(num_queues).__name__}")
     if num_queues < 0 or num_queues > 2**31 - 1:
         raise IllegalArgumentError(f"num_queues must be in 0..2147483647, not {num_queues}")
+    nulls = _check_nulls(nulls)
     out, mask = _hashes(keys, key_type, nulls)
     if num_queues == 0 and any(not m for m in mask):
         raise JavaArithmeticError("/ by zero")
@@ -140,10 +148,10 @@ def round_robin_indices(counter: Any, count: int, num_queues: int | None = None)
     return out
 
 
-def route_nodes(router: Any, keys: Any, *, nulls: str = "raise") -> list[str | None]:
+def route_nodes(router: Any, keys: Any, *, nulls: str | None = "raise") -> list[str | None]:
     """``router.route_node`` of every key (``None`` for an empty ring, and for a null key with
     ``nulls="mask"``)."""
-    _check_nulls(nulls)
+    nulls = _check_nulls(nulls)
     out: list[str | None] = []
     for i, v in enumerate(_values(keys)):
         if v is None:

@@ -9,7 +9,7 @@ from typing import Any
 from .clock import ManualClock, SystemClock
 from .compat import parse_compat
 from .counter import SendWhichQueue
-from .java import JavaRandom, check_int, check_long, check_str, java_string_hash, wrap_long
+from .java import JavaRandom, check_int, check_long, check_name, java_string_hash, utf8_name, wrap_long
 
 __all__ = ["LatencyFaultTolerance"]
 
@@ -112,7 +112,7 @@ class LatencyFaultTolerance:
     def update_fault_item(
         self, name: str, current_latency: int, not_available_duration: int, reachable: bool = True
     ) -> None:
-        check_str("name", name)
+        check_name("name", name)
         check_long("current_latency", current_latency)
         check_long("not_available_duration", not_available_duration)
         now = self._clock.now_ms()
@@ -135,20 +135,20 @@ class LatencyFaultTolerance:
         return now >= item.start
 
     def is_available(self, name: str) -> bool:
-        check_str("name", name)
+        check_name("name", name)
         item = self._items.get(name)
         return True if item is None else self._available(item, self._clock.now_ms())
 
     def is_reachable(self, name: str) -> bool:
         """5.3: the item's reachable flag (``True`` for an unknown broker). 4.9 has no such flag: ``True``."""
-        check_str("name", name)
+        check_name("name", name)
         item = self._items.get(name)
         if item is None or self._compat == "4.9":
             return True
         return item.reachable
 
     def remove(self, name: str) -> None:
-        check_str("name", name)
+        check_name("name", name)
         with self._lock:
             self._items.pop(name, None)
 
@@ -195,6 +195,8 @@ class LatencyFaultTolerance:
             addr = item.name if self._resolver is None else self._resolver(item.name)
             if addr is not None and not isinstance(addr, str):
                 raise TypeError(f"resolver must return a str or None, not {type(addr).__name__}")
+            if addr is not None:
+                utf8_name("the resolver's address", addr)
             if addr is None:
                 with self._lock:
                     if self._items.get(key) is item:

@@ -79,6 +79,41 @@ def check_str(name: str, v: object) -> str:
     return v
 
 
+def utf8_name(name: str, v: str) -> str:
+    """``v`` if UTF-8 can carry it. RocketMQ sends names (topic, broker, consumer id, ring node, room,
+    address) as UTF-8, which has no lone surrogate (Java would send ``?`` and reach a name nobody has), so a
+    name that holds one is refused. Keys are not names: they hash over UTF-16, lone surrogates included."""
+    if not v.isascii():
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            from ..errors import IllegalArgumentError
+
+            raise IllegalArgumentError(f"{name} contains a lone surrogate, which UTF-8 cannot carry") from None
+    return v
+
+
+def java_utf8(s: str) -> bytes:
+    """What Java's ``getBytes(UTF_8)`` gives for the UTF-16 units of ``s``: surrogate pairs (even as two
+    Python code points) are one character, an unpaired surrogate is ``?``."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        joined = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return joined.encode("utf-8", "replace")
+
+
+def check_name(name: str, v: object) -> str:
+    """A required name: ``None`` is ``NullPointerError``, a non-``str`` ``TypeError``, a lone surrogate
+    ``IllegalArgumentError``."""
+    return utf8_name(name, check_str(name, v))
+
+
+def check_opt_name(name: str, v: object) -> str | None:
+    s = check_opt_str(name, v)
+    return None if s is None else utf8_name(name, s)
+
+
 def utf16_units(s: str) -> array:
     """The UTF-16 code units of ``s`` (lone surrogates pass through as single units, as in Java)."""
     a = array("H")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import NullPointerError
-from .java import check_int, java_string_compare, java_string_hash, wrap_int
+from .java import check_int, check_opt_name, java_string_compare, java_string_hash, wrap_int
 
 __all__ = ["MessageQueue"]
 
@@ -17,9 +17,8 @@ class MessageQueue:
     __slots__ = ("_broker_name", "_hash", "_queue_id", "_topic")
 
     def __init__(self, topic: str | None, broker_name: str | None, queue_id: int) -> None:
-        for name, v in (("topic", topic), ("broker_name", broker_name)):
-            if v is not None and not isinstance(v, str):
-                raise TypeError(f"{name} must be a str or None, not {type(v).__name__}")
+        check_opt_name("topic", topic)
+        check_opt_name("broker_name", broker_name)
         check_int("queue_id", queue_id)
         object.__setattr__(self, "_topic", topic)
         object.__setattr__(self, "_broker_name", broker_name)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ..errors import JavaArithmeticError, NullPointerError
 from .compat import parse_compat
 from .counter import SendWhichQueue
-from .java import check_opt_str, java_abs, java_rem
+from .java import check_opt_name, java_abs, java_rem
 from .message_queue import MessageQueue
 from .route import PermName, TopicRouteData
 
@@ -99,7 +99,7 @@ class TopicPublishInfo:
     def select_one_message_queue(self, last_broker_name: str | None = None) -> MessageQueue:
         """The next queue round-robin; with ``last_broker_name``, the next one on another broker if any
         (up to one full turn), else simply the next one. Raises :class:`JavaArithmeticError` when empty."""
-        if check_opt_str("last_broker_name", last_broker_name) is None:
+        if check_opt_name("last_broker_name", last_broker_name) is None:
             return self._next()
         for _ in range(len(self._queues)):
             mq = self._next()
@@ -133,7 +133,7 @@ class TopicPublishInfo:
     def write_queue_nums_by_broker(self, broker_name: str) -> int:
         """``writeQueueNums`` of the first queue data of ``broker_name`` in the route, or -1. On 4.9
         (``getQueueIdByBroker``) only writeable queue datas count; 5.3 has no such check."""
-        check_opt_str("broker_name", broker_name)
+        check_opt_name("broker_name", broker_name)
         if self._route is None:
             raise NullPointerError("this TopicPublishInfo has no route")
         for qd in self._route.queue_datas:

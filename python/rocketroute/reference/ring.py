@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from ..errors import IllegalArgumentError, NullPointerError
-from .java import LONG_MAX, LONG_MIN, check_int, check_str
+from .java import LONG_MAX, LONG_MIN, check_int, check_str, java_utf8, utf8_name
 
 __all__ = ["ConsistentHashRouter", "md5_hash"]
 
@@ -17,9 +17,9 @@ HashFunction = Callable[[str], int]
 
 def md5_hash(key: str) -> int:
     """RocketMQ's ``MD5Hash.hash``: the first 4 bytes of MD5(UTF-8 of ``key``), big-endian, unsigned.
-    A lone surrogate encodes as ``?``, as Java's ``getBytes(UTF_8)`` does."""
+    The bytes are those of Java's ``getBytes(UTF_8)``: an unpaired surrogate is ``?``."""
     check_str("key", key)
-    return int.from_bytes(hashlib.md5(key.encode("utf-8", "replace")).digest()[:4], "big")
+    return int.from_bytes(hashlib.md5(java_utf8(key)).digest()[:4], "big")
 
 
 def _checked_hash(fn: HashFunction, key: str) -> int:
@@ -104,7 +104,7 @@ class ConsistentHashRouter:
             pos = bisect.bisect_left(keys, h)
             return self._table[keys[pos if pos < len(keys) else 0]][1]
 
-    def route_nodes(self, keys: Iterable[str], *, nulls: str = "raise") -> list[str | None]:
+    def route_nodes(self, keys: Iterable[str], *, nulls: str | None = "raise") -> list[str | None]:
         """``route_node`` of every key (a list, a NumPy array or a pyarrow array of strings); a null key
         raises, or routes to ``None`` with ``nulls="mask"``."""
         from .batch import route_nodes
@@ -129,3 +129,4 @@ def _check_node(node: object) -> None:
         raise NullPointerError("node is None")
     if not isinstance(node, str):
         raise TypeError(f"node must be a str, not {type(node).__name__}")
+    utf8_name("node", node)

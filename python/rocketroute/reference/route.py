@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import IllegalArgumentError, IndexOutOfBoundsError, NullPointerError, NumberFormatError
-from .java import INT_MAX, INT_MIN, check_int, check_str, java_string_compare
+from .java import INT_MAX, INT_MIN, check_int, check_name, java_string_compare, utf8_name
 from .message_queue import MessageQueue
 
 __all__ = ["PermName", "QueueData", "BrokerData", "TopicRouteData", "MAX_QUEUES", "MASTER_ID"]
@@ -76,7 +76,7 @@ class QueueData:
         perm: int = PermName.PERM_READ | PermName.PERM_WRITE,
         topic_sys_flag: int = 0,
     ) -> None:
-        self.broker_name = check_str("broker_name", broker_name)
+        self.broker_name = check_name("broker_name", broker_name)
         self.read_queue_nums = check_int("read_queue_nums", read_queue_nums)
         self.write_queue_nums = check_int("write_queue_nums", write_queue_nums)
         self.perm = check_int("perm", perm)
@@ -116,8 +116,8 @@ class BrokerData:
     ) -> None:
         if cluster is not None and not isinstance(cluster, str):
             raise TypeError(f"cluster must be a str or None, not {type(cluster).__name__}")
-        self.cluster = cluster
-        self.broker_name = check_str("broker_name", broker_name)
+        self.cluster = None if cluster is None else utf8_name("cluster", cluster)
+        self.broker_name = check_name("broker_name", broker_name)
         if broker_addrs is None:
             self.broker_addrs: dict[int, str | None] | None = None
         else:
@@ -125,6 +125,8 @@ class BrokerData:
             for k, v in dict(broker_addrs).items():
                 if v is not None and not isinstance(v, str):
                     raise TypeError(f"broker address must be a str or None, not {type(v).__name__}")
+                if v is not None:
+                    utf8_name("broker address", v)
                 addrs[_broker_id(k)] = v
             self.broker_addrs = addrs
 
@@ -144,6 +146,25 @@ class BrokerData:
     def to_dict(self) -> dict[str, Any]:
         addrs = None if self.broker_addrs is None else {str(k): v for k, v in self.broker_addrs.items()}
         return {"cluster": self.cluster, "brokerName": self.broker_name, "brokerAddrs": addrs}
+
+
+def _holds_lone_surrogate(doc: object) -> bool:
+    """Whether a string of a decoded JSON document (keys included) holds a lone surrogate."""
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(v, Mapping):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
 
 
 def _broker_id(k: object) -> int:
@@ -295,6 +316,8 @@ class TopicRouteData:
     ) -> None:
         if order_topic_conf is not None and not isinstance(order_topic_conf, str):
             raise TypeError(f"order_topic_conf must be a str or None, not {type(order_topic_conf).__name__}")
+        if order_topic_conf is not None:
+            utf8_name("order_topic_conf", order_topic_conf)
         self.queue_datas: tuple[QueueData, ...] = tuple(queue_datas or ())
         self.broker_datas: tuple[BrokerData, ...] = tuple(broker_datas or ())
         for q in self.queue_datas:
@@ -311,6 +334,7 @@ class TopicRouteData:
         ``brokerDatas``), given as text or as an already decoded dict. snake_case keys are accepted too."""
         if isinstance(data, (str, bytes, bytearray)):
             text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
+            utf8_name("route JSON", text)
             try:
                 data = json.loads(text)
             except ValueError as strict:
@@ -320,6 +344,8 @@ class TopicRouteData:
                     raise IllegalArgumentError(f"route is not valid JSON: {strict}") from None
         if not isinstance(data, Mapping):
             raise IllegalArgumentError("route JSON must be an object")
+        if _holds_lone_surrogate(data):
+            raise IllegalArgumentError("route JSON contains a lone surrogate, which UTF-8 cannot carry")
         qds_raw = _get(data, "queueDatas", "queue_datas") or []
         bds_raw = _get(data, "brokerDatas", "broker_datas") or []
         if not isinstance(qds_raw, list) or not isinstance(bds_raw, list):
@@ -389,7 +415,7 @@ class TopicRouteData:
     def subscribe_queues(self, topic: str) -> list[MessageQueue]:
         """The queues a consumer can read (``topicRouteData2TopicSubscribeInfo``): ``readQueueNums`` queues
         of every readable queue data, without duplicates, sorted by ``MessageQueue.compareTo``."""
-        check_str("topic", topic)
+        check_name("topic", topic)
         _check_queue_budget(sum(max(q.read_queue_nums, 0) for q in self.queue_datas if PermName.is_readable(q.perm)))
         seen: set[MessageQueue] = set()
         for qd in self.queue_datas:
@@ -400,7 +426,7 @@ class TopicRouteData:
 
     def publish_queues(self, topic: str) -> tuple[list[MessageQueue], bool]:
         """The publish queues and whether the topic is ordered (``topicRouteData2TopicPublishInfo``)."""
-        check_str("topic", topic)
+        check_name("topic", topic)
         mqs: list[MessageQueue] = []
         if self.order_topic_conf:
             entries = parse_order_topic_conf(self.order_topic_conf)

@@ -9,7 +9,7 @@ from ..errors import IllegalArgumentError, JavaArithmeticError, NullPointerError
 from .clock import ManualClock, SystemClock
 from .compat import parse_compat
 from .fault import LatencyFaultTolerance
-from .java import check_long, check_opt_str, check_str, java_abs, java_rem, wrap_int
+from .java import check_long, check_name, check_opt_name, java_abs, java_rem, wrap_int
 from .message_queue import MessageQueue
 from .publish_info import TopicPublishInfo
 
@@ -128,7 +128,7 @@ class MQFaultStrategy:
     ) -> None:
         """Record a send's latency (or an isolation) for ``broker_name``; a no-op while fault tolerance is
         off. ``reachable`` is 5.3's flag (4.9 ignores it)."""
-        check_str("broker_name", broker_name)
+        check_name("broker_name", broker_name)
         check_long("current_latency", current_latency)
         if not self.send_latency_fault_enable:
             return
@@ -142,7 +142,7 @@ class MQFaultStrategy:
         attempt; ``reset_index`` (5.3) re-draws the round-robin start first, as a 5.3 retry does."""
         if not isinstance(tp_info, TopicPublishInfo):
             raise TypeError(f"tp_info must be a TopicPublishInfo, not {type(tp_info).__name__}")
-        check_opt_str("last_broker_name", last_broker_name)
+        check_opt_name("last_broker_name", last_broker_name)
         if self._compat == "4.9":
             return self._select_49(tp_info, last_broker_name)
         return self._select_53(tp_info, last_broker_name, bool(reset_index))

@@ -27,6 +27,14 @@ pub fn utf16_hash(units: &[u16]) -> i32 {
         .fold(0i32, |h, &u| h.wrapping_mul(31).wrapping_add(u as i32))
 }
 
+/// The text Java's `String.getBytes(UTF_8)` encodes from UTF-16 code units: a surrogate pair is one
+/// character, an unpaired surrogate becomes `?`.
+pub fn utf16_to_java_utf8(units: &[u16]) -> String {
+    char::decode_utf16(units.iter().copied())
+        .map(|c| c.unwrap_or('?'))
+        .collect()
+}
+
 /// `a.compareTo(b)`: the first differing UTF-16 code unit decides, else the length difference.
 pub fn string_compare(a: &str, b: &str) -> i32 {
     if a.is_ascii() && b.is_ascii() {
@@ -260,6 +268,16 @@ impl JavaRandom {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn java_utf8_replaces_each_unpaired_surrogate_and_joins_pairs() {
+        assert_eq!(utf16_to_java_utf8(&[0x61, 0xD800, 0x62]), "a?b");
+        assert_eq!(utf16_to_java_utf8(&[0xDFFF, 0xD800]), "??");
+        assert_eq!(utf16_to_java_utf8(&[0xD83D, 0xDE00]), "\u{1F600}");
+        assert_eq!(utf16_to_java_utf8(&[0xD83D, 0xD83D, 0xDE00]), "?\u{1F600}");
+        assert_eq!(utf16_to_java_utf8(&[]), "");
+    }
+
     use super::*;
 
     #[test]

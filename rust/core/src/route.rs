@@ -197,12 +197,19 @@ impl TopicRouteData {
     /// writes with fastjson, whose maps with numeric keys come out unquoted (`"brokerAddrs":{0:"..."}`);
     /// that text is accepted too.
     pub fn from_json_str(text: &str) -> JavaResult<Self> {
+        // Java's and Python's parsers take `\ud800` escapes that pair with nothing, serde_json does not: they
+        // are masked so that syntax errors still come first, then the document is refused for holding one
+        let masked = mask_lone_surrogate_escapes(text);
+        let text = masked.as_deref().unwrap_or(text);
         let v: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(strict) => serde_json::from_str(&quote_numeric_keys(text)).map_err(|_| {
                 JavaError::IllegalArgument(format!("route is not valid JSON: {strict}"))
             })?,
         };
+        if masked.is_some() {
+            return Err(illegal(LONE_SURROGATE_IN_JSON));
+        }
         Self::from_json_value(&v)
     }
 
@@ -278,6 +285,53 @@ impl TopicRouteData {
             order_topic_conf,
         })
     }
+}
+
+/// A route whose strings hold a lone surrogate: no name can (UTF-8, RocketMQ's wire encoding, has none).
+pub const LONE_SURROGATE_IN_JSON: &str =
+    "route JSON contains a lone surrogate, which UTF-8 cannot carry";
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\uFFFD` (as long, so error
+/// offsets hold), or `None` when it has none. A high surrogate escape pairs only with a low one right after.
+pub fn mask_lone_surrogate_escapes(text: &str) -> Option<String> {
+    fn unit(b: &[u8]) -> Option<u16> {
+        let hex = std::str::from_utf8(b.get(2..6)?).ok()?;
+        if b[1] != b'u' || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok()
+    }
+    let b = text.as_bytes();
+    let mut lone = Vec::new();
+    let mut high: Option<usize> = None; // a high surrogate escape waiting for its low half
+    let mut i = 0;
+    while i < b.len() {
+        let u = if b[i] == b'\\' { unit(&b[i..]) } else { None };
+        let is_low = matches!(u, Some(0xDC00..=0xDFFF));
+        match (high.take(), is_low) {
+            (Some(_), true) => {} // a pair
+            (Some(h), false) => lone.push(h),
+            (None, true) => lone.push(i),
+            (None, false) => {}
+        }
+        if matches!(u, Some(0xD800..=0xDBFF)) {
+            high = Some(i);
+        }
+        i += match (b[i], u) {
+            (_, Some(_)) => 6,
+            (b'\\', None) => 2, // another escape, `\\` included
+            _ => 1,
+        };
+    }
+    lone.extend(high);
+    if lone.is_empty() {
+        return None;
+    }
+    let mut out = b.to_vec();
+    for at in lone {
+        out[at + 2..at + 6].copy_from_slice(b"FFFD");
+    }
+    String::from_utf8(out).ok()
 }
 
 /// fastjson's object keys that are bare integers (`{0:"a", -1:"b"}`), quoted so the text is JSON.
@@ -396,6 +450,31 @@ pub fn broker_id(k: &str) -> JavaResult<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_are_masked_in_place_and_pairs_kept() {
+        let m = |t: &str| mask_lone_surrogate_escapes(t);
+        assert_eq!(m(r#"{"a":"x\ud83d\ude00"}"#), None);
+        assert_eq!(m(r#"{"a":"x\\ud800"}"#), None); // an escaped backslash, then text
+        assert_eq!(m(r#"{"a":"\ud800"}"#).unwrap(), r#"{"a":"\uFFFD"}"#);
+        assert_eq!(m(r#"["\udc00\ud800"]"#).unwrap(), r#"["\uFFFD\uFFFD"]"#);
+        assert_eq!(
+            m(r#"["\uD83D\uD83D\uDE00"]"#).unwrap(),
+            r#"["\uFFFD\uD83D\uDE00"]"#
+        );
+        assert_eq!(m(r#"["\ud800x\\"]"#).unwrap(), r#"["\uFFFDx\\"]"#);
+        assert_eq!(m(r#"\ud800"#).unwrap(), r#"\uFFFD"#);
+        assert_eq!(m("\\u"), None);
+    }
+
+    #[test]
+    fn a_route_with_a_lone_surrogate_is_refused_after_syntax_errors() {
+        let err = |t: &str| TopicRouteData::from_json_str(t).unwrap_err().to_string();
+        assert!(err(r#"{"queueDatas":[{"brokerName":"a\ud800"}]}"#).contains("lone surrogate"));
+        assert!(err(r#"{"queueDatas":[{"brokerName":"a\ud800"}]"#).contains("not valid JSON"));
+        let ok = r#"{"queueDatas":[],"brokerDatas":[{"cluster":"\ud83d\ude00","brokerName":"b","brokerAddrs":{}}]}"#;
+        assert!(TopicRouteData::from_json_str(ok).is_ok());
+    }
 
     const ROUTE: &str = r#"{"orderTopicConf":null,
       "queueDatas":[{"brokerName":"broker-b","readQueueNums":2,"writeQueueNums":2,"perm":6,"topicSysFlag":0},

@@ -11,7 +11,7 @@ use rocketroute_core::compat::Compat;
 use rocketroute_core::counter::SendWhichQueue;
 use rocketroute_core::java::{self, JavaRandom};
 use rocketroute_core::publish_info::TopicPublishInfo;
-use rocketroute_core::route::{parse_order_topic_conf, TopicRouteData};
+use rocketroute_core::route::{self, parse_order_topic_conf, TopicRouteData};
 
 /// `h = 31 * h + c` over the units, written out independently of the crate.
 fn naive_hash(units: &[u16]) -> i32 {
@@ -104,6 +104,28 @@ proptest! {
     fn utf16_hash_of_any_units_lone_surrogates_included(units in prop::collection::vec(any::<u16>(), 0..64)) {
         prop_assert_eq!(java::utf16_hash(&units), naive_hash(&units));
         prop_assert_eq!(java::utf16_compare(&units, &units), 0);
+    }
+
+    #[test]
+    fn escaped_units_decode_with_exactly_the_lone_surrogates_masked(
+        units in prop::collection::vec(prop_oneof![any::<u16>(), 0xD800u16..0xE000], 0..24),
+        upper in any::<bool>(),
+    ) {
+        // a JSON string of any UTF-16 units, each escaped as Java's and Python's encoders may write it
+        let body: String = units
+            .iter()
+            .map(|u| if upper { format!("\\u{u:04X}") } else { format!("\\u{u:04x}") })
+            .collect();
+        let text = format!("\"{body}\"");
+        let lone = char::decode_utf16(units.iter().copied()).any(|c| c.is_err());
+        let masked = route::mask_lone_surrogate_escapes(&text);
+        prop_assert_eq!(masked.is_some(), lone);
+        let decoded: String = serde_json::from_str(masked.as_deref().unwrap_or(&text)).unwrap();
+        let expected: String = char::decode_utf16(units.iter().copied())
+            .map(|c| c.unwrap_or('\u{FFFD}'))
+            .collect();
+        prop_assert_eq!(decoded, expected);
+        prop_assert_eq!(java::utf16_to_java_utf8(&units).chars().count(), char::decode_utf16(units.iter().copied()).count());
     }
 
     #[test]

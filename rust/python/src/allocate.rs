@@ -14,7 +14,7 @@ use rocketroute_core::allocate::{
 use rocketroute_core::ring::{md5_hash, ConsistentHashRouter, RingError};
 use rocketroute_core::JavaError;
 
-use crate::errors::{illegal, java_err, java_int, npe, type_name};
+use crate::errors::{illegal, java_err, java_int, name_text, npe, type_name};
 use crate::message_queue::PyMessageQueue;
 use crate::ring::{hash_fn_arg, hash_key};
 
@@ -51,7 +51,7 @@ fn cid_vec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Arc<str>>>> {
         let s = item.cast::<PyString>().map_err(|_| {
             PyTypeError::new_err(format!("cid_all must hold str, not {}", type_name(&item)))
         })?;
-        out.push(Arc::from(s.to_str()?));
+        out.push(Arc::from(name_text(s, "cid_all")?));
     }
     Ok(Some(out))
 }
@@ -63,8 +63,8 @@ fn cid_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
             o.cast::<PyString>()
                 .map_err(|_| {
                     PyTypeError::new_err(format!("current_cid must be a str, not {}", type_name(o)))
-                })?
-                .to_str()?
+                })
+                .and_then(|s| name_text(s, "current_cid"))?
                 .to_owned(),
         )),
     }
@@ -206,8 +206,9 @@ impl PyAllocateMessageQueueByMachineRoom {
         let items: Vec<Bound<'_, PyAny>> = c.try_iter()?.collect::<PyResult<_>>()?;
         let mut set = HashSet::new();
         for i in &items {
-            if let Ok(s) = i.cast::<PyString>() {
-                set.insert(s.to_str()?.to_owned());
+            // an idc with a lone surrogate matches no broker name (those are refused), so it is left out
+            if let Ok(Ok(t)) = i.cast::<PyString>().map(|s| s.to_str()) {
+                set.insert(t.to_owned());
             }
         }
         Ok(PyAllocateMessageQueueByMachineRoom {
@@ -505,7 +506,7 @@ fn room(
             type_name(&value)
         ))
     })?;
-    let s = s.to_str()?;
+    let s = name_text(s, "the machine room")?;
     if s.is_empty() {
         return Err(illegal(py, format!("Machine room is null for {}", what())));
     }

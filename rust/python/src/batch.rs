@@ -26,14 +26,18 @@ pub enum KeyType {
 }
 
 impl KeyType {
-    fn parse(py: Python<'_>, s: &str) -> PyResult<Self> {
-        match s {
-            "string" => Ok(KeyType::Str),
-            "int" => Ok(KeyType::Int),
-            "long" => Ok(KeyType::Long),
-            _ => Err(illegal(
+    /// `None` is the default, `"string"`.
+    fn parse(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        match choice(v) {
+            None | Some("string") => Ok(KeyType::Str),
+            Some("int") => Ok(KeyType::Int),
+            Some("long") => Ok(KeyType::Long),
+            Some(_) => Err(illegal(
                 py,
-                format!("key_type must be one of ('string', 'int', 'long'), not '{s}'"),
+                format!(
+                    "key_type must be one of ('string', 'int', 'long'), not {}",
+                    repr_of(v)?
+                ),
             )),
         }
     }
@@ -46,13 +50,36 @@ impl KeyType {
     }
 }
 
-pub fn mask_arg(py: Python<'_>, nulls: &str) -> PyResult<bool> {
-    match nulls {
-        "raise" => Ok(false),
-        "mask" => Ok(true),
-        _ => Err(illegal(
+/// An option given as a str: `None` when left out (or `None`), `Some("")` for anything not a valid str,
+/// which matches no option.
+fn choice<'a>(v: Option<&'a Bound<'_, PyAny>>) -> Option<&'a str> {
+    let v = v.filter(|v| !v.is_none())?;
+    Some(
+        v.cast::<PyString>()
+            .ok()
+            .and_then(|s| s.to_str().ok())
+            .unwrap_or(""),
+    )
+}
+
+fn repr_of(v: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    Ok(match v {
+        Some(v) => v.repr()?.to_string(),
+        None => "None".to_owned(),
+    })
+}
+
+/// `nulls`: `"raise"` (the default, also for `None`) or `"mask"`.
+pub fn mask_arg(py: Python<'_>, nulls: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    match choice(nulls) {
+        None | Some("raise") => Ok(false),
+        Some("mask") => Ok(true),
+        Some(_) => Err(illegal(
             py,
-            format!("nulls must be one of ('raise', 'mask'), not '{nulls}'"),
+            format!(
+                "nulls must be one of ('raise', 'mask'), not {}",
+                repr_of(nulls)?
+            ),
         )),
     }
 }
@@ -586,11 +613,11 @@ fn hashes<'py>(
 
 /// Java `String.hashCode` of every key, as an int32 array.
 #[pyfunction]
-#[pyo3(signature = (keys, *, nulls = "raise"))]
+#[pyo3(signature = (keys, *, nulls = None))]
 pub fn java_string_hashes<'py>(
     py: Python<'py>,
     keys: &Bound<'py, PyAny>,
-    nulls: &str,
+    nulls: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let masked = mask_arg(py, nulls)?;
     hashes(py, keys, KeyType::Str, masked)?.finish(py)
@@ -598,13 +625,13 @@ pub fn java_string_hashes<'py>(
 
 /// The index `SelectMessageQueueByHash` picks among `num_queues` queues for every key.
 #[pyfunction]
-#[pyo3(signature = (keys, num_queues, key_type = "string", *, nulls = "raise"))]
+#[pyo3(signature = (keys, num_queues, key_type = None, *, nulls = None))]
 pub fn hash_select_indices<'py>(
     py: Python<'py>,
     keys: &Bound<'py, PyAny>,
     num_queues: &Bound<'py, PyAny>,
-    key_type: &str,
-    nulls: &str,
+    key_type: Option<&Bound<'py, PyAny>>,
+    nulls: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if num_queues.is_instance_of::<PyBool>() || !num_queues.is_instance_of::<PyInt>() {
         return Err(PyTypeError::new_err(format!(
@@ -731,6 +758,33 @@ pub fn round_robin_indices<'py>(
     Ok(arr)
 }
 
+/// Keys as the Python objects they hold (a list; `None` for nulls): what a Python callback sees.
+pub fn key_objects<'py>(py: Python<'py>, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    if keys.is_none() {
+        return Err(npe(py, "keys is None"));
+    }
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "keys must be a sequence of keys, not a single str",
+        ));
+    }
+    let items = match input_kind(keys)? {
+        Input::Arrow | Input::Chunked => keys.call_method0("to_pylist")?,
+        Input::NumPy => {
+            let ndim: usize = keys.getattr("ndim")?.extract()?;
+            if ndim != 1 {
+                return Err(illegal(
+                    py,
+                    format!("keys must be one-dimensional, not {ndim}-dimensional"),
+                ));
+            }
+            keys.call_method0("tolist")?
+        }
+        Input::Sequence => keys.clone(),
+    };
+    PyList::new(py, items.try_iter()?.collect::<PyResult<Vec<_>>>()?)
+}
+
 /// Keys as UTF-8 strings for routing: `None` for nulls (an error unless masked).
 pub fn key_strings(
     py: Python<'_>,
@@ -811,15 +865,7 @@ pub fn key_strings(
             continue;
         }
         let s = crate::errors::req_str(&item, "key")?;
-        let text = match s.to_str() {
-            Ok(t) => t.to_owned(),
-            // a lone surrogate becomes '?', as Java's getBytes(UTF_8) makes it
-            Err(_) => s
-                .call_method1("encode", ("utf-8", "replace"))?
-                .call_method1("decode", ("utf-8",))?
-                .extract::<String>()?,
-        };
-        out.push(Some(text));
+        out.push(Some(crate::errors::java_utf8_text(s)?.into_owned()));
     }
     Ok(out)
 }

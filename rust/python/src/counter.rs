@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rocketroute_core::{Compat, SendWhichQueue};
 
-use crate::errors::{java_err, java_int, type_name};
+use crate::errors::{illegal, java_int, type_name};
 use crate::java::random_arg;
 
 #[pyclass(frozen, name = "SendWhichQueue", module = "rocketroute._native")]
@@ -23,7 +23,17 @@ pub fn compat_arg(compat: Option<&Bound<'_, PyAny>>) -> PyResult<Compat> {
     let text = compat.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!("compat must be a str, not {}", type_name(compat)))
     })?;
-    Compat::parse(&text.to_cow()?).map_err(java_err)
+    match text.to_str().ok().and_then(|t| Compat::parse(t).ok()) {
+        Some(c) => Ok(c),
+        // named as Python writes it (a quote, a lone surrogate), as the reference backend does
+        None => Err(illegal(
+            compat.py(),
+            format!(
+                "unknown compat profile {}; expected one of ('5.3', '4.9')",
+                text.repr()?
+            ),
+        )),
+    }
 }
 
 #[pymethods]

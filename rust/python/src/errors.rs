@@ -95,6 +95,24 @@ pub fn req_str<'a, 'py>(
         .map_err(|_| PyTypeError::new_err(format!("{name} must be a str, not {}", type_name(obj))))
 }
 
+/// The text of a name (topic, broker, consumer id, ring node, room, address). RocketMQ carries names as
+/// UTF-8, which has no lone surrogate (Java would send `?` and reach a name nobody has), so a name that holds
+/// one is refused, in the same words as the reference backend. Keys are not names: they hash over UTF-16.
+pub fn name_text<'a>(s: &'a Bound<'_, PyString>, name: &str) -> PyResult<&'a str> {
+    s.to_str()
+        .map_err(|_| illegal(s.py(), lone_surrogate(name)))
+}
+
+pub fn lone_surrogate(name: &str) -> String {
+    format!("{name} contains a lone surrogate, which UTF-8 cannot carry")
+}
+
+/// A required name: `None` is `NullPointerError`, a non-`str` `TypeError`, a lone surrogate
+/// `IllegalArgumentError`.
+pub fn req_name<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<&'a str> {
+    name_text(req_str(obj, name)?, name)
+}
+
 /// An optional `str`.
 pub fn opt_str<'a, 'py>(
     obj: &'a Bound<'py, PyAny>,
@@ -123,6 +141,17 @@ pub fn utf16_units(s: &Bound<'_, PyString>) -> PyResult<Vec<u16>> {
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect())
+}
+
+/// The text Java encodes for a Python str (`getBytes(UTF_8)`): itself when it is valid Unicode, else
+/// with surrogate pairs joined and each unpaired surrogate as `?`.
+pub fn java_utf8_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
+    match s.to_str() {
+        Ok(t) => Ok(std::borrow::Cow::Borrowed(t)),
+        Err(_) => Ok(std::borrow::Cow::Owned(
+            rocketroute_core::java::utf16_to_java_utf8(&utf16_units(s)?),
+        )),
+    }
 }
 
 /// Panics with `message` (with the GIL released when `detached`): the diagnostics hook that proves a

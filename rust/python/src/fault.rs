@@ -9,7 +9,7 @@ use rocketroute_core::{Compat, LatencyFaultTolerance};
 
 use crate::clock::clock_arg;
 use crate::counter::{compat_arg, PySendWhichQueue};
-use crate::errors::{flag, java_int, java_long, req_str, type_name};
+use crate::errors::{flag, java_int, java_long, name_text, req_name, type_name};
 use crate::java::random_arg;
 
 #[pyclass(frozen, name = "LatencyFaultTolerance", module = "rocketroute._native")]
@@ -171,32 +171,33 @@ impl PyLatencyFaultTolerance {
         not_available_duration: &Bound<'_, PyAny>,
         reachable: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let name = req_str(name, "name")?;
+        let name = req_name(name, "name")?;
         let latency = java_long(current_latency, "current_latency")?;
         let duration = java_long(not_available_duration, "not_available_duration")?;
         let reachable = flag(reachable, true)?;
         self.inner
-            .update_fault_item(name.to_str()?, latency, duration, reachable);
+            .update_fault_item(name, latency, duration, reachable);
         Ok(())
     }
 
     fn is_available(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.is_available(req_str(name, "name")?.to_str()?))
+        Ok(self.inner.is_available(req_name(name, "name")?))
     }
 
     /// 5.3: the item's reachable flag (`True` for an unknown broker); 4.9 has no such flag: `True`.
     fn is_reachable(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.is_reachable(req_str(name, "name")?.to_str()?))
+        Ok(self.inner.is_reachable(req_name(name, "name")?))
     }
 
     fn remove(&self, name: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(req_str(name, "name")?.to_str()?);
+        self.inner.remove(req_name(name, "name")?);
         Ok(())
     }
 
     fn __contains__(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
         match name.cast::<PyString>() {
-            Ok(s) => Ok(self.inner.contains(s.to_str()?)),
+            // a name with a lone surrogate is never in the table (update_fault_item refuses it)
+            Ok(s) => Ok(s.to_str().is_ok_and(|t| self.inner.contains(t))),
             Err(_) => Ok(false),
         }
     }
@@ -231,7 +232,7 @@ impl PyLatencyFaultTolerance {
                     type_name(&out)
                 ))
             })?;
-            Ok(Some(s.to_str()?.to_owned()))
+            Ok(Some(name_text(s, "the resolver's address")?.to_owned()))
         };
         let mut detect = |addr: &str, timeout: i64| -> PyResult<bool> {
             let d = self.detector.as_ref().expect("only called with a detector");

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rocketroute_core::MessageQueue;
 
-use crate::errors::{java_err, java_int, opt_str, type_name};
+use crate::errors::{java_err, java_int, name_text, opt_str, type_name};
 
 #[pyclass(frozen, name = "MessageQueue", module = "rocketroute._native")]
 pub struct PyMessageQueue {
@@ -37,9 +37,9 @@ impl PyMessageQueue {
     }
 }
 
-fn arc_str(s: Option<&Bound<'_, pyo3::types::PyString>>) -> PyResult<Option<Arc<str>>> {
+fn arc_str(s: Option<&Bound<'_, pyo3::types::PyString>>, name: &str) -> PyResult<Option<Arc<str>>> {
     Ok(match s {
-        Some(s) => Some(Arc::from(s.to_str()?)),
+        Some(s) => Some(Arc::from(name_text(s, name)?)),
         None => None,
     })
 }
@@ -52,8 +52,8 @@ impl PyMessageQueue {
         broker_name: &Bound<'_, PyAny>,
         queue_id: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let t = arc_str(opt_str(topic, "topic")?)?;
-        let b = arc_str(opt_str(broker_name, "broker_name")?)?;
+        let t = arc_str(opt_str(topic, "topic")?, "topic")?;
+        let b = arc_str(opt_str(broker_name, "broker_name")?, "broker_name")?;
         let q = java_int(queue_id, "queue_id")?;
         Ok(Self::from_core(MessageQueue::new(t, b, q)))
     }

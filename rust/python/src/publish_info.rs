@@ -8,7 +8,7 @@ use pyo3::types::{PyString, PyTuple};
 use rocketroute_core::{SendWhichQueue, TopicPublishInfo};
 
 use crate::counter::{compat_arg, PySendWhichQueue};
-use crate::errors::{java_err, npe, opt_str, req_str, type_name};
+use crate::errors::{java_err, name_text, npe, opt_str, req_name, type_name};
 use crate::message_queue::PyMessageQueue;
 use crate::route::PyTopicRouteData;
 
@@ -125,7 +125,7 @@ impl PyTopicPublishInfo {
                 type_name(route)
             ))
         })?;
-        let topic = req_str(topic, "topic")?.to_str()?.to_owned();
+        let topic = req_name(topic, "topic")?.to_owned();
         let index = index_arg(py, compat, None)?;
         let core = TopicPublishInfo::from_route(
             &topic,
@@ -210,7 +210,9 @@ impl PyTopicPublishInfo {
         };
         let pos = match last {
             None => self.core.select_one(None),
-            Some(s) => self.core.select_one(Some(s.to_str()?)),
+            Some(s) => self
+                .core
+                .select_one(Some(name_text(s, "last_broker_name")?)),
         }
         .map_err(java_err)?;
         Ok(self.queue(py, pos))
@@ -250,7 +252,7 @@ impl PyTopicPublishInfo {
     fn write_queue_nums_by_broker(&self, broker_name: &Bound<'_, PyAny>) -> PyResult<i32> {
         let name: Option<Bound<'_, PyString>> = opt_str(broker_name, "broker_name")?.cloned();
         let s = match &name {
-            Some(n) => Some(n.to_str()?),
+            Some(n) => Some(name_text(n, "broker_name")?),
             None => None,
         };
         self.core.write_queue_nums_by_broker(s).map_err(java_err)

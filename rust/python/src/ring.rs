@@ -5,42 +5,38 @@ use std::sync::{Arc, RwLock};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
-use rocketroute_core::ring::{md5_hash, md5_hash_bytes, ConsistentHashRouter};
+use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
+use rocketroute_core::ring::{md5_hash, ConsistentHashRouter};
 
-use crate::errors::{illegal, java_int, npe, req_str, type_name};
+use crate::errors::{illegal, java_int, java_utf8_text, name_text, npe, req_str, type_name};
 
 /// A ring hash: MD5 by default, else the Python callable (checked to return a Java long).
 pub fn hash_key(py: Python<'_>, f: Option<&Py<PyAny>>, key: &str) -> PyResult<i64> {
     match f {
         None => Ok(md5_hash(key)),
-        Some(f) => {
-            let h = f.bind(py).call1((key,))?;
-            if h.is_instance_of::<PyBool>() || !h.is_instance_of::<PyInt>() {
-                return Err(PyTypeError::new_err(format!(
-                    "hash_function must return an int, not {}",
-                    type_name(&h)
-                )));
-            }
-            h.extract::<i64>().map_err(|_| {
-                illegal(
-                    py,
-                    format!("hash_function returned {}, out of the Java long range", h),
-                )
-            })
-        }
+        Some(f) => checked_hash(py, f.bind(py).call1((key,))?),
     }
 }
 
-/// `md5_hash` of a Python str; a lone surrogate encodes as `?`, as Java's `getBytes(UTF_8)` does.
-fn md5_of(s: &Bound<'_, PyString>) -> PyResult<i64> {
-    match s.to_str() {
-        Ok(t) => Ok(md5_hash(t)),
-        Err(_) => {
-            let b = s.call_method1("encode", ("utf-8", "replace"))?;
-            Ok(md5_hash_bytes(b.cast::<PyBytes>()?.as_bytes()))
-        }
+/// What a custom hash function returned, as a Java long.
+fn checked_hash(py: Python<'_>, h: Bound<'_, PyAny>) -> PyResult<i64> {
+    if h.is_instance_of::<PyBool>() || !h.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "hash_function must return an int, not {}",
+            type_name(&h)
+        )));
     }
+    h.extract::<i64>().map_err(|_| {
+        illegal(
+            py,
+            format!("hash_function returned {}, out of the Java long range", h),
+        )
+    })
+}
+
+/// `md5_hash` of a Python str, over the bytes Java's `getBytes(UTF_8)` gives (an unpaired surrogate is `?`).
+fn md5_of(s: &Bound<'_, PyString>) -> PyResult<i64> {
+    Ok(md5_hash(&java_utf8_text(s)?))
 }
 
 /// RocketMQ's `MD5Hash.hash`: the first 4 bytes of MD5(UTF-8 of `key`), big-endian, unsigned.
@@ -56,7 +52,7 @@ fn node_arg(node: &Bound<'_, PyAny>) -> PyResult<Arc<str>> {
     let s = node.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!("node must be a str, not {}", type_name(node)))
     })?;
-    Ok(Arc::from(s.to_str()?))
+    Ok(Arc::from(name_text(s, "node")?))
 }
 
 #[pyclass(frozen, name = "ConsistentHashRouter", module = "rocketroute._native")]
@@ -86,11 +82,12 @@ impl PyConsistentHashRouter {
         Ok(())
     }
 
+    /// A key's ring hash; a custom hash function gets the key itself, lone surrogates and all.
     fn key_hash(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<i64> {
         let k = req_str(key, "key")?;
         match &self.hash_fn {
             None => md5_of(k),
-            Some(_) => hash_key(py, self.hash_fn.as_ref(), k.to_str()?),
+            Some(f) => checked_hash(py, f.bind(py).call1((k,))?),
         }
     }
 }
@@ -174,23 +171,36 @@ impl PyConsistentHashRouter {
 
     /// `route_node` of every key: a list, a NumPy array or a pyarrow (Chunked)Array of strings. A null key
     /// raises `NullPointerError`, or routes to `None` with `nulls="mask"`. MD5 routing runs without the GIL.
-    #[pyo3(signature = (keys, *, nulls = "raise"))]
+    #[pyo3(signature = (keys, *, nulls = None))]
     fn route_nodes<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
-        nulls: &str,
+        nulls: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let masked = crate::batch::mask_arg(py, nulls)?;
-        let keys = crate::batch::key_strings(py, keys, masked)?;
         let hashes: Vec<Option<i64>> = match &self.hash_fn {
-            None => crate::batch::maybe_detach(py, keys.len(), || {
-                keys.iter().map(|k| k.as_deref().map(md5_hash)).collect()
-            }),
-            Some(f) => keys
-                .iter()
-                .map(|k| k.as_deref().map(|k| hash_key(py, Some(f), k)).transpose())
-                .collect::<PyResult<_>>()?,
+            None => {
+                let keys = crate::batch::key_strings(py, keys, masked)?;
+                crate::batch::maybe_detach(py, keys.len(), || {
+                    keys.iter().map(|k| k.as_deref().map(md5_hash)).collect()
+                })
+            }
+            // the callable sees each key as the Python object it is, as `route_node` gives it
+            Some(_) => {
+                let mut out = Vec::new();
+                for (i, k) in crate::batch::key_objects(py, keys)?.iter().enumerate() {
+                    if k.is_none() {
+                        if !masked {
+                            return Err(npe(py, format!("key {i} is null")));
+                        }
+                        out.push(None);
+                    } else {
+                        out.push(Some(self.key_hash(py, &k)?));
+                    }
+                }
+                out
+            }
         };
         let ring = self.read();
         let out = PyList::empty(py);

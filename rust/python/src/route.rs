@@ -9,7 +9,7 @@ use pyo3::types::{
 };
 use rocketroute_core::route::{broker_id, perm, BrokerData, QueueData, TopicRouteData};
 
-use crate::errors::{illegal, java_err, java_int, opt_str, req_str, type_name};
+use crate::errors::{illegal, java_err, java_int, name_text, opt_str, req_name, type_name};
 use crate::message_queue::PyMessageQueue;
 
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]
@@ -74,7 +74,7 @@ impl PyQueueData {
     ) -> PyResult<Self> {
         Ok(PyQueueData {
             inner: QueueData {
-                broker_name: Arc::from(req_str(broker_name, "broker_name")?.to_str()?),
+                broker_name: Arc::from(req_name(broker_name, "broker_name")?),
                 read_queue_nums: java_int(read_queue_nums, "read_queue_nums")?,
                 write_queue_nums: java_int(write_queue_nums, "write_queue_nums")?,
                 perm: match perm {
@@ -163,7 +163,14 @@ fn addr_key(k: &Bound<'_, PyAny>) -> PyResult<i64> {
         });
     }
     if let Ok(s) = k.cast::<PyString>() {
-        return broker_id(s.to_str()?).map_err(java_err);
+        return match s.to_str() {
+            Ok(t) => broker_id(t).map_err(java_err),
+            // not a number, whatever else it holds
+            Err(_) => Err(illegal(
+                py,
+                format!("broker id {} is not a number", s.repr()?),
+            )),
+        };
     }
     Err(PyTypeError::new_err(format!(
         "broker id must be an int or a decimal string, not {}",
@@ -180,8 +187,11 @@ impl PyBrokerData {
         broker_name: &Bound<'_, PyAny>,
         broker_addrs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let cluster = opt_str(cluster, "cluster")?.map(|s| s.to_string());
-        let broker_name: Arc<str> = Arc::from(req_str(broker_name, "broker_name")?.to_str()?);
+        let cluster = match opt_str(cluster, "cluster")? {
+            Some(s) => Some(name_text(s, "cluster")?.to_owned()),
+            None => None,
+        };
+        let broker_name: Arc<str> = Arc::from(req_name(broker_name, "broker_name")?);
         let broker_addrs = match broker_addrs {
             Some(a) if !a.is_none() => {
                 let m = a.cast::<PyMapping>().map_err(|_| {
@@ -204,8 +214,9 @@ impl PyBrokerData {
                                         "broker address must be a str or None, not {}",
                                         type_name(&v)
                                     ))
-                                })?
-                                .to_string(),
+                                })
+                                .and_then(|s| name_text(s, "broker address"))?
+                                .to_owned(),
                         )
                     };
                     match out.iter_mut().find(|(i, _)| *i == id) {
@@ -338,7 +349,10 @@ impl PyTopicRouteData {
             }
         }
         let conf = match order_topic_conf {
-            Some(c) => opt_str(c, "order_topic_conf")?.map(|s| s.to_string()),
+            Some(c) => match opt_str(c, "order_topic_conf")? {
+                Some(s) => Some(name_text(s, "order_topic_conf")?.to_owned()),
+                None => None,
+            },
             None => None,
         };
         Ok(PyTopicRouteData {
@@ -354,7 +368,7 @@ impl PyTopicRouteData {
     #[staticmethod]
     fn from_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text: String = if let Ok(s) = data.cast::<PyString>() {
-            s.to_str()?.to_owned()
+            name_text(s, "route JSON")?.to_owned()
         } else if let Ok(b) = data.cast::<PyBytes>() {
             String::from_utf8(b.as_bytes().to_vec())
                 .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
@@ -422,7 +436,7 @@ impl PyTopicRouteData {
         py: Python<'py>,
         topic: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let topic = req_str(topic, "topic")?.to_str()?.to_owned();
+        let topic = req_name(topic, "topic")?.to_owned();
         let mqs = py
             .detach(|| self.inner.subscribe_queues(&topic))
             .map_err(java_err)?;
@@ -435,7 +449,7 @@ impl PyTopicRouteData {
         py: Python<'py>,
         topic: &Bound<'_, PyAny>,
     ) -> PyResult<(Bound<'py, PyList>, bool)> {
-        let topic = req_str(topic, "topic")?.to_str()?.to_owned();
+        let topic = req_name(topic, "topic")?.to_owned();
         let (mqs, order) = py
             .detach(|| self.inner.publish_queues(&topic))
             .map_err(java_err)?;

@@ -8,7 +8,7 @@ use pyo3::types::PyTuple;
 use rocketroute_core::{MQFaultStrategy, Selected};
 
 use crate::counter::compat_arg;
-use crate::errors::{flag, illegal, java_err, java_long, opt_str, req_str, type_name};
+use crate::errors::{flag, illegal, java_err, java_long, name_text, opt_str, req_name, type_name};
 use crate::fault::PyLatencyFaultTolerance;
 use crate::message_queue::PyMessageQueue;
 use crate::publish_info::PyTopicPublishInfo;
@@ -162,11 +162,11 @@ impl PyMQFaultStrategy {
         isolation: &Bound<'_, PyAny>,
         reachable: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let name = req_str(broker_name, "broker_name")?;
+        let name = req_name(broker_name, "broker_name")?;
         let latency = java_long(current_latency, "current_latency")?;
         let reachable = flag(reachable, true)?;
         self.inner
-            .update_fault_item(name.to_str()?, latency, isolation.is_truthy()?, reachable);
+            .update_fault_item(name, latency, isolation.is_truthy()?, reachable);
         Ok(())
     }
 
@@ -190,7 +190,7 @@ impl PyMQFaultStrategy {
             None => None,
         };
         let last = match last {
-            Some(s) => Some(s.to_str()?),
+            Some(s) => Some(name_text(s, "last_broker_name")?),
             None => None,
         };
         let reset = flag(reset_index, false)?;
