@@ -126,11 +126,12 @@ demo: build
 	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo $(DEMO_ARGS)
 
 # The differential fuzz tests (native against reference) and every property test, with the "fuzz"
-# hypothesis profile: FUZZ_EXAMPLES examples per test (default 20000).
+# hypothesis profile: FUZZ_EXAMPLES examples per test (default 20000), and the thread tests SOAK times longer.
 FUZZ_EXAMPLES ?= 20000
+SOAK ?= 25
 fuzz: build
 	$(call section,fuzz: hypothesis profile "fuzz", $(FUZZ_EXAMPLES) examples per test)
-	env -u ROCKETROUTE_BACKEND HYPOTHESIS_PROFILE=fuzz ROCKETROUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+	env -u ROCKETROUTE_BACKEND HYPOTHESIS_PROFILE=fuzz ROCKETROUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ROCKETROUTE_SOAK=$(SOAK) \
 		$(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance
 	$(call section,fuzz: cargo test (core, the bounded property tests with PROPTEST_CASES=$(FUZZ_EXAMPLES)))
 	PROPTEST_CASES=$(FUZZ_EXAMPLES) cargo test -p rocketroute-core --release

@@ -3,11 +3,13 @@ mixed with ``round_robin_indices``), one ``MQFaultStrategy`` selecting and updat
 ``LatencyFaultTolerance`` updated, queried and pruned at once. No increment may be lost or returned twice,
 no call may fail, and every answer must be one the single-threaded code could give.
 
-Iteration counts are bounded so that each test takes well under two seconds on the reference backend."""
+Iteration counts are bounded so that each test takes well under two seconds on the reference backend;
+``ROCKETROUTE_SOAK=N`` multiplies them (``make fuzz`` soaks with N=25)."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import random
 import sys
 import threading
@@ -19,6 +21,7 @@ import pytest
 from ._java import INT_MAX, to_int
 
 THREADS = 8
+SOAK = max(1, int(os.environ.get("ROCKETROUTE_SOAK", "1")))
 POSITIVE_MASK = 0x7FFFFFFF
 TOPIC = "TopicTest"
 BROKERS = ("broker-a", "broker-b", "broker-c", "broker-d")
@@ -70,7 +73,7 @@ def run_threads(worker: Callable[[int], Any], n: int = THREADS) -> list[Any]:
 def test_counter_increments_and_batches_lose_nothing(backend, compat, start):
     batch = importlib.import_module(backend.__name__ + ".batch")
     counter = backend.SendWhichQueue(compat, start=start)
-    rounds = 300
+    rounds = 300 * SOAK
 
     def worker(i: int) -> tuple[int, list[int], list[list[int]]]:
         rng = random.Random(i)
@@ -111,7 +114,7 @@ def test_round_robin_batch_is_one_step(backend, start):
     ``count`` consecutive values, whatever the other threads do meanwhile."""
     batch = importlib.import_module(backend.__name__ + ".batch")
     counter = backend.SendWhichQueue("5.3", start=start)
-    rounds = 60
+    rounds = 60 * SOAK
 
     def worker(i: int) -> list[list[int]]:
         rng = random.Random(300 + i)
@@ -180,7 +183,7 @@ def test_fault_strategy_many_threads(backend, compat):
     strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=True, clock=clock)
     tp = publish_info(backend, compat)
     queues = set(tp.message_queues)
-    rounds = 250
+    rounds = 250 * SOAK
 
     def worker(i: int) -> int:
         rng = random.Random(100 + i)
@@ -226,7 +229,7 @@ def test_latency_fault_tolerance_many_threads(backend, compat):
     clock = backend.ManualClock(1_000_000)
     lft = backend.LatencyFaultTolerance(compat, clock=clock, random=11)
     names = [f"broker-{i}" for i in range(6)]
-    rounds = 400
+    rounds = 400 * SOAK
 
     def worker(i: int) -> None:
         rng = random.Random(200 + i)
@@ -277,7 +280,7 @@ def test_router_routes_while_nodes_join_and_leave(backend):
     router = backend.ConsistentHashRouter(stable, 8)
     initial = router.ring()
     keys = [f"{TOPIC}@broker-a@{q}" for q in range(64)]
-    writers, rounds = 3, 40
+    writers, rounds = 3, 40 * SOAK
 
     def worker(i: int) -> set[str | None]:
         seen: set[str | None] = set()

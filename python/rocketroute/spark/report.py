@@ -160,8 +160,17 @@ def _to_float(v: Any) -> float:
     return f
 
 
-def _to_opt_float(v: Any) -> float | None:
-    return None if v is None or v == "" else _to_float(v)
+class _Optional:
+    """A field that may be empty, or missing altogether (newer than the output being read): ``None`` then,
+    else ``convert`` of its value."""
+
+    __slots__ = ("convert",)
+
+    def __init__(self, convert: Callable[[Any], Any]) -> None:
+        self.convert = convert
+
+    def __call__(self, v: Any) -> Any:
+        return None if v is None or v == "" else self.convert(v)
 
 
 def _to_bool(v: Any) -> bool:
@@ -186,7 +195,7 @@ def _convert(row: Any, types: Mapping[str, Callable[[Any], Any]], where: str) ->
     typed = {}
     for name, convert in types.items():
         if name not in row:
-            if convert is _to_opt_float:  # a field newer than the output being read
+            if isinstance(convert, _Optional):
                 typed[name] = None
                 continue
             raise RocketRouteError(f"{where} lacks {name!r}")
@@ -687,8 +696,8 @@ def _section_replay(root: Path) -> str:
             "p50_ms": _to_float,
             "p99_ms": _to_float,
             "max_ms": _to_float,
-            "degraded_share": _to_opt_float,
-            "max_delay_ms": _to_opt_float,
+            "degraded_share": _Optional(_to_float),
+            "max_delay_ms": _Optional(_to_float),
         },
         summary_path,
     )
