@@ -11,6 +11,7 @@ pub mod fault;
 pub mod intern;
 pub mod java;
 pub mod message_queue;
+pub mod profiles;
 pub mod publish_info;
 pub mod ring;
 pub mod route;

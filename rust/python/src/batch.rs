@@ -52,7 +52,7 @@ impl KeyType {
 
 /// An option given as a str: `None` when left out (or `None`), `Some("")` for anything not a valid str,
 /// which matches no option.
-fn choice<'a>(v: Option<&'a Bound<'_, PyAny>>) -> Option<&'a str> {
+pub(crate) fn choice<'a>(v: Option<&'a Bound<'_, PyAny>>) -> Option<&'a str> {
     let v = v.filter(|v| !v.is_none())?;
     Some(
         v.cast::<PyString>()
@@ -62,7 +62,7 @@ fn choice<'a>(v: Option<&'a Bound<'_, PyAny>>) -> Option<&'a str> {
     )
 }
 
-fn repr_of(v: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+pub(crate) fn repr_of(v: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     Ok(match v {
         Some(v) => v.repr()?.to_string(),
         None => "None".to_owned(),
@@ -117,7 +117,7 @@ fn buffer_of<'a, T>(py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<Option<&
 }
 
 /// One column of keys, borrowed from the Python object that owns it.
-enum Column<'a> {
+pub(crate) enum Column<'a> {
     Utf8 {
         offsets: Offsets<'a>,
         data: &'a [u8],
@@ -128,9 +128,46 @@ enum Column<'a> {
     Ucs4(&'a [u32], usize),
 }
 
-struct Piece<'a> {
-    len: usize,
-    column: Column<'a>,
+pub(crate) struct Piece<'a> {
+    pub len: usize,
+    pub column: Column<'a>,
+}
+
+/// The keys of a batch call: columns read in place (Arrow, NumPy), or a Python sequence to iterate.
+pub(crate) enum Gathered<'a, 'py> {
+    Pieces(Vec<Piece<'a>>),
+    Sequence(Bound<'py, PyAny>),
+}
+
+/// The keys as columns or a sequence; `keep` holds what the columns borrow from.
+pub(crate) fn gather<'a, 'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    keep: &mut Vec<Py<PyAny>>,
+) -> PyResult<Gathered<'a, 'py>> {
+    if keys.is_none() {
+        return Err(npe(py, "keys is None"));
+    }
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "keys must be a sequence of keys, not a single str",
+        ));
+    }
+    Ok(match input_kind(keys)? {
+        Input::Sequence => Gathered::Sequence(keys.clone()),
+        Input::Chunked => {
+            let mut pieces = Vec::new();
+            for chunk in keys.getattr("chunks")?.try_iter()? {
+                pieces.push(arrow_piece(py, &chunk?, keep)?);
+            }
+            Gathered::Pieces(pieces)
+        }
+        Input::Arrow => Gathered::Pieces(vec![arrow_piece(py, keys, keep)?]),
+        Input::NumPy => match numpy_piece(py, keys, keep)? {
+            Some(p) => Gathered::Pieces(vec![p]),
+            None => Gathered::Sequence(keys.clone()),
+        },
+    })
 }
 
 enum Input {
@@ -287,7 +324,7 @@ fn numpy_piece<'a>(
 const DETACH_AT: usize = 2048;
 
 /// Runs `f` without the GIL when the batch is large enough for that to pay.
-pub fn maybe_detach<T: Send>(py: Python<'_>, n: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn maybe_detach<T: Send>(py: Python<'_>, n: usize, f: impl FnOnce() -> T + Send) -> T {
     if n >= DETACH_AT {
         py.detach(f)
     } else {
@@ -316,7 +353,7 @@ fn numpy_attr<'py>(
 /// A new 1-D NumPy array of `n` items of `dtype` over a `bytearray`, and its data as a slice.
 /// With `zeroed` false the memory is left as allocated (and first touched by the caller's work, without
 /// the GIL): the caller must write every item.
-fn new_array<'py, T>(
+pub(crate) fn new_array<'py, T>(
     py: Python<'py>,
     n: usize,
     dtype: &str,
@@ -528,14 +565,35 @@ fn hash_sequence(
 }
 
 /// Hashes of every key, written into a new NumPy int32 array (and a bool mask array with `masked`).
-struct Hashed<'py> {
-    arr: Bound<'py, PyAny>,
-    out: &'py mut [i32],
-    mask: Option<(Bound<'py, PyAny>, &'py mut [bool])>,
+pub(crate) struct Hashed<'py> {
+    pub arr: Bound<'py, PyAny>,
+    pub out: &'py mut [i32],
+    pub mask: Option<(Bound<'py, PyAny>, &'py mut [bool])>,
 }
 
 impl<'py> Hashed<'py> {
-    fn finish(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// An int32 result array of `n` items (and a zeroed bool mask with `masked`), to be filled.
+    pub fn new(py: Python<'py>, n: usize, masked: bool) -> PyResult<Self> {
+        let (arr, out) = new_array::<i32>(py, n, "int32", false)?;
+        let mask = if masked {
+            Some(new_array::<bool>(py, n, "bool", true)?)
+        } else {
+            None
+        };
+        Ok(Hashed { arr, out, mask })
+    }
+
+    /// A result array holding `out` (and `mask`).
+    pub fn filled(py: Python<'py>, out: &[i32], mask: Option<&[bool]>) -> PyResult<Self> {
+        let mut h = Hashed::new(py, out.len(), mask.is_some())?;
+        h.out.copy_from_slice(out);
+        if let (Some((_, ms)), Some(m)) = (h.mask.as_mut(), mask) {
+            ms.copy_from_slice(m);
+        }
+        Ok(h)
+    }
+
+    pub fn finish(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self.mask {
             None => Ok(self.arr),
             Some((m, _)) => numpy_attr(py, &MASKED_ARRAY, &["ma", "MaskedArray"])?
@@ -550,57 +608,18 @@ fn hashes<'py>(
     key_type: KeyType,
     masked: bool,
 ) -> PyResult<Hashed<'py>> {
-    if keys.is_none() {
-        return Err(npe(py, "keys is None"));
-    }
-    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(
-            "keys must be a sequence of keys, not a single str",
-        ));
-    }
     let mut keep: Vec<Py<PyAny>> = Vec::new();
-    let mut pieces: Vec<Piece<'_>> = Vec::new();
-    let mut sequence: Option<Bound<'py, PyAny>> = None;
-    match input_kind(keys)? {
-        Input::Sequence => sequence = Some(keys.clone()),
-        Input::Chunked => {
-            for chunk in keys.getattr("chunks")?.try_iter()? {
-                pieces.push(arrow_piece(py, &chunk?, &mut keep)?);
-            }
+    let pieces = match gather(py, keys, &mut keep)? {
+        Gathered::Pieces(p) => p,
+        Gathered::Sequence(seq) => {
+            let mut out = Vec::new();
+            let mut mask = if masked { Some(Vec::new()) } else { None };
+            hash_sequence(py, &seq, key_type, &mut out, &mut mask)?;
+            return Hashed::filled(py, &out, mask.as_deref());
         }
-        Input::Arrow => pieces.push(arrow_piece(py, keys, &mut keep)?),
-        Input::NumPy => match numpy_piece(py, keys, &mut keep)? {
-            Some(p) => pieces.push(p),
-            None => sequence = Some(keys.clone()),
-        },
-    }
-    if let Some(seq) = sequence {
-        let mut out = Vec::new();
-        let mut mask = if masked { Some(Vec::new()) } else { None };
-        hash_sequence(py, &seq, key_type, &mut out, &mut mask)?;
-        let (arr, slice) = new_array::<i32>(py, out.len(), "int32", false)?;
-        slice.copy_from_slice(&out);
-        let mask = match mask {
-            None => None,
-            Some(m) => {
-                let (marr, ms) = new_array::<bool>(py, m.len(), "bool", true)?;
-                ms.copy_from_slice(&m);
-                Some((marr, ms))
-            }
-        };
-        return Ok(Hashed {
-            arr,
-            out: slice,
-            mask,
-        });
-    }
-    let total: usize = pieces.iter().map(|p| p.len).sum();
-    let (arr, out) = new_array::<i32>(py, total, "int32", false)?;
-    let mut mask = if masked {
-        Some(new_array::<bool>(py, total, "bool", true)?)
-    } else {
-        None
     };
+    let total: usize = pieces.iter().map(|p| p.len).sum();
+    let Hashed { arr, out, mut mask } = Hashed::new(py, total, masked)?;
     let mut base = 0;
     for p in &pieces {
         let m = mask.as_mut().map(|(_, m)| &mut m[base..base + p.len]);
@@ -609,6 +628,26 @@ fn hashes<'py>(
     }
     drop(keep);
     Ok(Hashed { arr, out, mask })
+}
+
+/// A queue count of a batch call: an `int` in `0..=i32::MAX`.
+pub(crate) fn num_queues_arg(py: Python<'_>, num_queues: &Bound<'_, PyAny>) -> PyResult<i32> {
+    if num_queues.is_instance_of::<PyBool>() || !num_queues.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "num_queues must be an int, not {}",
+            type_name(num_queues)
+        )));
+    }
+    Ok(num_queues
+        .extract::<i64>()
+        .ok()
+        .filter(|n| (0..=i32::MAX as i64).contains(n))
+        .ok_or_else(|| {
+            illegal(
+                py,
+                format!("num_queues must be in 0..2147483647, not {num_queues}"),
+            )
+        })? as i32)
 }
 
 /// Java `String.hashCode` of every key, as an int32 array.
@@ -633,22 +672,7 @@ pub fn hash_select_indices<'py>(
     key_type: Option<&Bound<'py, PyAny>>,
     nulls: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if num_queues.is_instance_of::<PyBool>() || !num_queues.is_instance_of::<PyInt>() {
-        return Err(PyTypeError::new_err(format!(
-            "num_queues must be an int, not {}",
-            type_name(num_queues)
-        )));
-    }
-    let n = num_queues
-        .extract::<i64>()
-        .ok()
-        .filter(|n| (0..=i32::MAX as i64).contains(n))
-        .ok_or_else(|| {
-            illegal(
-                py,
-                format!("num_queues must be in 0..2147483647, not {num_queues}"),
-            )
-        })? as i32;
+    let n = num_queues_arg(py, num_queues)?;
     let masked = mask_arg(py, nulls)?;
     let kt = KeyType::parse(py, key_type)?;
     let hashed = hashes(py, keys, kt, masked)?;

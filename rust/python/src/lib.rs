@@ -9,6 +9,7 @@ mod errors;
 mod fault;
 mod java;
 mod message_queue;
+mod profiles;
 mod publish_info;
 mod ring;
 mod route;
@@ -45,6 +46,8 @@ mod _native {
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]
+    use crate::profiles::{profile_select_index, profile_select_indices, PyProfileSelector};
+    #[pymodule_export]
     use crate::publish_info::PyTopicPublishInfo;
     #[pymodule_export]
     use crate::ring::{md5_hash_py, PyConsistentHashRouter};
@@ -61,6 +64,7 @@ mod _native {
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("MAX_QUEUES", rocketroute_core::route::MAX_QUEUES)?;
         m.add("COMPAT_PROFILES", PyTuple::new(m.py(), ["5.3", "4.9"])?)?;
+        m.add("PROFILES", crate::profiles::profiles_tuple(m.py())?)?;
         Ok(())
     }
 }
