@@ -34,7 +34,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nruff>=0.6")
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nruff>=0.6")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)

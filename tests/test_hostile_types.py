@@ -54,6 +54,10 @@ def _json_parse_error_class(m: Any, x: Any) -> Any:
         raise m.IllegalArgumentError(str(e).split(": ", 1)[0]) from None
 
 
+def _profiles(m: Any) -> Any:
+    return importlib.import_module(f"{m.__name__}.profiles")
+
+
 def _avg(m: Any, mqs: Any, cids: Any) -> Any:
     return m.AllocateMessageQueueAveragely().allocate("g", "c", mqs, cids)
 
@@ -148,6 +152,28 @@ OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("route_nodes.item", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2).route_nodes(["k", x])),
     ("route_nodes.nulls", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2).route_nodes(["k", None], nulls=x)),
     ("route_nodes.hashed item", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, len).route_nodes(["k", x])),
+    ("profile_select_index.key", lambda m, x: _profiles(m).profile_select_index(x, 8, "kafka-murmur2")),
+    ("profile_select_index.n", lambda m, x: _profiles(m).profile_select_index("k", x, "go4-fnv32a")),
+    ("profile_select_index.profile", lambda m, x: _profiles(m).profile_select_index("k", 8, x)),
+    *[
+        (f"profile_select_index.{p}", lambda m, x, p=p: _profiles(m).profile_select_index(x, 8, p))
+        for p in ("java5-grpc-siphash", "python5-sha256", "proxy-jump", "java-hashcode")
+    ],
+    (
+        "profile_select_indices.item",
+        lambda m, x: _profiles(m).profile_select_indices(["a", x], 8, "go4-fnv32a").tolist(),
+    ),
+    (
+        "profile_select_indices.nulls",
+        lambda m, x: _profiles(m).profile_select_indices(["a"], 8, "java-hashcode", nulls=x).tolist(),
+    ),
+    (
+        "profile_select_indices.refused",
+        lambda m, x: _profiles(m).profile_select_indices([""], 8, "go4-fnv32a", refused=x).tolist(),
+    ),
+    ("ProfileSelector.arg", lambda m, x: _profiles(m).ProfileSelector("python5-sha256").select(_mqs(m), None, x)),
+    ("ProfileSelector.mqs", lambda m, x: _profiles(m).ProfileSelector("proxy-jump").select(x, None, "k")),
+    ("compat_report.n", lambda m, x: _profiles(m).compat_report(["a", "b"], x).same),
     # what a user's callback returns
     ("hash_function returns", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, lambda s: x).route_node("k")),
     ("selector returns", lambda m, x: _send_select(m, lambda mqs, msg, arg: x)),

@@ -158,6 +158,13 @@ def check_route(args: argparse.Namespace) -> Any:
     """What ``route`` can check before Spark starts (the input exists, the route parses): the queue spec."""
     if not os.path.exists(args.input):
         raise RocketRouteError(f"input {args.input!r} does not exist")
+    if getattr(args, "compare_profiles", None):
+        from .spark.compat import parse_profiles
+
+        if isinstance(args.compare_profiles, str):  # the command line's text; the demo passes a tuple
+            args.compare_profiles = parse_profiles(args.compare_profiles)
+        if args.key_type != "string":
+            raise RocketRouteError("--compare-profiles compares string keys (message groups); use --key-type string")
     return _queue_spec_from_args(args)
 
 
@@ -191,6 +198,19 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
     _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
     _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
     per_queue = [r.asDict() for r in result.per_queue.collect()]
+    compat = None
+    if getattr(args, "compare_profiles", None):
+        from .spark.compat import COMPAT_COLUMNS, compare_profiles
+
+        if args.key not in result.routed.columns:
+            raise RocketRouteError(f"--compare-profiles needs the key column {args.key!r}, which the input lacks")
+        _stage(f"route: comparing {len(args.compare_profiles)} client routing profiles on the keys")
+        compat = compare_profiles(result.routed, args.key, len(spec), args.compare_profiles)
+        rows = [tuple(r[c] for c in COMPAT_COLUMNS) for r in compat]
+        schema = "a string, b string, keys_both long, keys_same long, messages_both long, messages_same long, "
+        schema += "key_share double, message_share double"
+        table = spark.createDataFrame(rows, schema)
+        _write_atomically(out, "compat", lambda p: table.coalesce(1).write.option("header", True).csv(p))
     result.unpersist()
     summary = {
         "topic": spec.topic,
@@ -203,6 +223,8 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
         "per_queue": per_queue,
         "seconds": round(time.perf_counter() - t0, 2),
     }
+    if compat is not None:
+        summary["compat"] = {"profiles": list(args.compare_profiles), "pairs": compat}
     _write_summary(out, summary)
     return summary
 
@@ -217,7 +239,18 @@ def print_route(summary: dict[str, Any], out: str) -> None:
     print(f"{'queue':>24} {'messages':>10} {'share':>7}")
     for row in summary["per_queue"]:
         print(f"{row['broker'] + '/' + str(row['queue_id']):>24} {row['messages']:>10} {row['share']:>7.2%}")
-    print(f"outputs: {out}/routed, rejected, per_queue, hot_keys, summary/summary.json")
+    compat = summary.get("compat")
+    if compat:
+        names = compat["profiles"]
+        share = {(r["a"], r["b"]): r["key_share"] for r in compat["pairs"]}
+        width = max(len(n) for n in names)
+        print(f"keys on the same queue, per pair of client routing profiles ({summary['queues']} queues):")
+        print(" " * width + "  " + "  ".join(f"{n:>{width}}" for n in names))
+        for a in names:
+            cells = ("-" if share[(a, b)] is None else f"{share[(a, b)]:.2%}" for b in names)
+            print(f"{a:>{width}}  " + "  ".join(f"{c:>{width}}" for c in cells))
+    extra = ", compat" if compat else ""
+    print(f"outputs: {out}/routed, rejected, per_queue, hot_keys{extra}, summary/summary.json")
 
 
 def cmd_route(args: argparse.Namespace) -> int:
@@ -504,7 +537,7 @@ def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str
     queues = QUEUES_PER_BROKER * len(BROKERS)
     return {
         "route": ["route", "--input", str(inputs.messages), "--topic", TOPIC, "--route", str(inputs.route),
-                  "--key", "key", "--size", "size", "--out", str(out / "route")],
+                  "--key", "key", "--size", "size", "--compare-profiles", "all", "--out", str(out / "route")],
         "plan": ["plan", "--load", str(out / "route"), "--topic", TOPIC, "--consumers", consumers,
                  "--rooms", rooms, "--resize", f"{queues}:{queues + 8}", "--input", str(inputs.messages),
                  "--key", "key", "--out", str(out)],
@@ -548,6 +581,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"{route_summary['rejected_rows']:,}; queue load max/mean {skew['max_over_mean']:.3f}, "
         f"cv {skew['cv']:.3f}, gini {skew['gini']:.3f}"
     )
+    compat = route_summary.get("compat")
+    if compat:
+        share = {(r["a"], r["b"]): r["key_share"] for r in compat["pairs"]}
+        others = [p for p in compat["profiles"] if p != "java-hashcode"]
+        print("\n== other clients on the same keys (share of keys on the queue Java remoting picks)")
+        for p in others:
+            s = share.get(("java-hashcode", p))
+            text = "no key in common" if s is None else f"{s:.1%} of keys on the same queue"
+            print(f"a Java remoting producer and a {p} one: {text}")
     print("\n== plan (4 and 8 consumers)")
     print_plan(plan_result, str(out), counts=[4, 8])
     print("\n== replay (broker-b degrades, broker-c fails)")
@@ -595,6 +637,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="jvm",
         choices=("jvm", "arrow"),
         help="hash: Spark SQL alone (default, measured faster on Spark) or the native Arrow worker; same answer",
+    )
+    r.add_argument(
+        "--compare-profiles",
+        metavar="LIST",
+        help="also compare other clients' keyed routing on the keys: 'all' or a comma-separated list of "
+        "java-hashcode, java5-grpc-siphash, proxy-jump, python5-sha256, go4-fnv32a, kafka-murmur2 (writes OUT/compat)",
     )
     _add_spark_args(r)
     r.add_argument("--out", required=True, help="output folder")

@@ -59,10 +59,12 @@ def test_cli_demo_end_to_end(tmp_path):
     assert f"report: {report.resolve()}" in done.stdout.splitlines()[-1]
     page = report.read_text()
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 5 and all(base64.b64decode(i).startswith(PNG) for i in images)
+    assert len(images) == 6 and all(base64.b64decode(i).startswith(PNG) for i in images)
+    assert "Other clients on the same keys" in page
     route = json.loads((out / "route" / "summary" / "summary.json").read_text())
     assert route["input_rows"] == 20_000 == route["routed_rows"] + route["rejected_rows"]
     assert route["rejected_rows"] > 0
+    assert len(route["compat"]["pairs"]) == 36  # every pair of the six client profiles
     with (out / "plan" / "imbalance.csv").open() as f:
         strategies = {r["strategy"] for r in csv.DictReader(f)}
     assert strategies == {"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY-AVG"}
@@ -72,6 +74,7 @@ def test_cli_demo_end_to_end(tmp_path):
     # the point of the demo: fault tolerance steers sends away from the slow and the failed broker
     assert modes["fault tolerance on"]["degraded_share"] < modes["fault tolerance off"]["degraded_share"]
     assert "input rows 20,000 = routed" in done.stdout and "fault tolerance on" in done.stdout
+    assert "a Java remoting producer and a python5-sha256 one" in done.stdout
 
     again = tmp_path / "again.html"
     done = _run("report", "--route", str(out / "route"), "--replay", str(out / "replay"), "--out", str(again))

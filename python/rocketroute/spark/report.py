@@ -442,8 +442,98 @@ def _section_route(root: Path) -> str:
             caption,
         )
     )
+    if raw.get("compat") is not None:
+        parts.append(_compat_part(raw["compat"], len(per_queue), summary_path))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _compat_part(compat: Any, queues: int, where: Path) -> str:
+    """The cross-client comparison (``route --compare-profiles``): a heatmap and a table of the share of keys
+    every two clients' routing profiles put on the same queue."""
+    c = _one(compat, {"profiles": lambda v: v, "pairs": lambda v: v}, where)
+    names = c["profiles"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or not names:
+        raise RocketRouteError(f"{where}: compat 'profiles' is not a list of names")
+    if not isinstance(c["pairs"], list):
+        raise RocketRouteError(f"{where}: compat 'pairs' is not a list")
+    pairs = _typed(
+        c["pairs"],
+        {
+            "a": _to_str,
+            "b": _to_str,
+            "keys_both": _to_int,
+            "keys_same": _to_int,
+            "messages_both": _to_int,
+            "messages_same": _to_int,
+            "key_share": _Optional(_to_float),
+            "message_share": _Optional(_to_float),
+        },
+        where,
+    )
+    share = {(r["a"], r["b"]): r["key_share"] for r in pairs}
+    missing = [(a, b) for a in names for b in names if (a, b) not in share]
+    if missing:
+        raise RocketRouteError(f"{where}: compat lacks the pair {missing[0]!r}")
+    parts = [
+        "<h3>Other clients on the same keys</h3>",
+        _para(
+            f"The share of keys that two RocketMQ clients (and Kafka) put on the same queue of these {queues}, each "
+            "routing keyed messages its own way: a key split between two queues loses its ordering when both "
+            "clients produce it. A dash: no key placed by both (a client refuses every key)."
+        ),
+        _img(_plot_compat(names, share), _compat_alt(names, share)),
+    ]
+    order = {n: i for i, n in enumerate(names)}
+    off_diagonal = [r for r in pairs if r["a"] in order and r["b"] in order and order[r["a"]] < order[r["b"]]]
+    off_diagonal.sort(key=lambda r: (order[r["a"]], order[r["b"]]))
+    parts.append(
+        _table(
+            off_diagonal,
+            [
+                _Col("a", "client a"),
+                _Col("b", "client b"),
+                _Col("keys_both", "keys", _fmt_int),
+                _Col("key_share", "keys on the same queue", _fmt_share),
+                _Col("messages_both", "messages", _fmt_int),
+                _Col("message_share", "messages on the same queue", _fmt_share),
+            ],
+        )
+    )
+    return "\n".join(parts)
+
+
+def _compat_alt(names: Sequence[str], share: Mapping[tuple[str, str], float | None]) -> str:
+    known = [(share[(a, b)], a, b) for i, a in enumerate(names) for b in names[i + 1 :] if share[(a, b)] is not None]
+    if not known:
+        return f"Heatmap of {len(names)} client routing profiles; no key placed by two of them"
+    low, a, b = min(known)
+    return (
+        f"Heatmap of the share of keys on the same queue for {len(names)} client routing profiles; "
+        f"lowest {a} and {b} at {low:.1%}"
+    )
+
+
+def _plot_compat(names: Sequence[str], share: Mapping[tuple[str, str], float | None]) -> Any:
+    import numpy as np
+
+    k = len(names)
+    grid = np.array([[np.nan if share[(a, b)] is None else share[(a, b)] for b in names] for a in names])
+    fig = _figure(1.1 * k + 2.6, 0.8 * k + 1.4)
+    ax = fig.add_subplot()
+    image = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="viridis")
+    ax.set_xticks(range(k), labels=names, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(k), labels=names, fontsize=8)
+    for i in range(k):
+        for j in range(k):
+            v = grid[i, j]
+            text = "\u2013" if np.isnan(v) else f"{v:.0%}" if v >= 0.1 or v == 0 else f"{v:.1%}"
+            ax.text(
+                j, i, text, ha="center", va="center", fontsize=8, color="white" if np.isnan(v) or v < 0.6 else "black"
+            )
+    ax.set_title("Keys on the same queue, per pair of clients", loc="left", fontsize=11)
+    fig.colorbar(image, ax=ax, shrink=0.8, format=lambda v, _: f"{v:.0%}")
+    return fig
 
 
 def _queue_load_alt(per_queue: Sequence[Mapping[str, Any]]) -> str:
