@@ -3,6 +3,7 @@
 
 mod allocate;
 mod batch;
+mod bounded;
 mod clock;
 mod counter;
 mod errors;
@@ -13,6 +14,7 @@ mod publish_info;
 mod ring;
 mod route;
 mod select;
+mod sticky;
 mod strategy;
 
 use pyo3::prelude::*;
@@ -30,6 +32,8 @@ mod _native {
     };
     #[pymodule_export]
     use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
+    #[pymodule_export]
+    use crate::bounded::PyAllocateMessageQueueConsistentHashBounded;
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
@@ -54,6 +58,8 @@ mod _native {
     use crate::select::{
         PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
     };
+    #[pymodule_export]
+    use crate::sticky::PyAllocateMessageQueueSticky;
     #[pymodule_export]
     use crate::strategy::PyMQFaultStrategy;
 
