@@ -51,9 +51,16 @@ fn load_factor_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
     Ok(value)
 }
 
-/// `CONSISTENT_HASH_BOUNDED`: each queue, in `mq_all` order, goes to the first consumer clockwise on the
-/// `CONSISTENT_HASH` ring whose load is below `ceil(load_factor * len(mq_all) / consumers)`. The last ring
-/// is kept, keyed by the exact consumer list.
+/// `CONSISTENT_HASH_BOUNDED`: consistent hashing with bounded loads. Each queue, in `mq_all` order, goes
+/// to the first consumer clockwise from `hash(str(mq))` on the `CONSISTENT_HASH` ring (RocketMQ's
+/// `ConsistentHashRouter` of the consumers, MD5 or `hash_function`) that holds fewer than
+/// `capacity(len(mq_all), n)` = `ceil(load_factor * len(mq_all) / n)` queues, `n` the distinct consumers.
+///
+/// `load_factor` is a finite number >= 1.0, taken at its exact binary value. A queue that finds every
+/// consumer on the ring full (only when one has no ring entry: `virtual_node_cnt=0`, or colliding
+/// `hash_function` values) goes to the least loaded consumer, the earlier in `cid_all` on a tie.
+/// Duplicates count once. All members must use the same parameters to agree. Not a Java strategy. The last
+/// ring is kept, keyed by the exact consumer list.
 #[pyclass(
     frozen,
     name = "AllocateMessageQueueConsistentHashBounded",

@@ -69,8 +69,21 @@ fn previous_arg(previous: Option<&Bound<'_, PyAny>>) -> PyResult<Previous> {
     Ok(out)
 }
 
-/// `STICKY`: a balanced assignment that keeps as many queues as possible with their owner in `previous`,
-/// the group's previous assignment. Every member must use the same `previous` to agree.
+/// `STICKY`: a balanced assignment (every consumer `len(mq_all) // n` or one more queue, `n` the distinct
+/// consumers) that keeps as many queues as possible with the consumer that owned them in `previous`, the
+/// group's previous assignment `{cid: queues}`, so a join or leave moves the fewest queues.
+///
+/// The `len(mq_all) % n` larger shares go to the consumers that keep the most of their previous queues
+/// still in `mq_all` (ties: the earlier in `cid_all`); each keeps its previous queues up to its share (the
+/// first in `mq_all` order); the rest go, in `mq_all` order, to the consumers below their share, in
+/// `cid_all` order. A queue `previous` gives to two consumers counts for the earlier in `cid_all`; queues
+/// not in `mq_all` and consumers not in `cid_all` are ignored; duplicates count once. Without a previous
+/// assignment this is `AVG`.
+///
+/// Every member computes the whole assignment and takes its part, so all members must use the same
+/// previous assignment (e.g. the one all of them computed last round, or the owners the broker reports) to
+/// agree; the order of the mapping does not matter. Not a Java strategy: do not mix it with members that
+/// allocate otherwise.
 #[pyclass(
     frozen,
     name = "AllocateMessageQueueSticky",
