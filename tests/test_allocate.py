@@ -192,6 +192,9 @@ def every_strategy(backend, specs, vnodes):
         nearby(backend, backend.AllocateMessageQueueAveragely()),
         nearby(backend, backend.AllocateMessageQueueAveragelyByCircle()),
         nearby(backend, backend.AllocateMessageQueueConsistentHash(vnodes)),
+        backend.AllocateMessageQueueSticky({"IDC1-c0": mqs_of(backend, specs[::2]), "c1": config_list[1::3]}),
+        backend.AllocateMessageQueueConsistentHashBounded(1.25, vnodes),
+        backend.AllocateMessageQueueConsistentHashBounded(1.0, 0),
     ]
 
 
@@ -433,13 +436,16 @@ def test_machine_room_nearby_resolver_is_asked_only_about_members(backend):
 
 
 def checked_strategies(backend):
-    """The strategies that run AbstractAllocateMessageQueueStrategy.check (all but CONFIG)."""
+    """The strategies that run AbstractAllocateMessageQueueStrategy.check (all but CONFIG), and the opt-in ones,
+    which check alike."""
     return [
         backend.AllocateMessageQueueAveragely(),
         backend.AllocateMessageQueueAveragelyByCircle(),
         backend.AllocateMessageQueueByMachineRoom(["room1"]),
         backend.AllocateMessageQueueConsistentHash(),
         nearby(backend, backend.AllocateMessageQueueAveragely()),
+        backend.AllocateMessageQueueSticky({"IDC1-c": [backend.MessageQueue("T", "IDC1-b", 0)]}),
+        backend.AllocateMessageQueueConsistentHashBounded(),
     ]
 
 

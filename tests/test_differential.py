@@ -8,6 +8,7 @@ hypothesis profile (a bounded number of examples); ``make fuzz`` runs the ``fuzz
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -173,7 +174,20 @@ def test_selection_with_fault_updates_agrees_step_by_step(s):
         same(lambda m: (worlds[m]["tp"].send_which_queue.get(), sorted(worlds[m]["lft"].broker_names())), label="state")
 
 
-STRATEGY_KINDS = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM", "CONFIG", "MACHINE_ROOM_NEARBY"]
+STRATEGY_KINDS = [
+    "AVG",
+    "AVG_BY_CIRCLE",
+    "CONSISTENT_HASH",
+    "MACHINE_ROOM",
+    "CONFIG",
+    "MACHINE_ROOM_NEARBY",
+    "STICKY",
+    "CONSISTENT_HASH_BOUNDED",
+]
+
+
+def _previous(m: Any, previous: dict[str, Any]) -> dict[str, Any]:
+    return {c: None if qs is None else [m.MessageQueue(*q) for q in qs] for c, qs in previous.items()}
 
 
 def _strategy(m: Any, kind: str, p: dict[str, Any]) -> Any:
@@ -187,6 +201,10 @@ def _strategy(m: Any, kind: str, p: dict[str, Any]) -> Any:
         return m.AllocateMessageQueueByMachineRoom(p["idcs"])
     if kind == "CONFIG":
         return m.AllocateMessageQueueByConfig([m.MessageQueue(*q) for q in p["config"]])
+    if kind == "STICKY":
+        return m.AllocateMessageQueueSticky(_previous(m, p["previous"]))
+    if kind == "CONSISTENT_HASH_BOUNDED":
+        return m.AllocateMessageQueueConsistentHashBounded(p["load_factor"], p["vnodes"])
     return m.AllocateMachineRoomNearby(
         m.AllocateMessageQueueAveragely(),
         broker_deploy_in=lambda mq: (mq.broker_name or "").split("-")[0] or None,
@@ -196,6 +214,14 @@ def _strategy(m: Any, kind: str, p: dict[str, Any]) -> Any:
 
 queue_tuples = st.tuples(
     st.sampled_from(["T", "U"]), st.sampled_from(["az1-b", "az2-b", "az1@x", "az3@y", "z"]), st.integers(-2, 9)
+)
+previous_assignments = st.dictionaries(
+    st.one_of(st.sampled_from(["az1-c", "az2-c", "az3-c", "c", "gone"]), python_text),
+    st.one_of(st.none(), st.lists(queue_tuples, max_size=8)),
+    max_size=5,
+)
+load_factors = st.one_of(
+    st.floats(0.5, 4.0), st.sampled_from([1.0, 1.25, math.nan, math.inf, None]), st.integers(-1, 4), st.floats()
 )
 
 
@@ -212,6 +238,8 @@ queue_tuples = st.tuples(
             "vnodes": st.integers(-1, 12),
             "idcs": st.lists(st.sampled_from(["az1", "az3", "x"]), max_size=3),
             "config": st.lists(queue_tuples, max_size=4),
+            "previous": previous_assignments,
+            "load_factor": load_factors,
         }
     ),
 )
@@ -226,6 +254,47 @@ def test_allocation_agrees(kind, mqs, cids, current, group, params):
             label=f"allocate {cid!r}",
         )
     same(lambda m: m.allocate_all(_strategy(m, kind, params), queues(m), cids, group), label="allocate_all")
+    if kind in ("STICKY", "CONSISTENT_HASH_BOUNDED"):
+        same(lambda m: _strategy(m, kind, params).allocate_all(queues(m), cids), label="method allocate_all")
+
+
+@given(
+    mqs=st.lists(queue_tuples, min_size=1, max_size=40),
+    rounds=st.lists(
+        st.lists(st.one_of(st.sampled_from(["c0", "c1", "c2", "c3", "c4", "c5"]), python_text), max_size=6),
+        min_size=1,
+        max_size=8,
+    ),
+    previous=previous_assignments,
+)
+def test_sticky_rounds_agree(mqs, rounds, previous):
+    # each round feeds the last assignment back, as a group rebalancing again and again would
+    if same(lambda m: m.AllocateMessageQueueSticky(_previous(m, previous)).previous, label="previous")[0] != "ok":
+        return
+    current = {m: m.AllocateMessageQueueSticky(_previous(m, previous)) for m in (NATIVE, REFERENCE)}
+
+    def allocate(m: Any, cids: list[Any], cid: Any = None) -> Any:
+        queues = [m.MessageQueue(*q) for q in mqs]
+        if cid is None:
+            return current[m].allocate_all(queues, cids)
+        return current[m].allocate("g", cid, queues, cids)
+
+    for i, cids in enumerate(rounds):
+        if same(lambda m, cids=cids: allocate(m, cids), label=f"round {i}")[0] != "ok":
+            continue
+        for cid in cids[:3]:
+            same(lambda m, cids=cids, cid=cid: allocate(m, cids, cid), label=f"round {i} {cid!r}")
+        current = {m: current[m].with_previous(allocate(m, cids)) for m in current}
+
+
+@given(
+    load_factor=st.one_of(st.floats(), st.integers(-(2**70), 2**70), st.sampled_from([None, 1.25, "1.5", True])),
+    n_mq=st.one_of(st.integers(-2, 2**31), st.sampled_from([2**63, None, 1.5])),
+    n_cid=st.one_of(st.integers(-2, 2**31), st.sampled_from([2**63, None, 1.5])),
+)
+def test_bounded_capacity_agrees(load_factor, n_mq, n_cid):
+    same(lambda m: m.AllocateMessageQueueConsistentHashBounded(load_factor).load_factor, label="load_factor")
+    same(lambda m: m.AllocateMessageQueueConsistentHashBounded(load_factor).capacity(n_mq, n_cid), label="capacity")
 
 
 @given(

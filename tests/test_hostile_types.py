@@ -62,6 +62,14 @@ def _avg(m: Any, mqs: Any, cids: Any) -> Any:
     return m.AllocateMessageQueueAveragely().allocate("g", "c", mqs, cids)
 
 
+def _sticky(m: Any, previous: Any) -> Any:
+    return m.AllocateMessageQueueSticky(previous).allocate_all(_mqs(m), ["c", "d"])
+
+
+def _bounded(m: Any, hash_function: Any = None) -> Any:
+    return m.AllocateMessageQueueConsistentHashBounded(1.25, 3, hash_function)
+
+
 def _rr(m: Any, count: Any, n: Any) -> Any:
     return _batch(m).round_robin_indices(m.SendWhichQueue("5.3", start=0), count, n).tolist()
 
@@ -140,6 +148,25 @@ OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("AVG.current", lambda m, x: m.AllocateMessageQueueAveragely().allocate("g", x, _mqs(m), ["c"])),
     ("CONSISTENT_HASH.vnodes", lambda m, x: m.AllocateMessageQueueConsistentHash(x)),
     ("MACHINE_ROOM.idcs", lambda m, x: m.AllocateMessageQueueByMachineRoom(x)),
+    ("STICKY.previous", lambda m, x: m.AllocateMessageQueueSticky(x).allocate("g", "c", _mqs(m), ["c"])),
+    ("STICKY.previous.key", lambda m, x: _sticky(m, {x: _mqs(m, 1)})),
+    ("STICKY.previous.queues", lambda m, x: _sticky(m, {"c": x})),
+    ("STICKY.previous.item", lambda m, x: _sticky(m, {"c": [x]})),
+    ("STICKY.with_previous", lambda m, x: m.AllocateMessageQueueSticky().with_previous(x).previous),
+    ("STICKY.mq_all", lambda m, x: m.AllocateMessageQueueSticky().allocate("g", "c", x, ["c"])),
+    ("STICKY.cid_all.item", lambda m, x: m.AllocateMessageQueueSticky().allocate("g", "c", _mqs(m), ["c", x])),
+    ("STICKY.current", lambda m, x: m.AllocateMessageQueueSticky().allocate("g", x, _mqs(m), ["c"])),
+    ("STICKY.allocate_all.mq_all", lambda m, x: m.AllocateMessageQueueSticky().allocate_all(x, ["c"])),
+    ("STICKY.allocate_all.cid_all", lambda m, x: m.AllocateMessageQueueSticky().allocate_all(_mqs(m), x)),
+    ("BOUNDED.load_factor", lambda m, x: m.AllocateMessageQueueConsistentHashBounded(x).load_factor),
+    ("BOUNDED.vnodes", lambda m, x: m.AllocateMessageQueueConsistentHashBounded(1.25, x).virtual_node_cnt),
+    ("BOUNDED.hash_function", lambda m, x: m.AllocateMessageQueueConsistentHashBounded(1.25, 3, x).name),
+    ("BOUNDED.capacity.queues", lambda m, x: m.AllocateMessageQueueConsistentHashBounded().capacity(x, 3)),
+    ("BOUNDED.capacity.consumers", lambda m, x: m.AllocateMessageQueueConsistentHashBounded().capacity(8, x)),
+    ("BOUNDED.mq_all", lambda m, x: m.AllocateMessageQueueConsistentHashBounded().allocate("g", "c", x, ["c"])),
+    ("BOUNDED.cid_all.item", lambda m, x: _bounded(m).allocate("g", "c", _mqs(m), ["c", x])),
+    ("BOUNDED.current", lambda m, x: _bounded(m).allocate("g", x, _mqs(m), ["c"])),
+    ("BOUNDED.allocate_all.cid_all", lambda m, x: _bounded(m).allocate_all(_mqs(m), x)),
     ("allocate_all.strategy", lambda m, x: m.allocate_all(x, _mqs(m), ["c"])),
     ("allocate_all.group", lambda m, x: m.allocate_all(m.AllocateMessageQueueAveragely(), _mqs(m), ["c"], x)),
     ("java_string_hashes.keys", lambda m, x: _batch(m).java_string_hashes(x).tolist()),
@@ -176,6 +203,7 @@ OPS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("compat_report.n", lambda m, x: _profiles(m).compat_report(["a", "b"], x).same),
     # what a user's callback returns
     ("hash_function returns", lambda m, x: m.ConsistentHashRouter(["a", "b"], 2, lambda s: x).route_node("k")),
+    ("bounded hash_function returns", lambda m, x: _bounded(m, lambda s: x).allocate("g", "a", _mqs(m), ["a", "b"])),
     ("selector returns", lambda m, x: _send_select(m, lambda mqs, msg, arg: x)),
     ("broker_deploy_in returns", lambda m, x: _nearby(m, lambda mq: x, lambda cid: "az1")),
     ("consumer_deploy_in returns", lambda m, x: _nearby(m, lambda mq: "az1", lambda cid: x)),

@@ -367,6 +367,55 @@ class AllocateMessageQueueConsistentHash:
     ) -> list[MessageQueue]: ...
 
 @final
+class AllocateMessageQueueSticky:
+    def __init__(self, previous: Mapping[str, Iterable[MessageQueue] | None] | None = None) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def previous(self) -> dict[str, tuple[MessageQueue, ...]]: ...
+    def with_previous(
+        self, assignment: Mapping[str, Iterable[MessageQueue] | None] | None
+    ) -> AllocateMessageQueueSticky: ...
+    def allocate(
+        self,
+        consumer_group: str | None,
+        current_cid: str | None,
+        mq_all: Sequence[MessageQueue] | None,
+        cid_all: Sequence[str] | None,
+    ) -> list[MessageQueue]: ...
+    def allocate_all(
+        self, mq_all: Sequence[MessageQueue] | None, cid_all: Sequence[str] | None
+    ) -> dict[str, list[MessageQueue]]: ...
+
+@final
+class AllocateMessageQueueConsistentHashBounded:
+    def __init__(
+        self,
+        load_factor: float = 1.25,
+        virtual_node_cnt: int = 10,
+        hash_function: Callable[[str], int] | None = None,
+    ) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def load_factor(self) -> float: ...
+    @property
+    def virtual_node_cnt(self) -> int: ...
+    @property
+    def hash_function(self) -> Callable[[str], int] | None: ...
+    def capacity(self, queue_count: int, consumer_count: int) -> int: ...
+    def allocate(
+        self,
+        consumer_group: str | None,
+        current_cid: str | None,
+        mq_all: Sequence[MessageQueue] | None,
+        cid_all: Sequence[str] | None,
+    ) -> list[MessageQueue]: ...
+    def allocate_all(
+        self, mq_all: Sequence[MessageQueue] | None, cid_all: Sequence[str] | None
+    ) -> dict[str, list[MessageQueue]]: ...
+
+@final
 class AllocateMachineRoomNearby:
     def __init__(
         self,

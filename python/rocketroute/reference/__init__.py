@@ -24,6 +24,7 @@ from .allocate import (
     MachineRoomResolver,
     allocate_all,
 )
+from .bounded import AllocateMessageQueueConsistentHashBounded
 from .clock import ManualClock, SystemClock
 from .compat import COMPAT_PROFILES
 from .counter import SendWhichQueue
@@ -34,6 +35,7 @@ from .publish_info import TopicPublishInfo
 from .ring import ConsistentHashRouter, md5_hash
 from .route import MAX_QUEUES, BrokerData, PermName, QueueData, TopicRouteData
 from .select import SelectMessageQueueByHash, SelectMessageQueueByMachineRoom, SelectMessageQueueByRandom
+from .sticky import AllocateMessageQueueSticky
 from .strategy import DEFAULT_TABLES, MQFaultStrategy
 
 BACKEND = "reference"
@@ -45,6 +47,8 @@ __all__ = [
     "AllocateMessageQueueByConfig",
     "AllocateMessageQueueByMachineRoom",
     "AllocateMessageQueueConsistentHash",
+    "AllocateMessageQueueConsistentHashBounded",
+    "AllocateMessageQueueSticky",
     "BACKEND",
     "Churn",
     "ConsistentHashRouter",

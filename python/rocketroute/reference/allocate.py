@@ -105,6 +105,36 @@ class _Strategy:
         return f"{type(self).__name__}()"
 
 
+class _GlobalStrategy(_Strategy):
+    """A strategy that computes the whole group's assignment at once (``STICKY``, ``CONSISTENT_HASH_BOUNDED``):
+    ``allocate`` is the current consumer's part of it, ``allocate_all`` all of it."""
+
+    __slots__ = ()
+
+    def allocate_all(
+        self, mq_all: Sequence[MessageQueue] | None, cid_all: Sequence[str] | None
+    ) -> dict[str, list[MessageQueue]]:
+        """The whole assignment, ``{cid: queues}`` for each distinct consumer of ``cid_all`` in order; equal to
+        ``allocate`` for each of them (the same first exception too), computed once."""
+        cids = _cid_list(cid_all)
+        if not cids:
+            return {}
+        unique = _unique(cids)
+        mqs = _mq_list(mq_all)
+        for cid in unique:
+            _check_cid(cid)
+            _check_lists(mqs, cids)
+        return self._assignment(mqs, unique)  # type: ignore[arg-type]
+
+    def _allocate(self, group: str | None, cid: str, mqs: list[MessageQueue], cids: list[str]) -> list[MessageQueue]:
+        return self._assignment(mqs, _unique(cids))[cid]
+
+    def _assignment(
+        self, mqs: list[MessageQueue], cids: list[str]
+    ) -> dict[str, list[MessageQueue]]:  # pragma: no cover - every strategy overrides it
+        raise NotImplementedError
+
+
 class AllocateMessageQueueAveragely(_Strategy):
     """``AVG``: consecutive blocks, the first ``len(mq_all) % len(cid_all)`` consumers one queue more."""
 
@@ -361,6 +391,8 @@ def allocate_all(
     distinct cid of ``cid_all``, in first-occurrence order, equal to calling ``allocate`` for each consumer
     (the same exception too), but in one pass where the strategy allows: the consistent-hash ring is built
     once, not once per consumer."""
+    if isinstance(strategy, _GlobalStrategy):  # it computes the whole assignment at once
+        return strategy.allocate_all(mq_all, cid_all)  # type: ignore[return-value]
     cids = _cid_list(cid_all)
     if not cids:
         return {}

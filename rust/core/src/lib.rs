@@ -3,6 +3,7 @@
 
 pub mod allocate;
 pub mod batch;
+pub mod bounded;
 pub mod clock;
 pub mod compat;
 pub mod counter;
@@ -17,6 +18,7 @@ pub mod ring;
 pub mod route;
 pub mod select;
 pub mod slots;
+pub mod sticky;
 pub mod strategy;
 
 pub use clock::{Clock, ManualClock};

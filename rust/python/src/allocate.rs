@@ -14,13 +14,15 @@ use rocketroute_core::allocate::{
 use rocketroute_core::ring::{md5_hash, ConsistentHashRouter, RingError};
 use rocketroute_core::JavaError;
 
+use crate::bounded::PyAllocateMessageQueueConsistentHashBounded;
 use crate::errors::{illegal, java_err, java_int, name_text, npe, type_name};
 use crate::message_queue::PyMessageQueue;
 use crate::ring::{hash_fn_arg, hash_key};
+use crate::sticky::PyAllocateMessageQueueSticky;
 
-type Mqs<'py> = Vec<Bound<'py, PyMessageQueue>>;
+pub(crate) type Mqs<'py> = Vec<Bound<'py, PyMessageQueue>>;
 
-fn mq_vec<'py>(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Mqs<'py>>> {
+pub(crate) fn mq_vec<'py>(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Mqs<'py>>> {
     let Some(o) = obj.filter(|o| !o.is_none()) else {
         return Ok(None);
     };
@@ -38,7 +40,7 @@ fn mq_vec<'py>(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Mqs<'py>>> {
     Ok(Some(out))
 }
 
-fn cid_vec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Arc<str>>>> {
+pub(crate) fn cid_vec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Arc<str>>>> {
     let Some(o) = obj.filter(|o| !o.is_none()) else {
         return Ok(None);
     };
@@ -56,7 +58,7 @@ fn cid_vec(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Arc<str>>>> {
     Ok(Some(out))
 }
 
-fn cid_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+pub(crate) fn cid_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
     match obj.filter(|o| !o.is_none()) {
         None => Ok(None),
         Some(o) => Ok(Some(
@@ -70,7 +72,7 @@ fn cid_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
     }
 }
 
-fn pick<'py>(
+pub(crate) fn pick<'py>(
     py: Python<'py>,
     mqs: &Mqs<'py>,
     idx: impl IntoIterator<Item = usize>,
@@ -79,7 +81,7 @@ fn pick<'py>(
     PyList::new(py, picked)
 }
 
-fn ring_err(py: Python<'_>, e: RingError<PyErr>) -> PyErr {
+pub(crate) fn ring_err(py: Python<'_>, e: RingError<PyErr>) -> PyErr {
     match e {
         RingError::Java(j) => java_err(j),
         RingError::Hash(e) => {
@@ -669,6 +671,58 @@ impl PyAllocateMachineRoomNearby {
     }
 }
 
+/// The distinct consumer ids of `cids`, in first-occurrence order.
+pub(crate) fn unique_cids(cids: &[Arc<str>]) -> Vec<Arc<str>> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    cids.iter().filter(|c| seen.insert(&**c)).cloned().collect()
+}
+
+/// The positions in `mqs` of its distinct queues (the first of equal ones), in order.
+pub(crate) fn distinct_queues(mqs: &Mqs<'_>) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    (0..mqs.len())
+        .filter(|&i| seen.insert(&mqs[i].get().inner))
+        .collect()
+}
+
+/// What `allocate_all` checks before a strategy that computes the whole assignment at once: what
+/// `allocate` checks for each distinct consumer, the first failure raised. The queues and the distinct
+/// consumers, or `None` for an empty or missing `cid_all` (an empty result).
+pub(crate) fn checked_all<'py>(
+    py: Python<'py>,
+    mq_all: Option<&Bound<'py, PyAny>>,
+    cid_all: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<(Mqs<'py>, Vec<Arc<str>>)>> {
+    let Some(cids) = cid_vec(cid_all)?.filter(|c| !c.is_empty()) else {
+        return Ok(None);
+    };
+    let unique = unique_cids(&cids);
+    let mqs = mq_vec(mq_all)?;
+    for (k, c) in unique.iter().enumerate() {
+        if c.is_empty() {
+            return Err(illegal(py, "currentCID is empty"));
+        }
+        if k == 0 {
+            check(Some(&**c), mqs.as_ref().map(Vec::len), Some(&cids[..])).map_err(java_err)?;
+        }
+    }
+    Ok(Some((mqs.unwrap_or_default(), unique)))
+}
+
+/// `{cid: queues}` from each distinct consumer's positions in `mqs`.
+pub(crate) fn assignment_dict<'py>(
+    py: Python<'py>,
+    mqs: &Mqs<'py>,
+    cids: &[Arc<str>],
+    positions: Vec<Vec<usize>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (c, held) in cids.iter().zip(positions) {
+        out.set_item(&**c, pick(py, mqs, held)?)?;
+    }
+    Ok(out)
+}
+
 /// Every consumer's queues in one pass: `{cid: strategy.allocate(consumer_group, cid, mq_all, cid_all)}`
 /// for each distinct cid, equal to the per-consumer calls (the same first exception too).
 #[pyfunction]
@@ -680,6 +734,13 @@ pub fn allocate_all<'py>(
     cid_all: Option<&Bound<'py, PyAny>>,
     consumer_group: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // strategies that compute the whole assignment at once
+    if let Ok(s) = strategy.cast::<PyAllocateMessageQueueSticky>() {
+        return s.get().allocate_all(py, mq_all, cid_all);
+    }
+    if let Ok(b) = strategy.cast::<PyAllocateMessageQueueConsistentHashBounded>() {
+        return b.get().allocate_all(py, mq_all, cid_all);
+    }
     let out = PyDict::new(py);
     let Some(cids) = cid_vec(cid_all)? else {
         return Ok(out);

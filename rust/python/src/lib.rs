@@ -3,6 +3,7 @@
 
 mod allocate;
 mod batch;
+mod bounded;
 mod clock;
 mod counter;
 mod errors;
@@ -14,6 +15,7 @@ mod publish_info;
 mod ring;
 mod route;
 mod select;
+mod sticky;
 mod strategy;
 
 use pyo3::prelude::*;
@@ -31,6 +33,8 @@ mod _native {
     };
     #[pymodule_export]
     use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
+    #[pymodule_export]
+    use crate::bounded::PyAllocateMessageQueueConsistentHashBounded;
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
@@ -57,6 +61,8 @@ mod _native {
     use crate::select::{
         PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
     };
+    #[pymodule_export]
+    use crate::sticky::PyAllocateMessageQueueSticky;
     #[pymodule_export]
     use crate::strategy::PyMQFaultStrategy;
 
