@@ -355,6 +355,20 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
     counts = parse_consumers(args.consumers)
     params = _plan_params(args)
     options = PlanOptions(counts, params, _plan_strategies(args, params), _parse_resize(args))
+    import rocketroute as rr
+
+    from .spark.plan import strategy_for
+
+    config = [rr.MessageQueue(args.topic, b, q) for b, q in params["config"]] if params["config"] else None
+    for name in options.strategies:  # an unknown name or a bad parameter fails before Spark starts
+        strategy_for(
+            name,
+            vnodes=args.vnodes,
+            load_factor=args.load_factor,
+            rooms=params["rooms"],
+            idcs=params["idcs"],
+            config=config,
+        )
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
     return options
@@ -368,7 +382,16 @@ def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
     counts, params, strategies, resize = options.counts, options.params, options.strategies, options.resize
     _stage(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
     load = _read_load(spark, args.load, args.format)
-    result = plan(load, args.topic, counts, strategies, cid_pattern=args.cid_pattern, vnodes=args.vnodes, **params)
+    result = plan(
+        load,
+        args.topic,
+        counts,
+        strategies,
+        cid_pattern=args.cid_pattern,
+        vnodes=args.vnodes,
+        load_factor=args.load_factor,
+        **params,
+    )
     if resize:
         _stage(f"plan: the ordering risk of {resize[0]} -> {resize[1]} queues over {args.input}")
         df = read_input(spark, args.input, None)
@@ -666,9 +689,15 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--strategies",
         help="comma-separated, of AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, MACHINE_ROOM_NEARBY[-INNER], MACHINE_ROOM, "
-        "CONFIG (default: every one whose parameters are given)",
+        "CONFIG, STICKY, CONSISTENT_HASH_BOUNDED (default: every one whose parameters are given)",
     )
-    pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH virtual nodes (default 10)")
+    pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH[_BOUNDED] virtual nodes (default 10)")
+    pl.add_argument(
+        "--load-factor",
+        type=float,
+        default=1.25,
+        help="CONSISTENT_HASH_BOUNDED: no consumer above ceil(load_factor * queues / consumers) (default 1.25)",
+    )
     pl.add_argument(
         "--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number, {room} the room (--rooms)"
     )

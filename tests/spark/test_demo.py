@@ -67,7 +67,14 @@ def test_cli_demo_end_to_end(tmp_path):
     assert len(route["compat"]["pairs"]) == 36  # every pair of the six client profiles
     with (out / "plan" / "imbalance.csv").open() as f:
         strategies = {r["strategy"] for r in csv.DictReader(f)}
-    assert strategies == {"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY-AVG"}
+    assert strategies == {
+        "AVG",
+        "AVG_BY_CIRCLE",
+        "CONSISTENT_HASH",
+        "STICKY",
+        "CONSISTENT_HASH_BOUNDED",
+        "MACHINE_ROOM_NEARBY-AVG",
+    }
     replay = json.loads((out / "replay" / "summary" / "summary.json").read_text())
     assert replay["rows"]["trace_rejected"] == sum(1 for r in trace_rows(7) if r[1] == RETIRED)
     modes = {m["mode"]: m for m in replay["modes"]}

@@ -24,6 +24,8 @@ def _reference_assignment(strategy_name, n):
         "AVG": ref.AllocateMessageQueueAveragely(),
         "AVG_BY_CIRCLE": ref.AllocateMessageQueueAveragelyByCircle(),
         "CONSISTENT_HASH": ref.AllocateMessageQueueConsistentHash(10),
+        "STICKY": ref.AllocateMessageQueueSticky(),
+        "CONSISTENT_HASH_BOUNDED": ref.AllocateMessageQueueConsistentHashBounded(1.25, 10),
     }
     mqs = sorted(ref.MessageQueue(TOPIC, b, q) for b, q, _, _ in LOAD)
     cids = sorted(f"consumer-{i}" for i in range(n))
@@ -46,8 +48,31 @@ def test_per_consumer_load_equals_allocate_all():
         assert row["queues"] == len(queues)
         assert row["messages"] == sum(messages[(mq.broker_name, mq.queue_id)] for mq in queues)
     assert {(r["strategy"], r["consumers"]) for r in result.imbalance} == {
-        (s, n) for s in ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH") for n in (1, 3, 4)
+        (s, n)
+        for s in ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "STICKY", "CONSISTENT_HASH_BOUNDED")
+        for n in (1, 3, 4)
     }
+
+
+def test_sticky_moves_no_more_than_avg_and_bounded_stays_under_its_cap():
+    # both start from AVG's blocks (sticky with no history is AVG), then each rebalances its own way
+    counts = list(range(1, 12))
+    result = plan(LOAD, TOPIC, counts, ["AVG", "STICKY", "CONSISTENT_HASH_BOUNDED"])
+    moved = {(c["strategy"], c["consumers"], c["event"]): c["queues_moved"] for c in result.churn}
+    for (strategy, n, event), q in moved.items():
+        if strategy == "STICKY":
+            assert q <= moved[("AVG", n, event)], (n, event)
+    joins = [c for c in result.churn if c["strategy"] == "STICKY" and c["event"] == "join"]
+    assert sum(c["queues_moved"] for c in joins) < sum(moved[("AVG", c["consumers"], "join")] for c in joins)
+    for n in counts:  # a join moves exactly the newcomer's share: the fewest a balanced group can
+        after = ref.AllocateMessageQueueSticky(_reference_assignment("STICKY", n)).allocate_all(
+            sorted(ref.MessageQueue(TOPIC, b, q) for b, q, _, _ in LOAD),
+            sorted(f"consumer-{i}" for i in range(n + 1)),
+        )
+        assert moved[("STICKY", n, "join")] == len(after[f"consumer-{n}"])
+    for r in result.consumers:
+        if r["strategy"] == "CONSISTENT_HASH_BOUNDED":
+            assert r["queues"] <= -(-125 * len(LOAD) // (100 * r["consumers"]))
 
 
 def test_consistent_hash_join_moves_only_what_the_new_consumer_takes():
@@ -77,7 +102,16 @@ def test_room_strategies_equal_the_reference_allocators():
     rooms = Rooms({b: b.split("@")[0] for b, _, _, _ in ROOM_LOAD}, ("az1", "az2"))
     config = [("az1@broker-az1", 0), ("az3@broker-az3", 0)]
     names = default_strategies(rooms, ["az1", "az3"], config)
-    assert names == ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY", "MACHINE_ROOM", "CONFIG"]
+    assert names == [
+        "AVG",
+        "AVG_BY_CIRCLE",
+        "CONSISTENT_HASH",
+        "STICKY",
+        "CONSISTENT_HASH_BOUNDED",
+        "MACHINE_ROOM_NEARBY",
+        "MACHINE_ROOM",
+        "CONFIG",
+    ]
     result = plan(ROOM_LOAD, TOPIC, [3], names, rooms=rooms, idcs=["az1", "az3"], config=config)
     cids = consumer_ids(3, "consumer-{i}", rooms)
     assert cids == ["az1@consumer-0", "az2@consumer-1", "az1@consumer-2"]
@@ -144,7 +178,7 @@ def test_cli_plan_end_to_end(tmp_path):
     assert "CONSISTENT_HASH" in done.stdout
     with (out / "plan" / "consumers.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 3 * (2 + 3)  # strategies x consumers
+    assert len(rows) == 5 * (2 + 3)  # strategies x consumers
     summary = json.loads((out / "plan" / "summary.json").read_text())
     assert summary["queues"] == len(LOAD) and summary["consumer_counts"] == [2, 3]
 
@@ -164,6 +198,13 @@ def test_cli_plan_with_rooms_adds_machine_room_nearby(tmp_path):
     assert done.returncode == 0, done.stderr
     with (out / "plan" / "consumers.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert {r["strategy"] for r in rows} == {"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY-AVG"}
+    assert {r["strategy"] for r in rows} == {
+        "AVG",
+        "AVG_BY_CIRCLE",
+        "CONSISTENT_HASH",
+        "STICKY",
+        "CONSISTENT_HASH_BOUNDED",
+        "MACHINE_ROOM_NEARBY-AVG",
+    }
     nearby = {r["consumer"]: int(r["queues"]) for r in rows if r["strategy"] == "MACHINE_ROOM_NEARBY-AVG"}
     assert nearby == {"az1@consumer-0": 6, "az2@consumer-1": 5}  # each consumer takes its own room's broker

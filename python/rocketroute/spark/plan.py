@@ -28,11 +28,20 @@ __all__ = [
     "strategy_for",
 ]
 
-STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
-"""The strategies that apply to any group; :func:`default_strategies` adds the room and config ones when their
-parameters are given."""
+STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "STICKY", "CONSISTENT_HASH_BOUNDED")
+"""The strategies that apply to any group (the three Java ones and rocketroute's two that move less);
+:func:`default_strategies` adds the room and config ones when their parameters are given."""
 
-ALL_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM_NEARBY", "MACHINE_ROOM", "CONFIG")
+ALL_STRATEGIES = (
+    "AVG",
+    "AVG_BY_CIRCLE",
+    "CONSISTENT_HASH",
+    "MACHINE_ROOM_NEARBY",
+    "MACHINE_ROOM",
+    "CONFIG",
+    "STICKY",
+    "CONSISTENT_HASH_BOUNDED",
+)
 
 
 def parse_consumers(text: str) -> list[int]:
@@ -115,12 +124,18 @@ def strategy_for(
     rooms: Rooms | None = None,
     idcs: Sequence[str] | None = None,
     config: Sequence[Any] | None = None,
+    load_factor: float = 1.25,
 ) -> Any:
     """A native strategy by its Java name (``MACHINE_ROOM_NEARBY`` or ``MACHINE_ROOM_NEARBY-<inner>``, inner
-    ``AVG`` by default; ``config``: the ``MessageQueue`` list of ``CONFIG``)."""
+    ``AVG`` by default; ``config``: the ``MessageQueue`` list of ``CONFIG``), or ``STICKY`` /
+    ``CONSISTENT_HASH_BOUNDED`` (``load_factor``, ``vnodes``)."""
     import rocketroute as rr
 
     key = name.strip().upper()
+    if key == "STICKY":
+        return rr.AllocateMessageQueueSticky()
+    if key == "CONSISTENT_HASH_BOUNDED":
+        return rr.AllocateMessageQueueConsistentHashBounded(load_factor, vnodes)
     if key == "AVG":
         return rr.AllocateMessageQueueAveragely()
     if key == "AVG_BY_CIRCLE":
@@ -143,7 +158,7 @@ def strategy_for(
             raise IllegalArgumentError("MACHINE_ROOM_NEARBY cannot wrap itself")
         broker_rooms = dict(rooms.brokers)
         return rr.AllocateMachineRoomNearby(
-            strategy_for(inner, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config),
+            strategy_for(inner, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config, load_factor=load_factor),
             broker_deploy_in=lambda mq: broker_rooms.get(mq.broker_name),
             consumer_deploy_in=lambda cid: cid.split("@", 1)[0] if "@" in cid else None,
         )
@@ -182,11 +197,14 @@ def plan(
     idcs: Sequence[str] | None = None,
     config: Sequence[tuple[str, int]] | None = None,
     consumer_group: str = "plan",
+    load_factor: float = 1.25,
 ) -> PlanResult:
     """``load``: ``(broker, queue_id, messages, bytes)`` per queue. For every strategy and consumer count, each
     consumer's queues and load (``allocate_all``), the imbalance, and the churn of a consumer joining (the
     next id) and leaving (the first id). ``rooms``, ``idcs`` and ``config`` are the parameters of
-    ``MACHINE_ROOM_NEARBY``, ``MACHINE_ROOM`` and ``CONFIG`` (see :func:`default_strategies`)."""
+    ``MACHINE_ROOM_NEARBY``, ``MACHINE_ROOM`` and ``CONFIG`` (see :func:`default_strategies`), ``load_factor``
+    that of ``CONSISTENT_HASH_BOUNDED``. ``STICKY`` rebalances from the assignment before the join or leave, as
+    a group running it would."""
     import rocketroute as rr
 
     if not load:
@@ -199,9 +217,13 @@ def plan(
             raise IllegalArgumentError(f"the CONFIG queue {mq.broker_name}:{mq.queue_id} is not in the load table")
     out = PlanResult()
     for name in strategies:
-        strategy = strategy_for(name, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config_mqs)
+        strategy = strategy_for(name, vnodes=vnodes, rooms=rooms, idcs=idcs, config=config_mqs, load_factor=load_factor)
 
-        def assign(cids: list[str], strategy: Any = strategy) -> dict[str, list[Any]]:
+        def assign(
+            cids: list[str], strategy: Any = strategy, previous: dict[str, list[Any]] | None = None
+        ) -> dict[str, list[Any]]:
+            if previous is not None and hasattr(strategy, "with_previous"):
+                strategy = strategy.with_previous(previous)  # a sticky group moves on from where it was
             ordered = sorted(cids, key=lambda s: s.encode("utf-16-be", "surrogatepass"))  # String.compareTo
             return {c: list(v or []) for c, v in rr.allocate_all(strategy, mqs, ordered, consumer_group).items()}
 
@@ -232,7 +254,7 @@ def plan(
             ):
                 if not after_ids:
                     continue
-                c = rr.churn(before, assign(after_ids), per_queue_load)
+                c = rr.churn(before, assign(after_ids, previous=before), per_queue_load)
                 out.churn.append(
                     {
                         "strategy": strategy.name,
