@@ -11,7 +11,15 @@ import pytest
 import rocketroute.reference as ref
 
 SIZES = [(16, 4), (1024, 100)]
-STRATEGIES = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "MACHINE_ROOM", "MACHINE_ROOM_NEARBY-AVG"]
+STRATEGIES = [
+    "AVG",
+    "AVG_BY_CIRCLE",
+    "CONSISTENT_HASH",
+    "MACHINE_ROOM",
+    "MACHINE_ROOM_NEARBY-AVG",
+    "STICKY",
+    "CONSISTENT_HASH_BOUNDED",
+]
 
 
 def queues(lib: ModuleType, n: int) -> list[Any]:
@@ -23,7 +31,13 @@ def consumers(n: int) -> list[str]:
     return [f"room{1 + i % 2}-10.0.{i // 250}.{i % 250}@{4000 + i}" for i in range(n)]
 
 
-def strategy(lib: ModuleType, name: str) -> Any:
+def strategy(lib: ModuleType, name: str, size: tuple[int, int] = (1024, 100)) -> Any:
+    if name == "STICKY":  # the group a moment ago: AVG's blocks without the first consumer, which just joined
+        n_mq, n_cid = size
+        before = lib.allocate_all(lib.AllocateMessageQueueAveragely(), queues(lib, n_mq), consumers(n_cid)[1:])
+        return lib.AllocateMessageQueueSticky(before)
+    if name == "CONSISTENT_HASH_BOUNDED":
+        return lib.AllocateMessageQueueConsistentHashBounded(1.25)
     if name == "AVG":
         return lib.AllocateMessageQueueAveragely()
     if name == "AVG_BY_CIRCLE":
@@ -50,11 +64,11 @@ def test_allocate(benchmark: Any, lib: ModuleType, name: str, size: tuple[int, i
     benchmark.group = f"allocate {name} ({n_mq} queues, {n_cid} consumers)"
     mqs, cids = queues(lib, n_mq), consumers(n_cid)
     cid = cids[n_cid // 2]
-    got = benchmark(strategy(lib, name).allocate, "group", cid, mqs, cids)
-    assert _names(got) == _names(strategy(ref, name).allocate("group", cid, queues(ref, n_mq), cids))
+    got = benchmark(strategy(lib, name, size).allocate, "group", cid, mqs, cids)
+    assert _names(got) == _names(strategy(ref, name, size).allocate("group", cid, queues(ref, n_mq), cids))
 
 
-@pytest.mark.parametrize("name", ["AVG", "CONSISTENT_HASH"])
+@pytest.mark.parametrize("name", ["AVG", "CONSISTENT_HASH", "STICKY", "CONSISTENT_HASH_BOUNDED"])
 def test_allocate_all(benchmark: Any, lib: ModuleType, name: str) -> None:
     benchmark.group = f"allocate_all {name} (1024 queues, 100 consumers)"
     mqs, cids = queues(lib, 1024), consumers(100)
