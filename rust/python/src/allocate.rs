@@ -72,6 +72,48 @@ pub(crate) fn cid_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>
     }
 }
 
+/// The checked arguments of an `allocate` call: the queues, the consumer ids, the current consumer and its
+/// position in the ids; `None` for a consumer that is not a member (an empty result), Java's exceptions for
+/// empty input.
+pub(crate) struct Checked<'py> {
+    pub mqs: Mqs<'py>,
+    pub cids: Vec<Arc<str>>,
+    pub cid: String,
+    pub index: usize,
+}
+
+pub(crate) fn checked_args<'py>(
+    current_cid: Option<&Bound<'py, PyAny>>,
+    mq_all: Option<&Bound<'py, PyAny>>,
+    cid_all: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Checked<'py>>> {
+    let (mqs, cids) = (mq_vec(mq_all)?, cid_vec(cid_all)?);
+    let cid = cid_arg(current_cid)?;
+    let Some(index) =
+        check(cid.as_deref(), mqs.as_ref().map(Vec::len), cids.as_deref()).map_err(java_err)?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Checked {
+        mqs: mqs.unwrap_or_default(),
+        cids: cids.unwrap_or_default(),
+        cid: cid.unwrap_or_default(),
+        index,
+    }))
+}
+
+/// `virtual_node_cnt` of the consistent-hash strategies: 10 when left out, Java's message when negative.
+pub(crate) fn vnodes_arg(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<i32> {
+    let vnodes = match v {
+        Some(v) => java_int(v, "virtual_node_cnt")?,
+        None => 10,
+    };
+    if vnodes < 0 {
+        return Err(illegal(py, format!("illegal virtualNodeCnt :{vnodes}")));
+    }
+    Ok(vnodes)
+}
+
 pub(crate) fn pick<'py>(
     py: Python<'py>,
     mqs: &Mqs<'py>,
@@ -118,14 +160,12 @@ impl Plain {
         mq_all: Option<&Bound<'py, PyAny>>,
         cid_all: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let (mqs, cids) = (mq_vec(mq_all)?, cid_vec(cid_all)?);
-        let cid = cid_arg(current_cid)?;
-        let Some(index) =
-            check(cid.as_deref(), mqs.as_ref().map(Vec::len), cids.as_deref()).map_err(java_err)?
+        let Some(Checked {
+            mqs, cids, index, ..
+        }) = checked_args(current_cid, mq_all, cid_all)?
         else {
             return Ok(PyList::empty(py));
         };
-        let (mqs, cids) = (mqs.unwrap_or_default(), cids.unwrap_or_default());
         pick(py, &mqs, self.positions(&mqs, cids.len(), index)?)
     }
 }
@@ -395,15 +435,8 @@ impl PyAllocateMessageQueueConsistentHash {
         virtual_node_cnt: Option<&Bound<'_, PyAny>>,
         hash_function: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let vnodes = match virtual_node_cnt {
-            Some(v) => java_int(v, "virtual_node_cnt")?,
-            None => 10,
-        };
-        if vnodes < 0 {
-            return Err(illegal(py, format!("illegal virtualNodeCnt :{vnodes}")));
-        }
         Ok(PyAllocateMessageQueueConsistentHash {
-            vnodes,
+            vnodes: vnodes_arg(py, virtual_node_cnt)?,
             hash_fn: hash_fn_arg(hash_function)?,
             last_ring: Mutex::new(None),
         })
@@ -450,19 +483,10 @@ impl PyAllocateMessageQueueConsistentHash {
         cid_all: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let _ = consumer_group;
-        let (mqs, cids) = (mq_vec(mq_all)?, cid_vec(cid_all)?);
-        let cid = cid_arg(current_cid)?;
-        if check(cid.as_deref(), mqs.as_ref().map(Vec::len), cids.as_deref())
-            .map_err(java_err)?
-            .is_none()
-        {
+        let Some(Checked { mqs, cids, cid, .. }) = checked_args(current_cid, mq_all, cid_all)?
+        else {
             return Ok(PyList::empty(py));
-        }
-        let (mqs, cids, cid) = (
-            mqs.unwrap_or_default(),
-            cids.unwrap_or_default(),
-            cid.unwrap_or_default(),
-        );
+        };
         let ring = self.ring(py, &cids)?;
         let owners = self.owners(py, &ring, &mqs)?;
         pick(

@@ -6,14 +6,14 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList};
-use rocketroute_core::allocate::{check, consistent_hash_ring};
+use rocketroute_core::allocate::consistent_hash_ring;
 use rocketroute_core::bounded::{capacity, place, ring_slots};
 use rocketroute_core::ring::{md5_hash, RingError};
 use rocketroute_core::JavaError;
 
 use crate::allocate::{
-    assignment_dict, checked_all, cid_arg, cid_vec, distinct_queues, mq_vec, pick, ring_err,
-    unique_cids, Mqs,
+    assignment_dict, checked_all, checked_args, distinct_queues, pick, ring_err, unique_cids,
+    vnodes_arg, Checked, Mqs,
 };
 use crate::errors::{illegal, java_err, java_int, type_name};
 use crate::message_queue::PyMessageQueue;
@@ -163,16 +163,9 @@ impl PyAllocateMessageQueueConsistentHashBounded {
         hash_function: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let load_factor = load_factor_arg(load_factor)?;
-        let vnodes = match virtual_node_cnt.filter(|v| !v.is_none()) {
-            Some(v) => java_int(v, "virtual_node_cnt")?,
-            None => 10,
-        };
-        if vnodes < 0 {
-            return Err(illegal(py, format!("illegal virtualNodeCnt :{vnodes}")));
-        }
         Ok(PyAllocateMessageQueueConsistentHashBounded {
             load_factor,
-            vnodes,
+            vnodes: vnodes_arg(py, virtual_node_cnt)?,
             hash_fn: hash_fn_arg(hash_function)?,
             last_slots: Mutex::new(None),
         })
@@ -230,19 +223,11 @@ impl PyAllocateMessageQueueConsistentHashBounded {
         cid_all: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let _ = consumer_group;
-        let (mqs, cids) = (mq_vec(mq_all)?, cid_vec(cid_all)?);
-        let cid = cid_arg(current_cid)?;
-        if check(cid.as_deref(), mqs.as_ref().map(Vec::len), cids.as_deref())
-            .map_err(java_err)?
-            .is_none()
-        {
+        let Some(Checked { mqs, cids, cid, .. }) = checked_args(current_cid, mq_all, cid_all)?
+        else {
             return Ok(PyList::empty(py));
-        }
-        let (mqs, cids) = (
-            mqs.unwrap_or_default(),
-            unique_cids(&cids.unwrap_or_default()),
-        );
-        let cid = cid.unwrap_or_default();
+        };
+        let cids = unique_cids(&cids);
         let index = cids.iter().position(|c| **c == *cid).unwrap_or_default();
         let mut positions = self.positions(py, &mqs, &cids)?;
         pick(py, &mqs, positions.swap_remove(index))

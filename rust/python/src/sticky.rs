@@ -7,14 +7,13 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
-use rocketroute_core::allocate::check;
 use rocketroute_core::sticky::sticky;
 use rocketroute_core::MessageQueue;
 
 use crate::allocate::{
-    assignment_dict, checked_all, cid_arg, cid_vec, distinct_queues, mq_vec, pick, unique_cids, Mqs,
+    assignment_dict, checked_all, checked_args, distinct_queues, pick, unique_cids, Checked, Mqs,
 };
-use crate::errors::{java_err, name_text, npe, type_name};
+use crate::errors::{name_text, npe, type_name};
 use crate::message_queue::PyMessageQueue;
 
 /// A previous assignment as given: each consumer once (a later entry replaces an earlier one, as in a
@@ -190,19 +189,11 @@ impl PyAllocateMessageQueueSticky {
         cid_all: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let _ = consumer_group;
-        let (mqs, cids) = (mq_vec(mq_all)?, cid_vec(cid_all)?);
-        let cid = cid_arg(current_cid)?;
-        if check(cid.as_deref(), mqs.as_ref().map(Vec::len), cids.as_deref())
-            .map_err(java_err)?
-            .is_none()
-        {
+        let Some(Checked { mqs, cids, cid, .. }) = checked_args(current_cid, mq_all, cid_all)?
+        else {
             return Ok(PyList::empty(py));
-        }
-        let (mqs, cids) = (
-            mqs.unwrap_or_default(),
-            unique_cids(&cids.unwrap_or_default()),
-        );
-        let cid = cid.unwrap_or_default();
+        };
+        let cids = unique_cids(&cids);
         let index = cids.iter().position(|c| **c == *cid).unwrap_or_default();
         let mut positions = self.positions(py, &mqs, &cids);
         pick(py, &mqs, positions.swap_remove(index))
