@@ -161,7 +161,7 @@ def check_route(args: argparse.Namespace) -> Any:
     if getattr(args, "compare_profiles", None):
         from .spark.compat import parse_profiles
 
-        if isinstance(args.compare_profiles, str):  # the command line's text; the demo passes a tuple
+        if isinstance(args.compare_profiles, str):  # the command line's text (already parsed on a second check)
             args.compare_profiles = parse_profiles(args.compare_profiles)
         if args.key_type != "string":
             raise RocketRouteError("--compare-profiles compares string keys (message groups); use --key-type string")
@@ -200,17 +200,14 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
     per_queue = [r.asDict() for r in result.per_queue.collect()]
     compat = None
     if getattr(args, "compare_profiles", None):
-        from .spark.compat import COMPAT_COLUMNS, compare_profiles
+        from .spark.compat import compare_profiles
 
         if args.key not in result.routed.columns:
             raise RocketRouteError(f"--compare-profiles needs the key column {args.key!r}, which the input lacks")
         _stage(f"route: comparing {len(args.compare_profiles)} client routing profiles on the keys")
         compat = compare_profiles(result.routed, args.key, len(spec), args.compare_profiles)
-        rows = [tuple(r[c] for c in COMPAT_COLUMNS) for r in compat]
-        schema = "a string, b string, keys_both long, keys_same long, messages_both long, messages_same long, "
-        schema += "key_share double, message_share double"
-        table = spark.createDataFrame(rows, schema)
-        _write_atomically(out, "compat", lambda p: table.coalesce(1).write.option("header", True).csv(p))
+        # a few dozen rows, already on the driver: written as they are, no Spark job
+        _write_atomically(out, "compat", lambda p: _write_csv(Path(p, "compat.csv"), compat))
     result.unpersist()
     summary = {
         "topic": spec.topic,

@@ -227,6 +227,18 @@ class AllocateMessageQueueByMachineRoom(_Strategy):
         return f"AllocateMessageQueueByMachineRoom({self._idcs!r})"
 
 
+def ring_params(virtual_node_cnt: int | None, hash_function: HashFunction | None) -> tuple[int, HashFunction | None]:
+    """The consistent-hash strategies' ring: ``virtual_node_cnt`` (``None``: Java's no-arg default, 10) and the
+    ``hash_function`` (``None``: MD5), checked."""
+    virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt
+    check_int("virtual_node_cnt", virtual_node_cnt)
+    if virtual_node_cnt < 0:
+        raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
+    if hash_function is not None and not callable(hash_function):
+        raise TypeError("hash_function must be a callable str -> int")
+    return virtual_node_cnt, hash_function
+
+
 class AllocateMessageQueueConsistentHash(_Strategy):
     """``CONSISTENT_HASH``: each queue goes to the consumer its ``str(mq)`` routes to on a
     :class:`ConsistentHashRouter` of the consumers (``virtual_node_cnt`` virtual nodes each)."""
@@ -235,14 +247,7 @@ class AllocateMessageQueueConsistentHash(_Strategy):
     name = "CONSISTENT_HASH"
 
     def __init__(self, virtual_node_cnt: int | None = 10, hash_function: HashFunction | None = None) -> None:
-        virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt  # None: Java's no-arg default
-        check_int("virtual_node_cnt", virtual_node_cnt)
-        if virtual_node_cnt < 0:
-            raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
-        if hash_function is not None and not callable(hash_function):
-            raise TypeError("hash_function must be a callable str -> int")
-        self._vnodes = virtual_node_cnt
-        self._hash = hash_function
+        self._vnodes, self._hash = ring_params(virtual_node_cnt, hash_function)
 
     @property
     def virtual_node_cnt(self) -> int:

@@ -45,13 +45,26 @@ def _values(keys: Any) -> list[Any]:
     return list(keys)
 
 
-def _check_nulls(nulls: str | None) -> str:
-    """``None`` is the default, ``"raise"``."""
-    if nulls is None:
+def check_choice(name: str, value: object) -> str:
+    """A ``"raise"`` / ``"mask"`` option (``nulls``, ``refused``); ``None`` is the default, ``"raise"``."""
+    if value is None:
         return "raise"
-    if not (isinstance(nulls, str) and nulls in _NULLS):
-        raise IllegalArgumentError(f"nulls must be one of {_NULLS}, not {nulls!r}")
-    return nulls
+    if not (isinstance(value, str) and value in _NULLS):
+        raise IllegalArgumentError(f"{name} must be one of {_NULLS}, not {value!r}")
+    return value
+
+
+def _check_nulls(nulls: str | None) -> str:
+    return check_choice("nulls", nulls)
+
+
+def check_num_queues(num_queues: object) -> int:
+    """A batch call's queue count: an ``int`` in ``0..2**31 - 1``."""
+    if isinstance(num_queues, bool) or not isinstance(num_queues, int):
+        raise TypeError(f"num_queues must be an int, not {type(num_queues).__name__}")
+    if not 0 <= num_queues <= 2**31 - 1:
+        raise IllegalArgumentError(f"num_queues must be in 0..2147483647, not {num_queues}")
+    return num_queues
 
 
 def _finish(out: list[int], mask: list[bool], nulls: str) -> Any:
@@ -103,10 +116,7 @@ def hash_select_indices(
     """The index ``SelectMessageQueueByHash`` picks among ``num_queues`` queues for every key
     (``|hashCode % n|``), as an int32 array. ``key_type``: ``"string"`` (Java ``String``), ``"int"``
     (``Integer``) or ``"long"`` (``Long``)."""
-    if isinstance(num_queues, bool) or not isinstance(num_queues, int):
-        raise TypeError(f"num_queues must be an int, not {type(num_queues).__name__}")
-    if num_queues < 0 or num_queues > 2**31 - 1:
-        raise IllegalArgumentError(f"num_queues must be in 0..2147483647, not {num_queues}")
+    check_num_queues(num_queues)
     nulls = _check_nulls(nulls)
     out, mask = _hashes(keys, key_type, nulls)
     if num_queues == 0 and any(not m for m in mask):

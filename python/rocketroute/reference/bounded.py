@@ -8,7 +8,7 @@ import bisect
 import math
 
 from ..errors import IllegalArgumentError
-from .allocate import _GlobalStrategy
+from .allocate import _GlobalStrategy, ring_params
 from .java import check_int
 from .message_queue import MessageQueue
 from .ring import ConsistentHashRouter, HashFunction, _checked_hash, md5_hash
@@ -87,14 +87,7 @@ class AllocateMessageQueueConsistentHashBounded(_GlobalStrategy):
         hash_function: HashFunction | None = None,
     ) -> None:
         self._load_factor = _load_factor(load_factor)
-        virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt
-        check_int("virtual_node_cnt", virtual_node_cnt)
-        if virtual_node_cnt < 0:
-            raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
-        if hash_function is not None and not callable(hash_function):
-            raise TypeError("hash_function must be a callable str -> int")
-        self._vnodes = virtual_node_cnt
-        self._hash = hash_function
+        self._vnodes, self._hash = ring_params(virtual_node_cnt, hash_function)
 
     @property
     def load_factor(self) -> float:

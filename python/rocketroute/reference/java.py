@@ -93,14 +93,19 @@ def utf8_name(name: str, v: str) -> str:
     return v
 
 
+def join_surrogate_pairs(s: str) -> str:
+    """``s`` with every surrogate pair given as two Python code points joined into its one character, as
+    Java reads the UTF-16 units; lone surrogates stay."""
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
 def java_utf8(s: str) -> bytes:
     """What Java's ``getBytes(UTF_8)`` gives for the UTF-16 units of ``s``: surrogate pairs (even as two
     Python code points) are one character, an unpaired surrogate is ``?``."""
     try:
         return s.encode("utf-8")
     except UnicodeEncodeError:
-        joined = s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        return joined.encode("utf-8", "replace")
+        return join_surrogate_pairs(s).encode("utf-8", "replace")
 
 
 def check_name(name: str, v: object) -> str:

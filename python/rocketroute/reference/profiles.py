@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import IllegalArgumentError, JavaArithmeticError, NullPointerError
-from .java import java_abs, java_rem, java_string_hash, java_utf8
+from .batch import _np, _values, check_choice, check_num_queues
+from .java import java_abs, java_rem, java_string_hash, java_utf8, join_surrogate_pairs
 
 __all__ = [
     "PROFILES",
@@ -44,7 +45,6 @@ PROFILES = ("java-hashcode", "java5-grpc-siphash", "proxy-jump", "python5-sha256
 
 _M64 = (1 << 64) - 1
 _M32 = (1 << 32) - 1
-_CHOICES = ("raise", "mask")
 
 # Character.isWhitespace and str.isspace, written out: the two clients disagree (no-break spaces, U+0085)
 _JAVA_WHITESPACE = frozenset(
@@ -59,14 +59,6 @@ def check_profile(profile: object) -> str:
     if not (isinstance(profile, str) and profile in PROFILES):
         raise IllegalArgumentError(f"unknown routing profile {profile!r}; expected one of {PROFILES}")
     return profile
-
-
-def _check_num_queues(num_queues: object) -> int:
-    if isinstance(num_queues, bool) or not isinstance(num_queues, int):
-        raise TypeError(f"num_queues must be an int, not {type(num_queues).__name__}")
-    if not 0 <= num_queues <= 2**31 - 1:
-        raise IllegalArgumentError(f"num_queues must be in 0..2147483647, not {num_queues}")
-    return num_queues
 
 
 def _check_key(key: object) -> str:
@@ -165,10 +157,8 @@ def _strict_utf8(profile: str, key: str) -> bytes:
     try:
         return key.encode("utf-8")
     except UnicodeEncodeError:
-        # a surrogate pair given as two code points is one character to every client
-        joined = key.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        try:
-            return joined.encode("utf-8")
+        try:  # a surrogate pair given as two code points is one character to every client
+            return join_surrogate_pairs(key).encode("utf-8")
         except UnicodeEncodeError:
             raise _refused(profile, "a lone surrogate (its text is strict UTF-8)") from None
 
@@ -199,18 +189,10 @@ def profile_select_index(key: str, num_queues: int, profile: str) -> int:
     """The queue index ``profile``'s client picks for ``key`` among ``num_queues`` queues."""
     profile = check_profile(profile)
     key = _check_key(key)
-    n = _check_num_queues(num_queues)
+    n = check_num_queues(num_queues)
     if n == 0:
         raise JavaArithmeticError("/ by zero")
     return _index(profile, key, n)
-
-
-def _check_choice(name: str, value: object) -> str:
-    if value is None:
-        return "raise"
-    if not (isinstance(value, str) and value in _CHOICES):
-        raise IllegalArgumentError(f"{name} must be one of {_CHOICES}, not {value!r}")
-    return value
 
 
 def profile_select_indices(
@@ -219,11 +201,9 @@ def profile_select_indices(
     """:func:`profile_select_index` of every key, as an int32 array. A null key raises
     :class:`NullPointerError` and a key the client refuses :class:`IllegalArgumentError`, unless
     ``nulls="mask"`` / ``refused="mask"``: then the result is a ``numpy.ma.MaskedArray`` masking them."""
-    from .batch import _np, _values
-
     profile = check_profile(profile)
-    n = _check_num_queues(num_queues)
-    nulls, refused = _check_choice("nulls", nulls), _check_choice("refused", refused)
+    n = check_num_queues(num_queues)
+    nulls, refused = check_choice("nulls", nulls), check_choice("refused", refused)
     out: list[int] = []
     mask: list[bool] = []
     for i, key in enumerate(_values(keys)):
@@ -328,8 +308,6 @@ def compat_report(
     """Which share of ``keys`` every two ``profiles`` place on the same queue among ``num_queues``: what a
     mixed fleet of those clients does to per-key ordering. Null keys are left out; a key a client refuses
     counts for no pair with that profile."""
-    from .batch import _np
-
     np = _np()
     select = profile_select_indices if _indices is None else _indices
     if isinstance(profiles, str):
@@ -337,7 +315,7 @@ def compat_report(
     names = tuple(check_profile(p) for p in profiles)
     if not names:
         raise IllegalArgumentError("profiles is empty")
-    n = _check_num_queues(num_queues)
+    n = check_num_queues(num_queues)
     if n == 0:
         raise JavaArithmeticError("/ by zero")
     columns = [select(keys, n, p, nulls="mask", refused="mask") for p in names]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import IllegalArgumentError, IndexOutOfBoundsError, NullPointerError, NumberFormatError
-from .java import INT_MAX, INT_MIN, check_int, check_name, java_string_compare, utf8_name
+from .java import INT_MAX, INT_MIN, check_int, check_name, java_string_compare, join_surrogate_pairs, utf8_name
 from .message_queue import MessageQueue
 
 __all__ = ["PermName", "QueueData", "BrokerData", "TopicRouteData", "MAX_QUEUES", "MASTER_ID"]
@@ -208,7 +208,7 @@ def java_parse_int(s: str) -> int:
     if s is None:
         raise NumberFormatError("Cannot parse null string: null")
     # astral characters are two UTF-16 units in Java, neither of them a digit
-    units = s if s.isascii() else s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    units = s if s.isascii() else join_surrogate_pairs(s)
     err = NumberFormatError(f'For input string: "{s}"')
     if not units:
         raise err

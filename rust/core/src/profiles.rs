@@ -140,6 +140,14 @@ pub struct Placement {
     pub masking: Masking,
 }
 
+/// Key `i` has no index: 0, masked.
+pub fn mask_key(i: usize, out: &mut [i32], mask: &mut Option<&mut [bool]>) {
+    out[i] = 0;
+    if let Some(m) = mask.as_deref_mut() {
+        m[i] = true;
+    }
+}
+
 /// Writes key `i`'s index (or its mask bit) from `r`.
 fn place(
     r: JavaResult<i32>,
@@ -150,12 +158,7 @@ fn place(
 ) -> Result<(), KeyError> {
     match r {
         Ok(v) => out[i] = v,
-        Err(JavaError::IllegalArgument(_)) if masking.refused => {
-            out[i] = 0;
-            if let Some(m) = mask.as_deref_mut() {
-                m[i] = true;
-            }
-        }
+        Err(JavaError::IllegalArgument(_)) if masking.refused => mask_key(i, out, mask),
         Err(e) => return Err(KeyError::Key(i, e)),
     }
     Ok(())
@@ -193,10 +196,7 @@ pub fn select_utf8_column(
             if !masking.nulls {
                 return Err(KeyError::Null(i));
             }
-            out[i] = 0;
-            if let Some(m) = mask.as_deref_mut() {
-                m[i] = true;
-            }
+            mask_key(i, out, &mut mask);
             continue;
         }
         let text = std::str::from_utf8(&data[start as usize..end as usize])

@@ -71,14 +71,23 @@ pub(crate) fn repr_of(v: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
 
 /// `nulls`: `"raise"` (the default, also for `None`) or `"mask"`.
 pub fn mask_arg(py: Python<'_>, nulls: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
-    match choice(nulls) {
+    raise_or_mask(py, "nulls", nulls)
+}
+
+/// A `"raise"` / `"mask"` option named `name` (`nulls`, `refused`): `true` for `"mask"`; `None` is `"raise"`.
+pub(crate) fn raise_or_mask(
+    py: Python<'_>,
+    name: &str,
+    v: Option<&Bound<'_, PyAny>>,
+) -> PyResult<bool> {
+    match choice(v) {
         None | Some("raise") => Ok(false),
         Some("mask") => Ok(true),
         Some(_) => Err(illegal(
             py,
             format!(
-                "nulls must be one of ('raise', 'mask'), not {}",
-                repr_of(nulls)?
+                "{name} must be one of ('raise', 'mask'), not {}",
+                repr_of(v)?
             ),
         )),
     }
@@ -139,12 +148,8 @@ pub(crate) enum Gathered<'a, 'py> {
     Sequence(Bound<'py, PyAny>),
 }
 
-/// The keys as columns or a sequence; `keep` holds what the columns borrow from.
-pub(crate) fn gather<'a, 'py>(
-    py: Python<'py>,
-    keys: &Bound<'py, PyAny>,
-    keep: &mut Vec<Py<PyAny>>,
-) -> PyResult<Gathered<'a, 'py>> {
+/// `keys` is a container of keys: not `None`, not a single `str` or `bytes`.
+fn check_keys(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
     if keys.is_none() {
         return Err(npe(py, "keys is None"));
     }
@@ -153,6 +158,16 @@ pub(crate) fn gather<'a, 'py>(
             "keys must be a sequence of keys, not a single str",
         ));
     }
+    Ok(())
+}
+
+/// The keys as columns or a sequence; `keep` holds what the columns borrow from.
+pub(crate) fn gather<'a, 'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    keep: &mut Vec<Py<PyAny>>,
+) -> PyResult<Gathered<'a, 'py>> {
+    check_keys(py, keys)?;
     Ok(match input_kind(keys)? {
         Input::Sequence => Gathered::Sequence(keys.clone()),
         Input::Chunked => {
@@ -784,14 +799,7 @@ pub fn round_robin_indices<'py>(
 
 /// Keys as the Python objects they hold (a list; `None` for nulls): what a Python callback sees.
 pub fn key_objects<'py>(py: Python<'py>, keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    if keys.is_none() {
-        return Err(npe(py, "keys is None"));
-    }
-    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(
-            "keys must be a sequence of keys, not a single str",
-        ));
-    }
+    check_keys(py, keys)?;
     let items = match input_kind(keys)? {
         Input::Arrow | Input::Chunked => keys.call_method0("to_pylist")?,
         Input::NumPy => {
@@ -815,14 +823,7 @@ pub fn key_strings(
     keys: &Bound<'_, PyAny>,
     masked: bool,
 ) -> PyResult<Vec<Option<String>>> {
-    if keys.is_none() {
-        return Err(npe(py, "keys is None"));
-    }
-    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(
-            "keys must be a sequence of keys, not a single str",
-        ));
-    }
+    check_keys(py, keys)?;
     let mut out = Vec::new();
     let mut keep = Vec::new();
     let mut push_arrow = |arr: &Bound<'_, PyAny>, out: &mut Vec<Option<String>>| -> PyResult<()> {

@@ -5,12 +5,13 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use rocketroute_core::profiles::{
-    select_ucs4_column, select_utf8_column, KeyError, Masking, Placement, Profile, PROFILES,
+    mask_key, select_ucs4_column, select_utf8_column, KeyError, Masking, Placement, Profile,
+    PROFILES,
 };
 use rocketroute_core::JavaError;
 
 use crate::batch::{
-    choice, gather, maybe_detach, num_queues_arg, repr_of, Column, Gathered, Hashed, Piece,
+    gather, maybe_detach, num_queues_arg, raise_or_mask, Column, Gathered, Hashed, Piece,
 };
 use crate::errors::{illegal, java_err, npe, type_name, utf16_units};
 
@@ -37,23 +38,40 @@ pub fn profile_arg(v: &Bound<'_, PyAny>) -> PyResult<Profile> {
         })
 }
 
-/// A key's index, or the key's own error; `None` keys are Java's NullPointerException.
-fn key_index(profile: Profile, key: &Bound<'_, PyAny>, n: i32) -> PyResult<Result<i32, JavaError>> {
+/// A profile key: a `str` (`None` is Java's NullPointerException).
+fn key_str<'a, 'py>(key: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyString>> {
     if key.is_none() {
         return Err(npe(key.py(), "the key is None"));
     }
-    let s = key.cast::<PyString>().map_err(|_| key_type_error(key))?;
-    Ok(match s.to_str() {
-        Ok(t) => profile.select_index(t, n),
-        Err(_) => profile.select_index_units(&utf16_units(s)?, n),
+    key.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "a profile key must be a str, not {}",
+            type_name(key)
+        ))
     })
 }
 
-fn key_type_error(key: &Bound<'_, PyAny>) -> PyErr {
-    PyTypeError::new_err(format!(
-        "a profile key must be a str, not {}",
-        type_name(key)
-    ))
+/// A key's index among `n` queues, or the key's own error (a refusal, `/ by zero`).
+fn key_index(
+    profile: Profile,
+    key: &Bound<'_, PyString>,
+    n: i32,
+) -> PyResult<Result<i32, JavaError>> {
+    Ok(match key.to_str() {
+        Ok(t) => profile.select_index(t, n),
+        Err(_) => profile.select_index_units(&utf16_units(key)?, n),
+    })
+}
+
+/// One key's index: the key, then the queue count, checked in that order.
+fn select_one(
+    profile: Profile,
+    key: &Bound<'_, PyAny>,
+    num_queues: &Bound<'_, PyAny>,
+) -> PyResult<i32> {
+    let key = key_str(key)?;
+    let n = num_queues_arg(key.py(), num_queues)?;
+    key_index(profile, key, n)?.map_err(java_err)
 }
 
 /// The queue index `profile`'s client picks for `key` among `num_queues` queues.
@@ -63,29 +81,7 @@ pub fn profile_select_index(
     num_queues: &Bound<'_, PyAny>,
     profile: &Bound<'_, PyAny>,
 ) -> PyResult<i32> {
-    let profile = profile_arg(profile)?;
-    if key.is_none() {
-        return Err(npe(key.py(), "the key is None"));
-    }
-    if !key.is_instance_of::<PyString>() {
-        return Err(key_type_error(key));
-    }
-    let n = num_queues_arg(key.py(), num_queues)?;
-    key_index(profile, key, n)?.map_err(java_err)
-}
-
-fn mode(py: Python<'_>, name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
-    match choice(v) {
-        None | Some("raise") => Ok(false),
-        Some("mask") => Ok(true),
-        Some(_) => Err(illegal(
-            py,
-            format!(
-                "{name} must be one of ('raise', 'mask'), not {}",
-                repr_of(v)?
-            ),
-        )),
-    }
+    select_one(profile_arg(profile)?, key, num_queues)
 }
 
 fn column_error(py: Python<'_>, base: usize, e: KeyError) -> PyErr {
@@ -131,10 +127,7 @@ fn select_piece(
                     if !p.masking.nulls {
                         return Err(npe(py, format!("key {} is null", base + i)));
                     }
-                    out[i] = 0;
-                    if let Some(m) = mask.as_deref_mut() {
-                        m[i] = true;
-                    }
+                    mask_key(i, out, &mut mask);
                     continue;
                 }
                 return Err(PyTypeError::new_err("a profile key must be a str, not int"));
@@ -159,8 +152,8 @@ pub fn profile_select_indices<'py>(
     let profile = profile_arg(profile)?;
     let n = num_queues_arg(py, num_queues)?;
     let masking = Masking {
-        nulls: mode(py, "nulls", nulls)?,
-        refused: mode(py, "refused", refused)?,
+        nulls: raise_or_mask(py, "nulls", nulls)?,
+        refused: raise_or_mask(py, "refused", refused)?,
     };
     let masked = masking.nulls || masking.refused;
     let mut keep: Vec<Py<PyAny>> = Vec::new();
@@ -179,7 +172,7 @@ pub fn profile_select_indices<'py>(
                     mask.push(true);
                     continue;
                 }
-                match key_index(profile, &item, n)? {
+                match key_index(profile, key_str(&item)?, n)? {
                     Ok(v) => {
                         out.push(v);
                         mask.push(false);
@@ -242,14 +235,7 @@ impl PyProfileSelector {
     }
 
     fn select_index(&self, key: &Bound<'_, PyAny>, num_queues: &Bound<'_, PyAny>) -> PyResult<i32> {
-        if key.is_none() {
-            return Err(npe(key.py(), "the key is None"));
-        }
-        if !key.is_instance_of::<PyString>() {
-            return Err(key_type_error(key));
-        }
-        let n = num_queues_arg(key.py(), num_queues)?;
-        key_index(self.profile, key, n)?.map_err(java_err)
+        select_one(self.profile, key, num_queues)
     }
 
     #[pyo3(signature = (mqs, msg, arg))]
