@@ -301,3 +301,65 @@ def test_router_routes_while_nodes_join_and_leave(backend):
     possible = set(stable) | {f"w{i}-node-{j}" for i in range(writers) for j in range(3)}
     assert set().union(*results) <= possible
     assert router.ring() == initial and len(router) == len(initial)
+
+
+def test_concurrent_add_node_numbers_every_replica_once(backend):
+    """Java's ``addNode`` (ConsistentHashRouter.java:63-69) numbers replicas after ``getExistingReplicas``; with
+    adds made one after another, 8 adds of 10 replicas give ``x-0`` .. ``x-79``. Adds from 8 threads, with a
+    Python hash function (called while no lock is held), must end the same: no replica number taken twice."""
+    import time
+
+    def slow_md5(key: str) -> int:
+        time.sleep(0.0002)  # lets the other threads run in the middle of an add
+        return backend.md5_hash(key)
+
+    for _ in range(SOAK):
+        router = backend.ConsistentHashRouter(hash_function=slow_md5)
+        run_threads(lambda i: router.add_node("x", 10))
+        assert router.existing_replicas("x") == 80
+        assert sorted(k for _, k, _ in router.ring()) == sorted(f"x-{i}" for i in range(80))
+
+
+_FINALIZER_SCRIPT = r"""
+import gc, sys
+import {module} as rr
+
+router = rr.ConsistentHashRouter([f"n{{i}}" for i in range(50)], 20)
+
+class Joiner:
+    # a finalizer that changes the ring, run by the garbage collector at any allocation
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        router.add_node("late", 1)
+        router.remove_node("late")
+
+gc.set_threshold(50, 1, 1)
+keys = [f"key-{{i}}" for i in range(2000)]
+for _ in range(40):
+    for _ in range(200):
+        Joiner()
+    assert len(router.ring()) >= 1000
+    assert len(router.route_nodes(keys)) == 2000
+print("done")
+"""
+
+
+def test_ring_snapshots_survive_a_finalizer_that_changes_the_ring(backend):
+    """``ring()`` and ``route_nodes()`` build many Python objects; a garbage-collector finalizer may run during
+    any of them and call ``add_node`` / ``remove_node`` on the same thread. The native router must not hold
+    its lock while it builds them (that deadlocked the process); run in a child process with a time limit."""
+    import subprocess
+
+    module = "rocketroute.reference" if backend.BACKEND == "reference" else "rocketroute"
+    env = dict(os.environ)
+    env.pop("ROCKETROUTE_BACKEND", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", _FINALIZER_SCRIPT.format(module=module)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "done"

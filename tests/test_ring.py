@@ -171,3 +171,50 @@ def test_add_remove_sequences(backend, ops, keys):
 def test_md5_hash(backend, key):
     assert backend.md5_hash(key) == md5_oracle(key)
     assert 0 <= backend.md5_hash(key) < 2**32
+
+
+@pytest.mark.parametrize("count", [10**9, 2**31 - 1, 2**20 + 1])
+def test_a_ring_past_max_virtual_nodes_is_refused_not_allocated(backend, count):
+    """Java's ``addNode`` (ConsistentHashRouter.java:63-69) loops ``vNodeCount`` times and runs out of memory
+    for 10**9; both backends refuse a ring past ``MAX_VIRTUAL_NODES`` up front, adding nothing."""
+    assert backend.MAX_VIRTUAL_NODES == 2**20
+    router = backend.ConsistentHashRouter(["a"], 2)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        router.add_node("b", count)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        backend.ConsistentHashRouter(["a", "b"], count)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        backend.AllocateMessageQueueConsistentHash(count)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        backend.AllocateMessageQueueConsistentHashBounded(virtual_node_cnt=count)
+    assert len(router) == 2 and router.existing_replicas("b") == 0
+
+
+def test_the_limit_counts_the_whole_ring(backend):
+    router = backend.ConsistentHashRouter(["a"], 4, hash_function=lambda k: hash(k) & 0xFFFFFFFFFFFF)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        router.add_node("b", backend.MAX_VIRTUAL_NODES - 3)
+    assert len(router) == 4
+    mqs = [backend.MessageQueue("T", "b", i) for i in range(4)]
+    strategy = backend.AllocateMessageQueueConsistentHash(2**19)
+    with pytest.raises(backend.IllegalArgumentError, match="MAX_VIRTUAL_NODES"):
+        strategy.allocate("g", "c0", mqs, ["c0", "c1", "c2"])
+
+
+def test_a_failing_hash_function_keeps_the_replicas_put_before_it(backend):
+    """ConsistentHashRouter.java:66-67: each replica is put as soon as it is hashed, so an exception from the
+    hash function leaves the earlier replicas of that ``addNode`` on the ring; both backends do the same."""
+    calls = []
+
+    def third_fails(key):
+        calls.append(key)
+        if len(calls) == 3:
+            raise KeyError(key)
+        return len(calls) * 1000
+
+    router = backend.ConsistentHashRouter(hash_function=third_fails)
+    with pytest.raises(KeyError):
+        router.add_node("n", 5)
+    assert calls == ["n-0", "n-1", "n-2"]
+    assert router.ring() == [(1000, "n-0", "n"), (2000, "n-1", "n")]
+    assert router.existing_replicas("n") == 2

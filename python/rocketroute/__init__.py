@@ -47,6 +47,7 @@ if _native is not None:
     from ._native import (
         COMPAT_PROFILES,
         MAX_QUEUES,
+        MAX_VIRTUAL_NODES,
         AllocateMachineRoomNearby,
         AllocateMessageQueueAveragely,
         AllocateMessageQueueAveragelyByCircle,
@@ -84,6 +85,7 @@ else:
     from .reference import (  # type: ignore[assignment]
         COMPAT_PROFILES,
         MAX_QUEUES,
+        MAX_VIRTUAL_NODES,
         AllocateMachineRoomNearby,
         AllocateMessageQueueAveragely,
         AllocateMessageQueueAveragelyByCircle,
@@ -139,6 +141,7 @@ __all__ = [
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",
     "MAX_QUEUES",
+    "MAX_VIRTUAL_NODES",
     "BrokerData",
     "BrokerResponseError",
     "BrokerUnreachableError",

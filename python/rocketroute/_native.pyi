@@ -5,6 +5,7 @@ from typing import Any, ClassVar, final
 
 COMPAT_PROFILES: tuple[str, ...]
 MAX_QUEUES: int
+MAX_VIRTUAL_NODES: int
 
 def java_string_hash(s: str) -> int: ...
 def java_string_compare(a: str, b: str) -> int: ...

@@ -32,7 +32,7 @@ from .fault import LatencyFaultTolerance
 from .java import JavaRandom, java_int_hash, java_long_hash, java_string_compare, java_string_hash
 from .message_queue import MessageQueue
 from .publish_info import TopicPublishInfo
-from .ring import ConsistentHashRouter, md5_hash
+from .ring import MAX_VIRTUAL_NODES, ConsistentHashRouter, md5_hash
 from .route import MAX_QUEUES, BrokerData, PermName, QueueData, TopicRouteData
 from .select import SelectMessageQueueByHash, SelectMessageQueueByMachineRoom, SelectMessageQueueByRandom
 from .sticky import AllocateMessageQueueSticky
@@ -61,6 +61,7 @@ __all__ = [
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",
     "MAX_QUEUES",
+    "MAX_VIRTUAL_NODES",
     "BrokerData",
     "CommunicationMode",
     "IllegalArgumentError",

@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..errors import IllegalArgumentError, NullPointerError
 from .java import check_int, utf8_name
 from .message_queue import MessageQueue
-from .ring import ConsistentHashRouter, HashFunction
+from .ring import ConsistentHashRouter, HashFunction, check_ring_size
 from .route import java_split
 
 __all__ = [
@@ -234,6 +234,7 @@ def ring_params(virtual_node_cnt: int | None, hash_function: HashFunction | None
     check_int("virtual_node_cnt", virtual_node_cnt)
     if virtual_node_cnt < 0:
         raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
+    check_ring_size(virtual_node_cnt)  # one consumer's ring would already be past the limit
     if hash_function is not None and not callable(hash_function):
         raise TypeError("hash_function must be a callable str -> int")
     return virtual_node_cnt, hash_function

@@ -10,9 +10,21 @@ from collections.abc import Callable, Iterable
 from ..errors import IllegalArgumentError, NullPointerError
 from .java import LONG_MAX, LONG_MIN, check_int, check_str, java_utf8, utf8_name
 
-__all__ = ["ConsistentHashRouter", "md5_hash"]
+__all__ = ["MAX_VIRTUAL_NODES", "ConsistentHashRouter", "check_ring_size", "md5_hash"]
 
 HashFunction = Callable[[str], int]
+
+MAX_VIRTUAL_NODES = 1 << 20
+"""The most virtual nodes a ring may hold. Java would try to allocate any count and run out of memory; a
+ring that would grow past this raises :class:`IllegalArgumentError` before anything is added."""
+
+
+def check_ring_size(size: int) -> None:
+    """:class:`IllegalArgumentError` for a ring of ``size`` virtual nodes, past :data:`MAX_VIRTUAL_NODES`."""
+    if size > MAX_VIRTUAL_NODES:
+        raise IllegalArgumentError(
+            f"a ring of {size} virtual nodes is more than MAX_VIRTUAL_NODES ({MAX_VIRTUAL_NODES})"
+        )
 
 
 def md5_hash(key: str) -> int:
@@ -37,7 +49,7 @@ class ConsistentHashRouter:
     at or after ``hash(key)``, wrapping around; a later virtual node with the same hash replaces the earlier
     one, as ``TreeMap.put`` does. ``hash_function`` is any callable ``str -> int`` (default: MD5)."""
 
-    __slots__ = ("_hash", "_keys", "_lock", "_table")
+    __slots__ = ("_hash", "_lock", "_state")
 
     def __init__(
         self,
@@ -49,60 +61,76 @@ class ConsistentHashRouter:
         if hash_function is not None and not callable(hash_function):
             raise TypeError("hash_function must be a callable str -> int")
         self._hash: HashFunction = md5_hash if hash_function is None else hash_function
-        self._table: dict[int, tuple[str, str]] = {}  # hash -> (virtual node key, physical node)
-        self._keys: list[int] | None = []  # sorted hashes; None when the table changed since
-        # one lock for the table and its sorted keys: routing while nodes join and leave on other threads
-        # (re-entrant, so a hash function may read the router)
+        # The ring is copied on write: a state is never changed once published, so a reader works on the
+        # state it took even if a hash function or a garbage-collector finalizer on its own thread adds or
+        # removes nodes meanwhile. The lock orders writers (re-entrant: a hash function may use the router).
         self._lock = threading.RLock()
         check_int("virtual_node_cnt", virtual_node_cnt)
+        table: dict[int, tuple[str, str]] = {}
+        owned: dict[str, int] = {}
         if nodes is not None:
-            for node in nodes:
-                self.add_node(node, virtual_node_cnt)
-
-    def _sorted(self) -> list[int]:
-        if self._keys is None:
-            self._keys = sorted(self._table)
-        return self._keys
+            for node in nodes:  # built in place: the router is not shared before it is returned
+                if virtual_node_cnt < 0:
+                    raise IllegalArgumentError(f"illegal virtual node counts :{virtual_node_cnt}")
+                _check_node(node)
+                check_ring_size(len(table) + virtual_node_cnt)
+                existing = owned.get(node, 0)
+                vnodes = [f"{node}-{i + existing}" for i in range(virtual_node_cnt)]
+                _put(table, owned, node, [(_checked_hash(self._hash, v), v) for v in vnodes])
+        self._state = _RingState(table, owned)
 
     def add_node(self, node: str, vnode_count: int) -> None:
-        """Adds ``vnode_count`` virtual nodes, numbered after the ones ``node`` already owns."""
+        """Adds ``vnode_count`` virtual nodes, numbered after the ones ``node`` already owns. Each is put as
+        soon as it is hashed: a hash function that raises leaves the replicas before it, as in Java."""
         check_int("vnode_count", vnode_count)
         if vnode_count < 0:
             raise IllegalArgumentError(f"illegal virtual node counts :{vnode_count}")
         _check_node(node)
         with self._lock:
-            existing = self.existing_replicas(node)
-            for i in range(vnode_count):
-                vnode = f"{node}-{i + existing}"
-                self._table[_checked_hash(self._hash, vnode)] = (vnode, node)
-                self._keys = None
+            for _ in range(MAX_ADD_ATTEMPTS):
+                before = self._state
+                check_ring_size(len(before.table) + vnode_count)
+                existing = before.owned.get(node, 0)
+                hashed: list[tuple[int, str]] = []
+                failed: BaseException | None = None
+                try:
+                    for i in range(vnode_count):
+                        vnode = f"{node}-{i + existing}"
+                        hashed.append((_checked_hash(self._hash, vnode), vnode))
+                except BaseException as e:
+                    failed = e
+                if self._state is not before:
+                    continue  # the hash function changed the ring: number the replicas again
+                self._state = before.with_added(node, hashed)
+                if failed is not None:
+                    raise failed
+                return
+            raise RuntimeError(
+                f"add_node({node!r}): the ring changed while the hash function ran, {MAX_ADD_ATTEMPTS} times"
+            )
 
     def remove_node(self, node: str) -> None:
         """Removes every virtual node of ``node``."""
         _check_node(node)
         with self._lock:
-            gone = [h for h, (_, owner) in self._table.items() if owner == node]
-            for h in gone:
-                del self._table[h]
-            if gone:
-                self._keys = None
+            state = self._state
+            if state.owned.get(node, 0):
+                owned = dict(state.owned)
+                del owned[node]
+                self._state = _RingState({h: e for h, e in state.table.items() if e[1] != node}, owned)
 
     def existing_replicas(self, node: str) -> int:
         """How many ring entries ``node`` owns now."""
         _check_node(node)
-        with self._lock:
-            return sum(1 for _, owner in self._table.values() if owner == node)
+        return self._state.owned.get(node, 0)
 
     def route_node(self, key: str) -> str | None:
         """The node ``key`` routes to, or ``None`` for an empty ring."""
         check_str("key", key)
-        with self._lock:
-            if not self._table:
-                return None  # an empty ring hashes nothing, as in Java
-            h = _checked_hash(self._hash, key)
-            keys = self._sorted()
-            pos = bisect.bisect_left(keys, h)
-            return self._table[keys[pos if pos < len(keys) else 0]][1]
+        state = self._state
+        if not state.table:
+            return None  # an empty ring hashes nothing, as in Java
+        return state.route_hash(_checked_hash(self._hash, key))
 
     def route_nodes(self, keys: Iterable[str], *, nulls: str | None = "raise") -> list[str | None]:
         """``route_node`` of every key (a list, a NumPy array or a pyarrow array of strings); a null key
@@ -113,15 +141,61 @@ class ConsistentHashRouter:
 
     def ring(self) -> list[tuple[int, str, str]]:
         """``[(hash, virtual node key, node), ...]`` in ring order."""
-        with self._lock:
-            return [(h, *self._table[h]) for h in self._sorted()]
+        state = self._state
+        return [(h, *state.table[h]) for h in state.sorted_hashes()]
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._table)
+        return len(self._state.table)
 
     def __repr__(self) -> str:
-        return f"ConsistentHashRouter(ring_size={len(self._table)})"
+        return f"ConsistentHashRouter(ring_size={len(self._state.table)})"
+
+
+MAX_ADD_ATTEMPTS = 1000
+"""How often ``add_node`` numbers and hashes its replicas again because its own hash function (or a finalizer
+on its thread) changed the ring meanwhile, as the native backend does."""
+
+
+class _RingState:
+    """One published version of a ring: hash -> (virtual node key, node), the entries of each node, and the
+    sorted hashes (computed on first use). Never changed after it is published."""
+
+    __slots__ = ("_sorted", "owned", "table")
+
+    def __init__(self, table: dict[int, tuple[str, str]], owned: dict[str, int]) -> None:
+        self.table = table
+        self.owned = owned
+        self._sorted: list[int] | None = None
+
+    def sorted_hashes(self) -> list[int]:
+        keys = self._sorted
+        if keys is None:
+            keys = self._sorted = sorted(self.table)
+        return keys
+
+    def route_hash(self, h: int) -> str:
+        keys = self.sorted_hashes()
+        pos = bisect.bisect_left(keys, h)
+        return self.table[keys[pos if pos < len(keys) else 0]][1]
+
+    def with_added(self, node: str, hashed: list[tuple[int, str]]) -> _RingState:
+        """A new state with ``node``'s hashed virtual nodes put in order (a later equal hash replaces)."""
+        if not hashed:
+            return self
+        table, owned = dict(self.table), dict(self.owned)
+        _put(table, owned, node, hashed)
+        return _RingState(table, owned)
+
+
+def _put(
+    table: dict[int, tuple[str, str]], owned: dict[str, int], node: str, hashed: list[tuple[int, str]]
+) -> None:
+    for h, vnode in hashed:
+        old = table.get(h)
+        if old is not None:
+            owned[old[1]] -= 1
+        table[h] = (vnode, node)
+        owned[node] = owned.get(node, 0) + 1
 
 
 def _check_node(node: object) -> None:

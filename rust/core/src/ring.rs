@@ -8,6 +8,11 @@ use md5::{Digest, Md5};
 
 use crate::error::JavaError;
 
+/// The most virtual nodes a ring may hold. Java would try to allocate any count (`addNode(n, 2^31-1)`)
+/// and run out of memory; a ring that would grow past this raises `IllegalArgumentException` instead,
+/// before anything is added.
+pub const MAX_VIRTUAL_NODES: usize = 1 << 20;
+
 /// `ConsistentHashRouter.MD5Hash.hash`: the first 4 bytes of MD5(bytes), big-endian, unsigned.
 pub fn md5_hash_bytes(bytes: &[u8]) -> i64 {
     let d = Md5::digest(bytes);
@@ -44,6 +49,17 @@ struct VirtualNode {
 pub struct ConsistentHashRouter {
     ring: BTreeMap<i64, VirtualNode>,
     owned: HashMap<Arc<str>, usize>,
+    version: u64,
+}
+
+/// `IllegalArgumentException` for a ring of `size` virtual nodes, past [`MAX_VIRTUAL_NODES`].
+pub fn check_ring_size(size: u64) -> Result<(), JavaError> {
+    if size > MAX_VIRTUAL_NODES as u64 {
+        return Err(JavaError::IllegalArgument(format!(
+            "a ring of {size} virtual nodes is more than MAX_VIRTUAL_NODES ({MAX_VIRTUAL_NODES})"
+        )));
+    }
+    Ok(())
 }
 
 impl ConsistentHashRouter {
@@ -51,37 +67,47 @@ impl ConsistentHashRouter {
         Self::default()
     }
 
-    /// `addNode(node, vnodeCount)`: replicas numbered after the ring entries `node` owns now.
+    /// `addNode(node, vnodeCount)`: replicas numbered after the ring entries `node` owns now, each put
+    /// as soon as it is hashed, so a hash function that fails leaves the replicas before it, as in Java.
     pub fn add_node<E>(
         &mut self,
         node: &Arc<str>,
         vnode_count: i32,
         hash: &mut dyn FnMut(&str) -> Result<i64, E>,
     ) -> Result<(), RingError<E>> {
-        if vnode_count < 0 {
-            return Err(JavaError::IllegalArgument(format!(
-                "illegal virtual node counts :{vnode_count}"
-            ))
-            .into());
+        let keys = self.vnode_keys(node, vnode_count)?;
+        for key in keys {
+            let h = hash(&key).map_err(RingError::Hash)?;
+            self.add_hashed(node, vec![(h, key)]);
         }
-        let mut hashed = Vec::with_capacity(vnode_count as usize);
-        for key in self.vnode_keys(node, vnode_count as usize) {
-            hashed.push((hash(&key).map_err(RingError::Hash)?, key));
-        }
-        self.add_hashed(node, hashed);
         Ok(())
     }
 
-    /// The keys of the next `count` virtual nodes of `node` (`"<node>-<replica>"`).
-    pub fn vnode_keys(&self, node: &str, count: usize) -> Vec<Arc<str>> {
+    /// The keys of the next `count` virtual nodes of `node` (`"<node>-<replica>"`): Java's message for a
+    /// negative count, and `IllegalArgumentException` when the ring could grow past
+    /// [`MAX_VIRTUAL_NODES`].
+    pub fn vnode_keys(&self, node: &str, count: i32) -> Result<Vec<Arc<str>>, JavaError> {
+        if count < 0 {
+            return Err(JavaError::IllegalArgument(format!(
+                "illegal virtual node counts :{count}"
+            )));
+        }
+        check_ring_size(self.len() as u64 + count as u64)?;
         let existing = self.existing_replicas(node);
-        (0..count)
+        Ok((0..count as usize)
             .map(|i| Arc::from(format!("{node}-{}", i + existing)))
-            .collect()
+            .collect())
+    }
+
+    /// Counts every change of the ring, so a caller that hashed keys without holding the ring can tell
+    /// whether it changed meanwhile.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Puts already hashed virtual nodes of `node`, in order (a later equal hash replaces an earlier one).
     pub fn add_hashed(&mut self, node: &Arc<str>, hashed: Vec<(i64, Arc<str>)>) {
+        self.version += 1;
         for (h, key) in hashed {
             let vnode = VirtualNode {
                 key,
@@ -98,6 +124,7 @@ impl ConsistentHashRouter {
 
     /// `removeNode(node)`: every virtual node of `node`.
     pub fn remove_node(&mut self, node: &str) {
+        self.version += 1;
         if self.owned.remove(node).is_some_and(|n| n > 0) {
             self.ring.retain(|_, v| &*v.node != node);
         }
@@ -197,9 +224,44 @@ mod tests {
             (0, 1, 1)
         );
         // "a" owns nothing now, so its next replica is numbered 0 again
-        assert_eq!(r.vnode_keys("a", 1)[0].as_ref(), "a-0");
+        assert_eq!(r.vnode_keys("a", 1).unwrap()[0].as_ref(), "a-0");
         r.remove_node("b");
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn a_ring_past_the_limit_is_refused_before_anything_is_added() {
+        let mut r = ConsistentHashRouter::new();
+        let n: Arc<str> = Arc::from("n");
+        for count in [i32::MAX, 1_000_000_000, MAX_VIRTUAL_NODES as i32 + 1] {
+            assert!(matches!(
+                r.add_node(&n, count, &mut md5),
+                Err(RingError::Java(JavaError::IllegalArgument(_)))
+            ));
+        }
+        assert!(r.is_empty());
+        r.add_node(&n, 3, &mut md5).unwrap();
+        assert!(r
+            .add_node(&n, MAX_VIRTUAL_NODES as i32 - 2, &mut md5)
+            .is_err());
+        assert_eq!(r.len(), 3);
+    }
+
+    #[test]
+    fn a_failing_hash_keeps_the_replicas_before_it() {
+        let mut r = ConsistentHashRouter::new();
+        let mut calls = 0;
+        let mut third_fails = |k: &str| -> Result<i64, &str> {
+            calls += 1;
+            if calls == 3 {
+                Err("boom")
+            } else {
+                Ok(md5_hash(k))
+            }
+        };
+        let err = r.add_node(&Arc::from("f"), 5, &mut third_fails);
+        assert_eq!(err, Err(RingError::Hash("boom")));
+        assert_eq!(r.existing_replicas("f"), 2);
     }
 
     #[test]

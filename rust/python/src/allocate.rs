@@ -111,6 +111,8 @@ pub(crate) fn vnodes_arg(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResu
     if vnodes < 0 {
         return Err(illegal(py, format!("illegal virtualNodeCnt :{vnodes}")));
     }
+    // one consumer's ring would already be past the limit: refuse now rather than at every allocate
+    rocketroute_core::ring::check_ring_size(vnodes as u64).map_err(java_err)?;
     Ok(vnodes)
 }
 

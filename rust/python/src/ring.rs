@@ -3,12 +3,12 @@
 
 use std::sync::{Arc, RwLock};
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
-use rocketroute_core::ring::{md5_hash, ConsistentHashRouter};
+use rocketroute_core::ring::{md5_fn, md5_hash, ConsistentHashRouter, RingError};
 
-use crate::errors::{illegal, java_int, java_utf8_text, name_text, npe, req_str, type_name};
+use crate::errors::{illegal, java_err, java_int, java_utf8_text, name_text, npe, req_str, type_name};
 
 /// A ring hash: MD5 by default, else the Python callable (checked to return a Java long).
 pub fn hash_key(py: Python<'_>, f: Option<&Py<PyAny>>, key: &str) -> PyResult<i64> {
@@ -61,25 +61,61 @@ pub struct PyConsistentHashRouter {
     hash_fn: Option<Py<PyAny>>,
 }
 
+/// How often an `add_node` with a Python hash function starts again because the ring changed while
+/// it was hashing (another thread, or the hash function itself, added or removed nodes).
+const MAX_ADD_ATTEMPTS: usize = 1000;
+
 impl PyConsistentHashRouter {
     fn read(&self) -> std::sync::RwLockReadGuard<'_, ConsistentHashRouter> {
         self.ring.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, ConsistentHashRouter> {
+        self.ring.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `addNode`. MD5 runs under the write lock (no Python inside). A Python hash function runs with no
+    /// lock held: the replicas are numbered from a snapshot, hashed, then put only if the ring is still
+    /// that snapshot, else numbered and hashed again; so concurrent adds of one node never reuse a
+    /// replica number, and the ring ends as if the adds ran one after another.
     fn add(&self, py: Python<'_>, node: &Arc<str>, count: i32) -> PyResult<()> {
-        if count < 0 {
-            return Err(illegal(py, format!("illegal virtual node counts :{count}")));
+        let Some(f) = &self.hash_fn else {
+            return self
+                .write()
+                .add_node(node, count, &mut md5_fn)
+                .map_err(|e| match e {
+                    RingError::Java(j) => java_err(j),
+                    RingError::Hash(never) => match never {},
+                });
+        };
+        for _ in 0..MAX_ADD_ATTEMPTS {
+            let (version, keys) = {
+                let ring = self.read();
+                (ring.version(), ring.vnode_keys(node, count).map_err(java_err)?)
+            };
+            let mut hashed = Vec::with_capacity(keys.len());
+            let mut failed = None;
+            for k in keys {
+                match hash_key(py, Some(f), &k) {
+                    Ok(h) => hashed.push((h, k)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            let mut ring = self.write();
+            if ring.version() != version {
+                continue;
+            }
+            // Java puts each replica as it is hashed: the ones before a failing hash stay
+            ring.add_hashed(node, hashed);
+            drop(ring);
+            return failed.map_or(Ok(()), Err);
         }
-        let keys = self.read().vnode_keys(node, count as usize);
-        let mut hashed = Vec::with_capacity(keys.len());
-        for k in keys {
-            hashed.push((hash_key(py, self.hash_fn.as_ref(), &k)?, k));
-        }
-        self.ring
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .add_hashed(node, hashed);
-        Ok(())
+        Err(PyRuntimeError::new_err(format!(
+            "add_node({node:?}): the ring changed while the hash function ran, {MAX_ADD_ATTEMPTS} times"
+        )))
     }
 
     /// A key's ring hash; a custom hash function gets the key itself, lone surrogates and all.
@@ -147,10 +183,7 @@ impl PyConsistentHashRouter {
 
     fn remove_node(&self, node: &Bound<'_, PyAny>) -> PyResult<()> {
         let node = node_arg(node)?;
-        self.ring
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove_node(&node);
+        self.write().remove_node(&node);
         Ok(())
     }
 
@@ -166,7 +199,8 @@ impl PyConsistentHashRouter {
             return Ok(None);
         }
         let h = self.key_hash(py, k.as_any())?;
-        Ok(self.read().route_hash(h).map(|n| n.to_string()))
+        let node = self.read().route_hash(h).cloned();
+        Ok(node.map(|n| n.to_string()))
     }
 
     /// `route_node` of every key: a list, a NumPy array or a pyarrow (Chunked)Array of strings. A null key
@@ -202,24 +236,33 @@ impl PyConsistentHashRouter {
                 out
             }
         };
-        let ring = self.read();
-        let out = PyList::empty(py);
-        for h in hashes {
-            out.append(h.and_then(|h| ring.route_hash(h)).map(|n| &**n))?;
-        }
-        Ok(out)
+        // the nodes are resolved under the read lock and the list is built after it is released: making
+        // Python objects may run a finalizer that adds or removes nodes on this thread
+        let nodes: Vec<Option<Arc<str>>> = {
+            let ring = self.read();
+            hashes
+                .into_iter()
+                .map(|h| h.and_then(|h| ring.route_hash(h)).cloned())
+                .collect()
+        };
+        PyList::new(py, nodes.iter().map(|n| n.as_deref()))
     }
 
     /// `[(hash, virtual node key, node), ...]` in ring order.
     fn ring<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let entries: Vec<(i64, Arc<str>, Arc<str>)> = self
+            .read()
+            .entries()
+            .map(|(h, k, n)| (h, k.clone(), n.clone()))
+            .collect();
         let out = PyList::empty(py);
-        for (h, k, n) in self.read().entries() {
+        for (h, k, n) in entries {
             out.append(PyTuple::new(
                 py,
                 [
                     h.into_pyobject(py)?.into_any(),
-                    PyString::new(py, k).into_any(),
-                    PyString::new(py, n).into_any(),
+                    PyString::new(py, &k).into_any(),
+                    PyString::new(py, &n).into_any(),
                 ],
             )?)?;
         }
