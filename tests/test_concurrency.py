@@ -363,3 +363,26 @@ def test_ring_snapshots_survive_a_finalizer_that_changes_the_ring(backend):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "done"
+
+
+@pytest.mark.parametrize("compat", ["5.3", "4.9"])
+def test_each_call_gets_a_whole_turn_of_the_index(backend, compat):
+    """Java's ``TopicPublishInfo.selectOneMessageQueue(QueueFilter...)`` (5.3.3 TopicPublishInfo.java:70-86)
+    and ``selectOneMessageQueue(lastBrokerName)`` (4.9.8 TopicPublishInfo.java:69-84) try one full turn of
+    ``sendWhichQueue``, a ``ThreadLocalIndex``: each thread's own counter. Shared by 8 threads, every call must
+    still see a whole turn, so a queue that passes is always found and the last broker is always avoided."""
+    queues = [backend.MessageQueue(TOPIC, b, q) for b in BROKERS for q in range(QUEUES_PER_BROKER)]
+    tp = backend.TopicPublishInfo(queues, compat=compat)
+    only = queues[5]
+    rounds = 2000 * SOAK
+
+    def worker(i: int) -> tuple[int, int]:
+        missed = same_broker = 0
+        for _ in range(rounds):
+            if compat == "5.3" and tp.select_one_message_queue_filtered(lambda mq: mq == only) != only:
+                missed += 1
+            if tp.select_one_message_queue("broker-a").broker_name == "broker-a":
+                same_broker += 1
+        return missed, same_broker
+
+    assert run_threads(worker) == [(0, 0)] * THREADS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from ..errors import IllegalArgumentError
 from .compat import parse_compat
@@ -62,6 +63,29 @@ class SendWhichQueue:
                     v = java_abs(v)
             self._value = wrap_int(v + count)
         return v
+
+    def _take_turn(self, count: int, accept: Callable[[int, int], bool]) -> int | None:
+        """One call's turn of ``count`` values: the values ``increment_and_get`` would return next are offered
+        to ``accept(i, value)`` in order until it takes one (returned; ``None`` if none). The turn is claimed
+        at once, so no other thread's call takes values out of its middle (Java's index is per thread); the
+        values after the taken one are given back when no other call came since, so a single thread moves
+        the index exactly as Java does."""
+        before = self.advance(count)
+        claimed_end = wrap_int(before + count)
+        used = count
+        try:
+            for i in range(count):
+                value = wrap_int(before + 1 + i) & POSITIVE_MASK
+                used = i + 1
+                if accept(i, value):
+                    return value
+                used = count
+            return None
+        finally:
+            if used < count:
+                with self._lock:
+                    if self._value == claimed_end:
+                        self._value = wrap_int(before + used)
 
     def reset(self) -> None:
         """5.x ``reset()``: store ``Math.abs(random.nextInt(Integer.MAX_VALUE))``."""

@@ -99,13 +99,14 @@ class TopicPublishInfo:
     def select_one_message_queue(self, last_broker_name: str | None = None) -> MessageQueue:
         """The next queue round-robin; with ``last_broker_name``, the next one on another broker if any
         (up to one full turn), else simply the next one. Raises :class:`JavaArithmeticError` when empty."""
-        if check_opt_name("last_broker_name", last_broker_name) is None:
+        queues = self._queues
+        if check_opt_name("last_broker_name", last_broker_name) is None or not queues:
             return self._next()
-        for _ in range(len(self._queues)):
-            mq = self._next()
-            if mq.broker_name != last_broker_name:
-                return mq
-        return self._next()
+        n = len(queues)
+        # one turn of this call's own (Java's index is per thread), then one more pick
+        value = self._index._take_turn(n + 1, lambda i, v: i == n or queues[v % n].broker_name != last_broker_name)
+        assert value is not None  # the last value of the turn is always taken
+        return queues[value % n]
 
     def select_one_message_queue_filtered(self, *filters: QueueFilter) -> MessageQueue | None:
         """5.x ``selectOneMessageQueue(QueueFilter...)``: up to one full turn for a queue that every filter
@@ -115,16 +116,19 @@ class TopicPublishInfo:
             return None
         n = len(queues)
         if filters:
-            for _ in range(n):
-                mq = queues[java_abs(java_rem(self._index.increment_and_get(), n))]
+
+            def accept(_: int, value: int) -> bool:
+                mq = queues[java_abs(java_rem(value, n))]
                 ok = True
                 for f in filters:
                     if f is None:
                         raise NullPointerError("queue filter is None")
                     ok &= bool(f(mq))
-                if ok:
-                    return mq
-            return None
+                return ok
+
+            # one turn of this call's own, as Java's per-thread index gives it
+            value = self._index._take_turn(n, accept)
+            return None if value is None else queues[java_abs(java_rem(value, n))]
         return queues[java_abs(java_rem(self._index.increment_and_get(), n))]
 
     def reset_index(self) -> None:

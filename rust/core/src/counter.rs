@@ -72,6 +72,41 @@ impl SendWhichQueue {
         self.value.fetch_add(count as i32, Ordering::AcqRel)
     }
 
+    /// One call's turn of `count` values: the values `increment_and_get` would return next are offered
+    /// to `accept(i, value)` in order until it takes one. The turn is claimed in one atomic step, so no
+    /// other thread's call takes values out of the middle of it (Java's index is per thread: each call
+    /// sees a full turn); the values after the taken one are given back when no other call came since,
+    /// so a single thread moves the index exactly as Java does.
+    pub fn take_turn<E>(
+        &self,
+        count: usize,
+        mut accept: impl FnMut(usize, i32) -> Result<bool, E>,
+    ) -> Result<Option<i32>, E> {
+        let claimed = count as i32;
+        let before = self.advance(count as u64);
+        let mut used = count;
+        let mut taken = Ok(None);
+        for i in 0..count {
+            let value = before.wrapping_add(1 + i as i32) & POSITIVE_MASK;
+            match accept(i, value) {
+                Ok(false) => continue,
+                Ok(true) => taken = Ok(Some(value)),
+                Err(e) => taken = Err(e),
+            }
+            used = i + 1;
+            break;
+        }
+        if used < count {
+            let _ = self.value.compare_exchange(
+                before.wrapping_add(claimed),
+                before.wrapping_add(used as i32),
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+        taken
+    }
+
     /// 5.x `reset()`: store `Math.abs(random.nextInt(Integer.MAX_VALUE))`.
     pub fn reset(&self) {
         let v = abs(self
@@ -140,6 +175,51 @@ mod tests {
             .collect();
         assert_eq!(picks, batch);
         assert_eq!(a.get(), b.get());
+    }
+
+    #[test]
+    fn a_turn_moves_the_index_as_far_as_java_and_is_never_split() {
+        let c = SendWhichQueue::new(
+            Compat::V5_3,
+            Some(i32::MAX - 2),
+            Arc::new(JavaRandom::new(3)),
+        );
+        let mut seen = vec![];
+        let got = c.take_turn::<()>(5, |i, v| {
+            seen.push((i, v));
+            Ok(i == 3)
+        });
+        assert_eq!(got, Ok(Some(1)));
+        let expected: Vec<(usize, i32)> = (0..4)
+            .map(|i| (i, (i32::MAX - 2).wrapping_add(1 + i as i32) & POSITIVE_MASK))
+            .collect();
+        assert_eq!(seen, expected);
+        assert_eq!(c.get(), Some((i32::MAX - 2).wrapping_add(4)));
+        assert_eq!(c.take_turn::<()>(3, |_, _| Ok(false)), Ok(None));
+        assert_eq!(c.get(), Some((i32::MAX - 2).wrapping_add(7)));
+        assert_eq!(
+            c.take_turn(3, |i, _| if i == 1 { Err("x") } else { Ok(false) }),
+            Err("x")
+        );
+        assert_eq!(c.get(), Some((i32::MAX - 2).wrapping_add(9)));
+        // 4 threads, turns of 16 that accept only the last value: each call sees 16 consecutive values
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..2000 {
+                        let mut first = None;
+                        let got = c
+                            .take_turn::<()>(16, |i, v| {
+                                let f = *first.get_or_insert(v);
+                                assert_eq!(v, f.wrapping_add(i as i32) & POSITIVE_MASK);
+                                Ok(i == 15)
+                            })
+                            .unwrap();
+                        assert!(got.is_some());
+                    }
+                });
+            }
+        });
     }
 
     #[test]

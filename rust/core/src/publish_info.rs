@@ -98,23 +98,26 @@ impl TopicPublishInfo {
     }
 
     /// `selectOneMessageQueue(lastBrokerName)`: the next queue on another broker (one turn at most),
-    /// else the next queue.
+    /// else the next queue. The turn is one call's own, as with Java's per-thread index.
     pub fn select_one(&self, last_broker: Option<&str>) -> JavaResult<usize> {
-        let Some(last) = last_broker else {
+        let n = self.queues.len();
+        let (Some(last), true) = (last_broker, n > 0) else {
             return self.next_pos();
         };
         let last_id = intern::lookup(last).unwrap_or(NO_BROKER);
-        for _ in 0..self.queues.len() {
-            let pos = self.next_pos()?;
-            if self.broker_ids[pos] != last_id {
-                return Ok(pos);
-            }
+        let taken = self.index.take_turn(n + 1, |i, v| {
+            Ok::<_, std::convert::Infallible>(i == n || self.broker_ids[v as usize % n] != last_id)
+        });
+        match taken {
+            Ok(Some(v)) => Ok(v as usize % n),
+            Ok(None) => unreachable!("the last value of the turn is always taken"),
+            Err(never) => match never {},
         }
-        self.next_pos()
     }
 
     /// 5.x `selectOneMessageQueue(QueueFilter...)`: one turn at most for a position `accept` takes;
-    /// `None` if none (or no queue). `accept` is `None` for an empty filter array.
+    /// `None` if none (or no queue). `accept` is `None` for an empty filter array. The turn is one
+    /// call's own, as with Java's per-thread index, so a queue that passes is always found.
     pub fn select_filtered<E>(
         &self,
         accept: Option<&mut dyn FnMut(usize) -> Result<bool, E>>,
@@ -127,13 +130,7 @@ impl TopicPublishInfo {
         let Some(accept) = accept else {
             return Ok(Some(pos(self.index.increment_and_get())));
         };
-        for _ in 0..n {
-            let p = pos(self.index.increment_and_get());
-            if accept(p)? {
-                return Ok(Some(p));
-            }
-        }
-        Ok(None)
+        Ok(self.index.take_turn(n, |_, v| accept(pos(v)))?.map(pos))
     }
 
     /// `getWriteQueueNumsByBroker` (5.3, any perm) / `getQueueIdByBroker` (4.9, writeable only): the

@@ -69,7 +69,10 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("MAX_QUEUES", rocketroute_core::route::MAX_QUEUES)?;
-        m.add("MAX_VIRTUAL_NODES", rocketroute_core::ring::MAX_VIRTUAL_NODES)?;
+        m.add(
+            "MAX_VIRTUAL_NODES",
+            rocketroute_core::ring::MAX_VIRTUAL_NODES,
+        )?;
         m.add("COMPAT_PROFILES", PyTuple::new(m.py(), ["5.3", "4.9"])?)?;
         m.add("PROFILES", crate::profiles::profiles_tuple(m.py())?)?;
         Ok(())

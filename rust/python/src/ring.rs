@@ -8,7 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
 use rocketroute_core::ring::{md5_fn, md5_hash, ConsistentHashRouter, RingError};
 
-use crate::errors::{illegal, java_err, java_int, java_utf8_text, name_text, npe, req_str, type_name};
+use crate::errors::{
+    illegal, java_err, java_int, java_utf8_text, name_text, npe, req_str, type_name,
+};
 
 /// A ring hash: MD5 by default, else the Python callable (checked to return a Java long).
 pub fn hash_key(py: Python<'_>, f: Option<&Py<PyAny>>, key: &str) -> PyResult<i64> {
@@ -91,7 +93,10 @@ impl PyConsistentHashRouter {
         for _ in 0..MAX_ADD_ATTEMPTS {
             let (version, keys) = {
                 let ring = self.read();
-                (ring.version(), ring.vnode_keys(node, count).map_err(java_err)?)
+                (
+                    ring.version(),
+                    ring.vnode_keys(node, count).map_err(java_err)?,
+                )
             };
             let mut hashed = Vec::with_capacity(keys.len());
             let mut failed = None;
