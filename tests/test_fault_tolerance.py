@@ -198,3 +198,29 @@ def test_pick_one_at_least_does_not_depend_on_which_broker_was_seen_first(backen
         return [lft.pick_one_at_least() for _ in range(6)]
 
     assert picks(names) == picks(list(reversed(names))) == picks(sorted(names))
+
+
+def test_broker_names_are_forgotten_with_their_last_holder():
+    """Native only (the reference keeps names in its own dicts, freed with them): broker names are interned
+    to ids while a publish info or a fault table holds them, and forgotten after; 50,000 short-lived
+    publish infos and fault tables, each with a new broker name, leave the table as it was, so a new fault
+    table's slots stay small (before, the ids grew without end and a table with one item took 112 MB after
+    4M names)."""
+    import rocketroute
+
+    if rocketroute.BACKEND != "native":
+        pytest.fail("the native backend is not built", pytrace=False)
+    from rocketroute import _native
+
+    live_before, ids_before = _native._broker_name_table()
+    for i in range(50_000):
+        name = f"short-lived-broker-{i}"
+        tp = _native.TopicPublishInfo([_native.MessageQueue("T", name, 0), _native.MessageQueue("T", name, 1)])
+        strategy = _native.MQFaultStrategy(send_latency_fault_enable=True)
+        strategy.update_fault_item(name, 5000, False)
+        assert strategy.select_one_message_queue(tp).broker_name == name
+        assert not strategy.latency_fault_tolerance.is_available(name)
+        del tp, strategy
+    live_after, ids_after = _native._broker_name_table()
+    assert live_after == live_before
+    assert ids_after <= ids_before + 2

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use crate::clock::Clock;
 use crate::compat::Compat;
 use crate::counter::SendWhichQueue;
-use crate::intern::{self, BrokerId};
+use crate::intern::{self, BrokerId, BrokerName};
 use crate::java::JavaRandom;
 use crate::slots::Slots;
 
@@ -18,7 +18,8 @@ struct FaultItem {
     start: AtomicI64,
     check_stamp: AtomicI64,
     reachable: AtomicBool,
-    name: OnceLock<Arc<str>>,
+    /// the broker this slot is for: held while the table lives, so the slot's id stays this name's
+    name: OnceLock<BrokerName>,
 }
 
 /// A snapshot of one fault item.
@@ -95,6 +96,19 @@ impl LatencyFaultTolerance {
             .filter(|it| it.present.load(Ordering::Acquire))
     }
 
+    /// The item of `name`, present or not: the slot of its id, if that slot was made for this name.
+    fn slot_of(&self, name: &str) -> Option<&FaultItem> {
+        let id = intern::lookup(name)?;
+        self.items
+            .get(id as usize)
+            .filter(|it| it.name.get().is_some_and(|n| &**n.name() == name))
+    }
+
+    fn item_of(&self, name: &str) -> Option<&FaultItem> {
+        self.slot_of(name)
+            .filter(|it| it.present.load(Ordering::Acquire))
+    }
+
     pub fn update_fault_item(
         &self,
         name: &str,
@@ -102,10 +116,17 @@ impl LatencyFaultTolerance {
         not_available_duration: i64,
         reachable: bool,
     ) {
-        let id = intern::intern(name);
         let now = self.clock.now_ms();
-        let it = self.items.get_or_create(id as usize);
-        it.name.get_or_init(|| Arc::from(name));
+        let it = match self.slot_of(name) {
+            Some(it) => it,
+            None => {
+                // the table holds the name from now on, so its id (and this slot) stay the name's
+                let held = BrokerName::new(name);
+                let it = self.items.get_or_create(held.id() as usize);
+                it.name.get_or_init(|| held);
+                it
+            }
+        };
         if !it.present.load(Ordering::Acquire) {
             // a new item (or one re-created after remove) starts from Java's field defaults
             it.start.store(0, Ordering::Release);
@@ -153,21 +174,25 @@ impl LatencyFaultTolerance {
     }
 
     pub fn is_available(&self, name: &str) -> bool {
-        intern::lookup(name).is_none_or(|id| self.is_available_id(id))
+        self.item_of(name)
+            .is_none_or(|it| self.available(it, self.clock.now_ms()))
     }
 
     pub fn is_reachable(&self, name: &str) -> bool {
-        intern::lookup(name).is_none_or(|id| self.is_reachable_id(id))
+        match (self.compat, self.item_of(name)) {
+            (Compat::V5_3, Some(it)) => it.reachable.load(Ordering::Acquire),
+            _ => true,
+        }
     }
 
     pub fn remove(&self, name: &str) {
-        if let Some(it) = intern::lookup(name).and_then(|id| self.item(id)) {
+        if let Some(it) = self.item_of(name) {
             it.present.store(false, Ordering::Release);
         }
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        intern::lookup(name).and_then(|id| self.item(id)).is_some()
+        self.item_of(name).is_some()
     }
 
     fn present(&self) -> impl Iterator<Item = &FaultItem> {
@@ -189,7 +214,10 @@ impl LatencyFaultTolerance {
     pub fn items(&self) -> Vec<FaultItemView> {
         self.present()
             .map(|it| FaultItemView {
-                name: it.name.get().cloned().unwrap_or_else(|| Arc::from("")),
+                name: it
+                    .name
+                    .get()
+                    .map_or_else(|| Arc::from(""), |n| n.name().clone()),
                 current_latency: it.latency.load(Ordering::Acquire),
                 start_timestamp: it.start.load(Ordering::Acquire),
                 reachable: it.reachable.load(Ordering::Acquire),
@@ -247,7 +275,9 @@ impl LatencyFaultTolerance {
         mut detect: Option<Detector<'_, E>>,
     ) -> Result<(), E> {
         for it in self.present() {
-            let Some(name) = it.name.get() else { continue };
+            let Some(name) = it.name.get().map(|n| n.name()) else {
+                continue;
+            };
             let now = self.clock.now_ms();
             if now.wrapping_sub(it.check_stamp.load(Ordering::Acquire)) < 0 {
                 continue;

@@ -1,11 +1,12 @@
 //! `TopicPublishInfo`: a topic's publish queues, their interned broker ids and the round-robin index.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::compat::Compat;
 use crate::counter::SendWhichQueue;
 use crate::error::{JavaError, JavaResult};
-use crate::intern::{self, BrokerId, NO_BROKER};
+use crate::intern::{self, BrokerId, BrokerName, NO_BROKER};
 use crate::java::abs;
 use crate::message_queue::MessageQueue;
 use crate::route::{perm, TopicRouteData};
@@ -13,6 +14,8 @@ use crate::route::{perm, TopicRouteData};
 pub struct TopicPublishInfo {
     queues: Vec<MessageQueue>,
     broker_ids: Vec<BrokerId>,
+    /// holds the brokers' names, so their ids stay theirs while this info lives
+    _brokers: Vec<BrokerName>,
     order_topic: bool,
     route: Option<TopicRouteData>,
     compat: Compat,
@@ -29,9 +32,19 @@ impl TopicPublishInfo {
         index: Arc<SendWhichQueue>,
     ) -> JavaResult<Self> {
         let mut broker_ids = Vec::with_capacity(queues.len());
+        let mut brokers: Vec<BrokerName> = Vec::new();
+        let mut seen: HashMap<&str, BrokerId> = HashMap::new();
         for mq in &queues {
             match (mq.topic(), mq.broker_name()) {
-                (Some(_), Some(b)) => broker_ids.push(intern::intern(b)),
+                (Some(_), Some(b)) => {
+                    let id = *seen.entry(b).or_insert_with(|| {
+                        let held = BrokerName::new(b);
+                        let id = held.id();
+                        brokers.push(held);
+                        id
+                    });
+                    broker_ids.push(id);
+                }
                 _ => {
                     return Err(JavaError::NullPointer(format!(
                         "publish queue {mq} has no topic or broker name"
@@ -42,6 +55,7 @@ impl TopicPublishInfo {
         Ok(TopicPublishInfo {
             queues,
             broker_ids,
+            _brokers: brokers,
             order_topic,
             route,
             compat,

@@ -166,3 +166,10 @@ pub fn _panic_for_tests(py: Python<'_>, message: String, detached: bool) {
         panic!("{message}")
     }
 }
+
+/// `(broker names interned now, ids ever handed out)`: the diagnostics hook that shows the interned
+/// broker names are bounded by the names alive at once.
+#[pyfunction]
+pub fn _broker_name_table() -> (usize, usize) {
+    rocketroute_core::intern::stats()
+}

@@ -40,7 +40,7 @@ mod _native {
     #[pymodule_export]
     use crate::counter::PySendWhichQueue;
     #[pymodule_export]
-    use crate::errors::_panic_for_tests;
+    use crate::errors::{_broker_name_table, _panic_for_tests};
     #[pymodule_export]
     use crate::fault::PyLatencyFaultTolerance;
     #[pymodule_export]
