@@ -1,0 +1,4 @@
+package io.opentelemetry.context;
+
+/** Stub of the OpenTelemetry API. */
+public interface Context { }
