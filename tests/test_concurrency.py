@@ -315,7 +315,7 @@ def test_concurrent_add_node_numbers_every_replica_once(backend):
 
     for _ in range(SOAK):
         router = backend.ConsistentHashRouter(hash_function=slow_md5)
-        run_threads(lambda i: router.add_node("x", 10))
+        run_threads(lambda i, router=router: router.add_node("x", 10))
         assert router.existing_replicas("x") == 80
         assert sorted(k for _, k, _ in router.ring()) == sorted(f"x-{i}" for i in range(80))
 

@@ -143,6 +143,8 @@ def java_string_compare(a: str, b: str) -> int:
     """``a.compareTo(b)``: the first differing UTF-16 code unit decides, else the length difference."""
     check_str("a", a)
     check_str("b", b)
+    if a == b:  # one C comparison: equal names (a route's queues share theirs) are not walked unit by unit
+        return 0
     if a.isascii() and b.isascii():
         ua: bytes | array = a.encode("ascii")
         ub: bytes | array = b.encode("ascii")

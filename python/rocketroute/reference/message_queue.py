@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..errors import NullPointerError
 from .java import check_int, check_opt_name, java_string_compare, java_string_hash, wrap_int
 
 __all__ = ["MessageQueue"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_hash(name: str) -> int:
+    """``String.hashCode`` of a topic or broker name, computed once per name as Java caches it in the
+    String: a long broker name over thousands of queues is hashed once, not once per queue."""
+    return java_string_hash(name)
 
 
 class MessageQueue:
@@ -24,9 +32,9 @@ class MessageQueue:
         object.__setattr__(self, "_broker_name", broker_name)
         object.__setattr__(self, "_queue_id", queue_id)
         h = 1
-        h = 31 * h + (0 if broker_name is None else java_string_hash(broker_name))
+        h = 31 * h + (0 if broker_name is None else _name_hash(broker_name))
         h = 31 * h + queue_id
-        h = 31 * h + (0 if topic is None else java_string_hash(topic))
+        h = 31 * h + (0 if topic is None else _name_hash(topic))
         object.__setattr__(self, "_hash", wrap_int(h))
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -187,9 +187,7 @@ class _RingState:
         return _RingState(table, owned)
 
 
-def _put(
-    table: dict[int, tuple[str, str]], owned: dict[str, int], node: str, hashed: list[tuple[int, str]]
-) -> None:
+def _put(table: dict[int, tuple[str, str]], owned: dict[str, int], node: str, hashed: list[tuple[int, str]]) -> None:
     for h, vnode in hashed:
         old = table.get(h)
         if old is not None:

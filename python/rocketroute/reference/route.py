@@ -435,11 +435,14 @@ class TopicRouteData:
                 mqs.extend(MessageQueue(topic, broker, i) for i in range(nums))
             return mqs, True
         qds = self.sorted_queue_datas()
+        first_broker_data: dict[str, BrokerData] = {}  # Java takes the first of each name
+        for b in self.broker_datas:
+            first_broker_data.setdefault(b.broker_name, b)
         plan = []
         for qd in qds:
             if not PermName.is_writeable(qd.perm):
                 continue
-            bd = next((b for b in self.broker_datas if b.broker_name == qd.broker_name), None)
+            bd = first_broker_data.get(qd.broker_name)
             if bd is None:
                 continue
             if bd.broker_addrs is None:

@@ -1,7 +1,7 @@
 //! Consumer queue allocation: the arithmetic of the six `AllocateMessageQueueStrategy` classes, over
 //! positions in `mqAll` / `cidAll`, so callers keep their own queue and consumer objects.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -115,25 +115,16 @@ pub fn machine_room_nearby_plan<S: AsRef<str>>(
     cid_rooms: &[S],
     current_room: &str,
 ) -> NearbyPlan {
-    let mut rooms: Vec<&str> = Vec::new();
-    for r in mq_rooms {
-        if !rooms.contains(&r.as_ref()) {
-            rooms.push(r.as_ref());
-        }
+    // each room's queues in one pass (Java groups them in a map), rooms in String order (its TreeMap)
+    let mut queues_in: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, r) in mq_rooms.iter().enumerate() {
+        queues_in.entry(r.as_ref()).or_default().push(i);
     }
+    let mut rooms: Vec<&str> = queues_in.keys().copied().collect();
     rooms.sort_by(|a, b| string_compare(a, b).cmp(&0));
-    let queues_in = |room: &str| -> Vec<usize> {
-        mq_rooms
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.as_ref() == room)
-            .map(|(i, _)| i)
-            .collect()
-    };
     let consumer_rooms: HashSet<&str> = cid_rooms.iter().map(|r| r.as_ref()).collect();
     let mut plan = NearbyPlan::default();
-    let local = queues_in(current_room);
-    if !local.is_empty() {
+    if let Some(local) = queues_in.remove(current_room) {
         let cids: Vec<usize> = cid_rooms
             .iter()
             .enumerate()
@@ -144,7 +135,7 @@ pub fn machine_room_nearby_plan<S: AsRef<str>>(
     }
     for room in rooms {
         if room != current_room && !consumer_rooms.contains(room) {
-            plan.shared.push(queues_in(room));
+            plan.shared.extend(queues_in.remove(room));
         }
     }
     plan

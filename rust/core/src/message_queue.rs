@@ -19,6 +19,28 @@ impl MessageQueue {
     pub fn new(topic: Option<Arc<str>>, broker_name: Option<Arc<str>>, queue_id: i32) -> Self {
         let hb = broker_name.as_deref().map_or(0, string_hash);
         let ht = topic.as_deref().map_or(0, string_hash);
+        Self::hashed(topic, ht, broker_name, hb, queue_id)
+    }
+
+    /// The queues `ids` of one topic and broker: the names are hashed once, not once per queue (a long
+    /// broker name over many queues stays linear).
+    pub fn series(
+        topic: &Arc<str>,
+        broker_name: &Arc<str>,
+        ids: std::ops::Range<i32>,
+    ) -> impl Iterator<Item = MessageQueue> {
+        let (ht, hb) = (string_hash(topic), string_hash(broker_name));
+        let (topic, broker_name) = (topic.clone(), broker_name.clone());
+        ids.map(move |i| Self::hashed(Some(topic.clone()), ht, Some(broker_name.clone()), hb, i))
+    }
+
+    fn hashed(
+        topic: Option<Arc<str>>,
+        ht: i32,
+        broker_name: Option<Arc<str>>,
+        hb: i32,
+        queue_id: i32,
+    ) -> Self {
         let hash = 31i32
             .wrapping_add(hb)
             .wrapping_mul(31)
@@ -72,16 +94,25 @@ impl MessageQueue {
         let (Some(t1), Some(t2)) = (self.topic(), o.topic()) else {
             return Err(npe("topic"));
         };
-        let r = string_compare(t1, t2);
-        if r != 0 {
-            return Ok(r);
+        // names shared by the two queues (one route's queues share them) compare equal without a scan
+        let same = |a: &Option<Arc<str>>, b: &Option<Arc<str>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if !same(&self.topic, &o.topic) {
+            let r = string_compare(t1, t2);
+            if r != 0 {
+                return Ok(r);
+            }
         }
         let (Some(b1), Some(b2)) = (self.broker_name(), o.broker_name()) else {
             return Err(npe("broker_name"));
         };
-        let r = string_compare(b1, b2);
-        if r != 0 {
-            return Ok(r);
+        if !same(&self.broker_name, &o.broker_name) {
+            let r = string_compare(b1, b2);
+            if r != 0 {
+                return Ok(r);
+            }
         }
         Ok(self.queue_id.wrapping_sub(o.queue_id))
     }
@@ -94,7 +125,14 @@ impl MessageQueue {
 
 impl PartialEq for MessageQueue {
     fn eq(&self, o: &Self) -> bool {
-        self.queue_id == o.queue_id && self.topic == o.topic && self.broker_name == o.broker_name
+        let same = |a: &Option<Arc<str>>, b: &Option<Arc<str>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => a == b,
+        };
+        self.queue_id == o.queue_id
+            && self.hash == o.hash
+            && same(&self.topic, &o.topic)
+            && same(&self.broker_name, &o.broker_name)
     }
 }
 

@@ -34,15 +34,22 @@ impl TopicPublishInfo {
         let mut broker_ids = Vec::with_capacity(queues.len());
         let mut brokers: Vec<BrokerName> = Vec::new();
         let mut seen: HashMap<&str, BrokerId> = HashMap::new();
+        let mut last: Option<(&Arc<str>, BrokerId)> = None;
         for mq in &queues {
-            match (mq.topic(), mq.broker_name()) {
+            match (mq.topic(), mq.broker_arc()) {
                 (Some(_), Some(b)) => {
-                    let id = *seen.entry(b).or_insert_with(|| {
+                    // a route's queues share their broker's name: no hashing of it per queue
+                    if let Some((_, id)) = last.filter(|(arc, _)| Arc::ptr_eq(arc, b)) {
+                        broker_ids.push(id);
+                        continue;
+                    }
+                    let id = *seen.entry(&**b).or_insert_with(|| {
                         let held = BrokerName::new(b);
                         let id = held.id();
                         brokers.push(held);
                         id
                     });
+                    last = Some((b, id));
                     broker_ids.push(id);
                 }
                 _ => {

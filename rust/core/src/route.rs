@@ -1,7 +1,7 @@
 //! The name server's route model and its conversion to publish and subscribe queues
 //! (`MQClientInstance.topicRouteData2TopicPublishInfo` / `topicRouteData2TopicSubscribeInfo`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -75,6 +75,30 @@ impl BrokerData {
     }
 }
 
+/// Builds a broker's id -> address map in first-seen order, a later address of an id replacing the
+/// earlier one (as `HashMap.put`), in linear time.
+#[derive(Default)]
+pub struct BrokerAddrs {
+    addrs: Vec<(i64, Option<String>)>,
+    index: HashMap<i64, usize>,
+}
+
+impl BrokerAddrs {
+    pub fn put(&mut self, id: i64, addr: Option<String>) {
+        match self.index.get(&id) {
+            Some(&i) => self.addrs[i].1 = addr,
+            None => {
+                self.index.insert(id, self.addrs.len());
+                self.addrs.push((id, addr));
+            }
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<(i64, Option<String>)> {
+        self.addrs
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TopicRouteData {
     pub queue_datas: Vec<QueueData>,
@@ -129,23 +153,21 @@ impl TopicRouteData {
             let entries = parse_order_topic_conf(conf)?;
             budget(entries.iter().map(|(_, n)| (*n).max(0) as i64).sum())?;
             for (broker, nums) in entries {
-                let b: Arc<str> = Arc::from(broker);
-                out.extend(
-                    (0..nums).map(|i| MessageQueue::new(Some(topic.clone()), Some(b.clone()), i)),
-                );
+                out.extend(MessageQueue::series(&topic, &Arc::from(broker), 0..nums));
             }
             return Ok((out, true));
+        }
+        // Java takes the first broker data of each name, scanning the list per queue data
+        let mut first_broker_data: HashMap<&str, &BrokerData> = HashMap::new();
+        for bd in &self.broker_datas {
+            first_broker_data.entry(&bd.broker_name).or_insert(bd);
         }
         let mut plan = Vec::new();
         for qd in self.sorted_queue_datas() {
             if !perm::is_writeable(qd.perm) {
                 continue;
             }
-            let Some(bd) = self
-                .broker_datas
-                .iter()
-                .find(|b| b.broker_name == qd.broker_name)
-            else {
+            let Some(bd) = first_broker_data.get(&*qd.broker_name) else {
                 continue;
             };
             match bd.has_master() {
@@ -161,11 +183,11 @@ impl TopicRouteData {
         }
         budget(plan.iter().map(|q| q.write_queue_nums.max(0) as i64).sum())?;
         for qd in plan {
-            out.extend(
-                (0..qd.write_queue_nums).map(|i| {
-                    MessageQueue::new(Some(topic.clone()), Some(qd.broker_name.clone()), i)
-                }),
-            );
+            out.extend(MessageQueue::series(
+                &topic,
+                &qd.broker_name,
+                0..qd.write_queue_nums,
+            ));
         }
         Ok((out, false))
     }
@@ -182,8 +204,7 @@ impl TopicRouteData {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for qd in readable() {
-            for i in 0..qd.read_queue_nums {
-                let mq = MessageQueue::new(Some(topic.clone()), Some(qd.broker_name.clone()), i);
+            for mq in MessageQueue::series(&topic, &qd.broker_name, 0..qd.read_queue_nums) {
                 if seen.insert(mq.clone()) {
                     out.push(mq);
                 }
@@ -251,20 +272,16 @@ impl TopicRouteData {
             let broker_addrs = match field(b, "brokerAddrs", "broker_addrs") {
                 None | Some(Value::Null) => None,
                 Some(Value::Object(m)) => {
-                    let mut addrs: Vec<(i64, Option<String>)> = Vec::with_capacity(m.len());
+                    let mut addrs = BrokerAddrs::default();
                     for (k, a) in m {
-                        let id = broker_id(k)?;
                         let addr = match a {
                             Value::Null => None,
                             Value::String(s) => Some(s.clone()),
                             _ => return Err(illegal("broker address must be a str or None")),
                         };
-                        match addrs.iter_mut().find(|(i, _)| *i == id) {
-                            Some(slot) => slot.1 = addr,
-                            None => addrs.push((id, addr)),
-                        }
+                        addrs.put(broker_id(k)?, addr);
                     }
-                    Some(addrs)
+                    Some(addrs.into_vec())
                 }
                 Some(_) => return Err(illegal("brokerAddrs must be an object")),
             };

@@ -7,7 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMapping, PyString, PyTuple,
 };
-use rocketroute_core::route::{broker_id, perm, BrokerData, QueueData, TopicRouteData};
+use rocketroute_core::route::{
+    broker_id, perm, BrokerAddrs, BrokerData, QueueData, TopicRouteData,
+};
 
 use crate::errors::{illegal, java_err, java_int, name_text, opt_str, req_name, type_name};
 use crate::message_queue::PyMessageQueue;
@@ -200,7 +202,7 @@ impl PyBrokerData {
                         type_name(a)
                     ))
                 })?;
-                let mut out: Vec<(i64, Option<String>)> = Vec::new();
+                let mut out = BrokerAddrs::default();
                 for item in m.items()?.iter() {
                     let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
                     let id = addr_key(&k)?;
@@ -219,12 +221,9 @@ impl PyBrokerData {
                                 .to_owned(),
                         )
                     };
-                    match out.iter_mut().find(|(i, _)| *i == id) {
-                        Some(slot) => slot.1 = addr,
-                        None => out.push((id, addr)),
-                    }
+                    out.put(id, addr);
                 }
-                Some(out)
+                Some(out.into_vec())
             }
             _ => None,
         };

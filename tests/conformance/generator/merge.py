@@ -5,6 +5,7 @@ A case id present for both 4.9.8 and 5.3.3 with identical content becomes one li
 otherwise each version gets its own line, id suffixed with @4.9.8 / @5.3.3. Output: compact JSON, ASCII only,
 gzip -n (no name, no timestamp) so the bytes are reproducible.
 """
+
 import gzip
 import json
 import sys
