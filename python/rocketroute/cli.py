@@ -133,12 +133,12 @@ def check_out(out: str, *, overwrite: bool, inputs: tuple[str | None, ...] = (),
     label = f"--out {out!r}"
     if Path(out).exists() and not Path(out).is_dir():
         raise RocketRouteError(f"{label} is a file, not a folder")
+    _check_writable_parent(label, Path(out).resolve())
     final = output_folder(out, sub)
-    if sub:
+    if sub:  # plan: its outputs are OUT/plan, the rest of OUT is not plan's
         label = repr(str(Path(out) / sub))
         if final.exists() and not final.is_dir():
             raise RocketRouteError(f"{label} is a file, not a folder")
-    _check_writable_parent(label, final)
     for held in (os.getcwd(), *(i for i in inputs if i)):
         h = Path(held).resolve()
         if h == final or final in h.parents:
