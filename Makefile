@@ -123,7 +123,7 @@ bench: venv build
 demo: build
 	$(call section,demo: rocketroute demo (route, plan, replay and report on local Spark))
 	@command -v java >/dev/null || { echo "error: java not found; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo $(DEMO_ARGS)
+	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo --overwrite $(DEMO_ARGS)
 
 # The differential fuzz tests (native against reference) and every property test, with the "fuzz"
 # hypothesis profile: FUZZ_EXAMPLES examples per test (default 20000), and the thread tests SOAK times longer.

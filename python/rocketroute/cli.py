@@ -46,9 +46,35 @@ def read_input(spark: Any, path: str, fmt: str | None) -> Any:
         # RFC 4180: a quote inside a quoted field is doubled (Spark's default escape is a backslash)
         reader = reader.option("header", "true").option("escape", '"')
     try:
-        return getattr(reader, fmt)(path)
+        df = getattr(reader, fmt)(path)
     except Exception as e:  # Spark's AnalysisException carries the reason
         raise RocketRouteError(f"cannot read {path!r} as {fmt}: {spark_failure(e) or first_line(e)}") from None
+    if fmt == "csv":
+        _refuse_duplicate_csv_header(spark, path, df.columns)
+    return df
+
+
+def _refuse_duplicate_csv_header(spark: Any, path: str, columns: list[str]) -> None:
+    """Spark reads a CSV header that names a column twice (``key,size,size``) as ``size1, size2`` (the name and
+    its position), so ``--size size`` would find nothing and ``size1`` would be a guess. Refused, naming the
+    column. Only a header that looks renamed so is read again (one line, a tiny job) to tell it from a real
+    ``size1,size2``."""
+    from collections import Counter
+
+    bases = Counter(c[: -len(str(i))].lower() for i, c in enumerate(columns) if c.endswith(str(i)) and c != str(i))
+    if not any(n > 1 for n in bases.values()):
+        return
+    first = spark.read.option("header", "false").option("escape", '"').csv(path).limit(1).collect()
+    header = [h for h in (first[0] if first else []) if h]
+    case_sensitive = str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    counts = Counter(h if case_sensitive else h.lower() for h in header)
+    for h in header:
+        n = counts[h if case_sensitive else h.lower()]
+        if n > 1:
+            raise RocketRouteError(
+                f"the CSV header of {path!r} names the column {h!r} {n} times; rename them so that every column "
+                "has its own name"
+            )
 
 
 def first_line(e: BaseException) -> str:
@@ -80,25 +106,90 @@ def spark_failure(e: BaseException) -> str | None:
     return None
 
 
-def _write_atomically(out: Path, name: str, write: Any) -> Path:
-    """Write into a temporary sibling, then swap it into ``out/name``: a re-run replaces, never duplicates,
-    and an interrupted run leaves no partial output under the final name."""
-    out.mkdir(parents=True, exist_ok=True)
-    final = out / name
-    tmp = out / f".{name}.tmp-{uuid.uuid4().hex[:8]}"
+def _nearest_existing(p: Path) -> Path:
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _check_writable_parent(label: str, final: Path) -> None:
+    """The folder that will hold ``final`` (made if missing) must be a writable folder."""
+    parent = _nearest_existing(final.parent)
+    if not parent.is_dir():
+        raise RocketRouteError(f"cannot write {label}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise RocketRouteError(f"cannot write {label}: the folder {str(parent)!r} is not writable")
+
+
+def output_folder(out: str, sub: str | None = None) -> Path:
+    """The folder a job's outputs replace as a whole: ``out`` (``out/sub`` for plan), symbolic links resolved."""
+    return (Path(out) / sub if sub else Path(out)).resolve()
+
+
+def check_out(out: str, *, overwrite: bool, inputs: tuple[str | None, ...] = (), sub: str | None = None) -> Path:
+    """Checks, before Spark starts, that a job can write its outputs: ``--out`` is not a file, its parent is a
+    writable folder, replacing it would delete neither an input nor the current folder, and a non-empty
+    ``--out`` is replaced only with ``--overwrite``. Returns :func:`output_folder`."""
+    label = f"--out {out!r}"
+    if Path(out).exists() and not Path(out).is_dir():
+        raise RocketRouteError(f"{label} is a file, not a folder")
+    _check_writable_parent(label, Path(out).resolve())
+    final = output_folder(out, sub)
+    if sub:  # plan: its outputs are OUT/plan, the rest of OUT is not plan's
+        label = repr(str(Path(out) / sub))
+        if final.exists() and not final.is_dir():
+            raise RocketRouteError(f"{label} is a file, not a folder")
+    for held in (os.getcwd(), *(i for i in inputs if i)):
+        h = Path(held).resolve()
+        if h == final or final in h.parents:
+            what = "the current folder" if held == os.getcwd() else f"the input {held!r}"
+            raise RocketRouteError(f"{label} holds {what}, which replacing it would delete; choose another --out")
     try:
-        write(str(tmp))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)  # a failed job leaves no partial output behind
-        raise
-    if final.exists():
-        old = out / f".{name}.old-{uuid.uuid4().hex[:8]}"
-        final.rename(old)
-        tmp.rename(final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        tmp.rename(final)
+        non_empty = final.is_dir() and any(final.iterdir())
+    except OSError as e:
+        raise RocketRouteError(f"cannot read {label}: {e.strerror}") from None
+    if non_empty and not overwrite:
+        raise RocketRouteError(f"{label} already exists and is not empty; pass --overwrite to replace it")
     return final
+
+
+@contextlib.contextmanager
+def staged_output(final: Path) -> Iterator[Path]:
+    """A temporary folder next to ``final`` for a job's whole output set, swapped into place when the block
+    completes: a run replaces everything a previous one wrote (no stale ``compat/``), and a failed or interrupted
+    run leaves the previous outputs as they were and no temporary folder behind."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    stage = final.parent / f".{final.name}.tmp-{uuid.uuid4().hex[:8]}"
+    stage.mkdir()
+    try:
+        yield stage
+        _swap_into_place(stage, final)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _swap_into_place(stage: Path, final: Path) -> None:
+    old = final.parent / f".{final.name}.old-{uuid.uuid4().hex[:8]}"
+    try:
+        if final.exists():
+            final.rename(old)
+            try:
+                stage.rename(final)
+            except BaseException:
+                old.rename(final)  # the previous outputs back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            stage.rename(final)
+    except OSError as e:
+        raise RocketRouteError(f"cannot move the outputs into {str(final)!r}: {e.strerror}") from None
+
+
+def _write_summary(out: Path, data: Any) -> None:
+    """``out/summary/summary.json``."""
+    (out / "summary").mkdir()
+    (out / "summary" / "summary.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def _queue_spec_from_args(args: argparse.Namespace) -> Any:
@@ -112,26 +203,6 @@ def _queue_spec_from_args(args: argparse.Namespace) -> Any:
             raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
         return queue_spec(args.topic, route_json=route_json, compat=args.compat)
     return queue_spec(args.topic, queues=args.queues, compat=args.compat)
-
-
-def _begin_outputs(out: Path) -> None:
-    """Drops a previous run's summary before the first output is replaced: the summary, written last, is what
-    marks a complete run, so an interrupted re-run never pairs new outputs with an old summary."""
-    old = out / "summary"
-    if old.exists():
-        gone = out / f".summary.old-{uuid.uuid4().hex[:8]}"
-        old.rename(gone)
-        shutil.rmtree(gone, ignore_errors=True)
-
-
-def _write_summary(out: Path, data: Any) -> None:
-    """``out/summary/summary.json``, swapped into place like every other output."""
-
-    def write(p: str) -> None:
-        Path(p).mkdir()
-        Path(p, "summary.json").write_text(json.dumps(data, indent=2) + "\n")
-
-    _write_atomically(out, "summary", write)
 
 
 def _stage(msg: str) -> None:
@@ -155,9 +226,11 @@ def _session(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def check_route(args: argparse.Namespace) -> Any:
-    """What ``route`` can check before Spark starts (the input exists, the route parses): the queue spec."""
+    """What ``route`` can check before Spark starts (the input exists, the route parses, ``--out`` can be
+    written): the queue spec."""
     if not os.path.exists(args.input):
         raise RocketRouteError(f"input {args.input!r} does not exist")
+    check_out(args.out, overwrite=args.overwrite, inputs=(args.input, args.route))
     if getattr(args, "compare_profiles", None):
         from .spark.compat import parse_profiles
 
@@ -190,40 +263,49 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
         seed=args.seed,
         hash_path=args.hash_path,
     )
-    out = Path(args.out)
-    _stage(f"route: writing {out}")
-    _begin_outputs(out)
-    _write_atomically(out, "routed", lambda p: result.routed.write.parquet(p))
-    _write_atomically(out, "rejected", lambda p: result.rejected.write.parquet(p))
-    _write_atomically(out, "per_queue", lambda p: result.per_queue.coalesce(1).write.option("header", True).csv(p))
-    _write_atomically(out, "hot_keys", lambda p: result.hot_keys.coalesce(1).write.option("header", True).csv(p))
-    per_queue = [r.asDict() for r in result.per_queue.collect()]
-    compat = None
-    if getattr(args, "compare_profiles", None):
-        from .spark.compat import compare_profiles
+    if result.renamed:
+        _stage("route: " + _renamed_note(result.renamed))
+    key = result.renamed.get(args.key, args.key)
+    if getattr(args, "compare_profiles", None) and key not in result.routed.columns:
+        raise RocketRouteError(f"--compare-profiles needs the key column {args.key!r}, which the input lacks")
+    _stage(f"route: writing {args.out}")
+    with staged_output(output_folder(args.out)) as out:
+        result.routed.write.parquet(str(out / "routed"))
+        result.rejected.write.parquet(str(out / "rejected"))
+        result.per_queue.coalesce(1).write.option("header", True).csv(str(out / "per_queue"))
+        result.hot_keys.coalesce(1).write.option("header", True).csv(str(out / "hot_keys"))
+        per_queue = [r.asDict() for r in result.per_queue.collect()]
+        compat = None
+        if getattr(args, "compare_profiles", None):
+            from .spark.compat import compare_profiles
 
-        if args.key not in result.routed.columns:
-            raise RocketRouteError(f"--compare-profiles needs the key column {args.key!r}, which the input lacks")
-        _stage(f"route: comparing {len(args.compare_profiles)} client routing profiles on the keys")
-        compat = compare_profiles(result.routed, args.key, len(spec), args.compare_profiles)
-        # a few dozen rows, already on the driver: written as they are, no Spark job
-        _write_atomically(out, "compat", lambda p: _write_csv(Path(p, "compat.csv"), compat))
-    result.unpersist()
-    summary = {
-        "topic": spec.topic,
-        "selector": args.selector,
-        "queues": len(spec),
-        "input_rows": result.input_rows,
-        "routed_rows": result.routed_rows,
-        "rejected_rows": result.rejected_rows,
-        "skew": result.skew,
-        "per_queue": per_queue,
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
-    if compat is not None:
-        summary["compat"] = {"profiles": list(args.compare_profiles), "pairs": compat}
-    _write_summary(out, summary)
+            _stage(f"route: comparing {len(args.compare_profiles)} client routing profiles on the keys")
+            compat = compare_profiles(result.routed, key, len(spec), args.compare_profiles)
+            # a few dozen rows, already on the driver: written as they are, no Spark job
+            _write_csv(out / "compat" / "compat.csv", compat)
+        result.unpersist()
+        summary = {
+            "topic": spec.topic,
+            "selector": args.selector,
+            "queues": len(spec),
+            "input_rows": result.input_rows,
+            "routed_rows": result.routed_rows,
+            "rejected_rows": result.rejected_rows,
+            "skew": result.skew,
+            "per_queue": per_queue,
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
+        if result.renamed:
+            summary["renamed_columns"] = result.renamed
+        if compat is not None:
+            summary["compat"] = {"profiles": list(args.compare_profiles), "pairs": compat}
+        _write_summary(out, summary)
     return summary
+
+
+def _renamed_note(renamed: dict[str, str]) -> str:
+    pairs = ", ".join(f"{a!r} as {b!r}" for a, b in renamed.items())
+    return f"the input columns named like an output column are kept under another name: {pairs}"
 
 
 def print_route(summary: dict[str, Any], out: str) -> None:
@@ -246,6 +328,8 @@ def print_route(summary: dict[str, Any], out: str) -> None:
         for a in names:
             cells = ("-" if share[(a, b)] is None else f"{share[(a, b)]:.2%}" for b in names)
             print(f"{a:>{width}}  " + "  ".join(f"{c:>{width}}" for c in cells))
+    if summary.get("renamed_columns"):
+        print(_renamed_note(summary["renamed_columns"]))
     extra = ", compat" if compat else ""
     print(f"outputs: {out}/routed, rejected, per_queue, hot_keys{extra}, summary/summary.json")
 
@@ -278,6 +362,9 @@ def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, i
         p = p / "per_queue"
     fmt = fmt or ("csv" if p.is_dir() and any(x.suffix == ".csv" for x in p.iterdir()) else None)
     df = read_input(spark, str(p), fmt)
+    from .spark.columns import check_distinct
+
+    check_distinct(df, f"the load table {path!r}")
     missing = {"broker", "queue_id", "messages"} - set(df.columns)
     if missing:
         raise RocketRouteError(f"the load table {path!r} lacks the columns {sorted(missing)}")
@@ -368,6 +455,9 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
         )
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
+    if args.input and not os.path.exists(args.input):
+        raise RocketRouteError(f"input {args.input!r} does not exist")
+    check_out(args.out, overwrite=args.overwrite, inputs=(args.load, args.input), sub="plan")
     return options
 
 
@@ -396,16 +486,13 @@ def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
             raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
         result.resize = resize_risk(df, args.key, args.key_type, *resize)
 
-    def write(p: str) -> None:
-        d = Path(p)
+    with staged_output(output_folder(args.out, "plan")) as d:
         _write_csv(d / "consumers.csv", result.consumers)
         _write_csv(d / "imbalance.csv", result.imbalance)
         _write_csv(d / "churn.csv", result.churn)
         summary = {"topic": args.topic, "queues": len(load), "consumer_counts": counts, "strategies": strategies}
         summary["resize"] = result.resize
         (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-
-    _write_atomically(Path(args.out), "plan", write)
     return result
 
 
@@ -448,6 +535,7 @@ def check_replay(args: argparse.Namespace) -> Any:
     for what, path in (("trace", args.trace), ("sends", args.sends)):
         if not os.path.exists(path):
             raise RocketRouteError(f"{what} {path!r} does not exist")
+    check_out(args.out, overwrite=args.overwrite, inputs=(args.trace, args.sends, args.route))
     return _queue_spec_from_args(args)
 
 
@@ -471,14 +559,19 @@ def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
         seed=args.seed,
         window_ms=args.window_ms,
     )
-    out = Path(args.out)
-    _stage(f"replay: writing {out}")
-    _begin_outputs(out)
-    _write_atomically(out, "sends", lambda p: result.sends.write.parquet(p))
-    _write_atomically(out, "traffic", lambda p: result.traffic.coalesce(1).write.option("header", True).csv(p))
-    _write_atomically(out, "rejected", lambda p: _write_rejected_replay(p, result))
-    _write_atomically(out, "trace", lambda p: _write_csv(Path(p, "trace.csv"), _trace_dicts(result.trace)))
-    _write_summary(out, {"modes": result.summary, "rows": result.counts})
+    for which, renamed in result.renamed.items():
+        _stage(f"replay: {which}: " + _renamed_note(renamed))
+    _stage(f"replay: writing {args.out}")
+    with staged_output(output_folder(args.out)) as out:
+        result.sends.write.parquet(str(out / "sends"))
+        result.traffic.coalesce(1).write.option("header", True).csv(str(out / "traffic"))
+        result.rejected_trace.write.parquet(str(out / "rejected" / "trace"))
+        result.rejected_sends.write.parquet(str(out / "rejected" / "sends"))
+        _write_csv(out / "trace" / "trace.csv", _trace_dicts(result.trace))
+        summary: dict[str, Any] = {"modes": result.summary, "rows": result.counts}
+        if result.renamed:
+            summary["renamed_columns"] = result.renamed
+        _write_summary(out, summary)
     result.unpersist()
     return result
 
@@ -514,12 +607,6 @@ def _trace_dicts(rows: list[tuple[int, str, int, bool]]) -> list[dict[str, Any]]
     return [{"ts_ms": t, "broker": b, "latency_ms": lat, "ok": str(ok).lower()} for t, b, lat, ok in rows]
 
 
-def _write_rejected_replay(path: str, result: Any) -> None:
-    """``rejected/trace`` and ``rejected/sends``: the input rows replay could not use, with the reason."""
-    result.rejected_trace.write.parquet(str(Path(path, "trace")))
-    result.rejected_sends.write.parquet(str(Path(path, "sends")))
-
-
 def cmd_bench_spark(args: argparse.Namespace) -> int:
     from .spark import local_session
     from .spark.bench import bench_spark
@@ -544,25 +631,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     for what, path in (("route", args.route), ("plan", args.plan), ("replay", args.replay)):
         if path and not os.path.isdir(path):
             raise RocketRouteError(f"the {what} output {path!r} is not a folder")
+    if os.path.isdir(args.out):
+        raise RocketRouteError(f"--out {args.out!r} is a folder; give the HTML file to write, e.g. report.html")
+    _check_writable_parent(f"--out {args.out!r}", Path(args.out).resolve())
     path = write_report(args.out, route_dir=args.route, plan_dir=args.plan, replay_dir=args.replay, title=args.title)
     print(f"report: {path.resolve()}")
     return 0
 
 
 def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str]]:
-    """The demo's jobs as the command lines a user would type."""
+    """The demo's jobs as the command lines a user would type (``--overwrite``: a re-run replaces them)."""
     from .spark.demo import BROKERS, QUEUES_PER_BROKER, ROOMS, TOPIC
 
     rooms = ",".join(f"{b}={r}" for b, r in ROOMS.items())
     queues = QUEUES_PER_BROKER * len(BROKERS)
     return {
         "route": ["route", "--input", str(inputs.messages), "--topic", TOPIC, "--route", str(inputs.route),
-                  "--key", "key", "--size", "size", "--compare-profiles", "all", "--out", str(out / "route")],
+                  "--key", "key", "--size", "size", "--compare-profiles", "all", "--out", str(out / "route"),
+                  "--overwrite"],
         "plan": ["plan", "--load", str(out / "route"), "--topic", TOPIC, "--consumers", consumers,
                  "--rooms", rooms, "--resize", f"{queues}:{queues + 8}", "--input", str(inputs.messages),
-                 "--key", "key", "--out", str(out)],
+                 "--key", "key", "--out", str(out), "--overwrite"],
         "replay": ["replay", "--trace", str(inputs.trace), "--sends", str(inputs.sends), "--topic", TOPIC,
-                   "--route", str(inputs.route), "--out", str(out / "replay")],
+                   "--route", str(inputs.route), "--out", str(out / "replay"), "--overwrite"],
     }  # fmt: skip
 
 
@@ -572,28 +663,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.rows < 1 or args.sends < 1:
         raise RocketRouteError("--rows and --sends must be positive")
+    final = check_out(args.out, overwrite=args.overwrite)
     out = Path(args.out)
     t0 = time.perf_counter()
     _stage(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; starting Spark")
     parser = build_parser()
-    with _session(args) as spark:
+    # everything (inputs, every job's outputs, the report) goes into one folder next to --out, swapped in at the
+    # end; the command lines shown name --out itself
+    with staged_output(final) as stage, _session(args) as spark:
         _stage(f"demo: generating the inputs in {out / 'data'}")
-        inputs = write_demo_inputs(spark, out / "data", rows=args.rows, sends=args.sends, seed=args.seed)
-        commands = _demo_commands(inputs, out, args.consumers)
+        inputs = write_demo_inputs(spark, stage / "data", rows=args.rows, sends=args.sends, seed=args.seed)
+        commands = _demo_commands(inputs, stage, args.consumers)
         for argv in commands.values():
-            _stage("demo: rocketroute " + " ".join(argv))
+            _stage("demo: rocketroute " + " ".join(a.replace(str(stage), str(out)) for a in argv))
         route_args, plan_args, replay_args = (parser.parse_args(commands[c]) for c in ("route", "plan", "replay"))
         route_summary = run_route(spark, route_args, check_route(route_args))
         plan_result = run_plan(spark, plan_args, check_plan(plan_args))
         replay_result = run_replay(spark, replay_args, check_replay(replay_args))
-    _stage("demo: rendering the report")
-    report = write_report(
-        out / "report.html",
-        route_dir=out / "route",
-        plan_dir=out,
-        replay_dir=out / "replay",
-        title=f"rocketroute demo: {args.rows:,} orders on {route_summary['queues']} queues",
-    )
+        _stage("demo: rendering the report")
+        write_report(
+            stage / "report.html",
+            route_dir=stage / "route",
+            plan_dir=stage,
+            replay_dir=stage / "replay",
+            title=f"rocketroute demo: {args.rows:,} orders on {route_summary['queues']} queues",
+        )
+    report = out / "report.html"
     print("\n== route (hash selector on the order key)")
     skew = route_summary["skew"]
     print(
@@ -631,6 +726,14 @@ def _add_spark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--progress", action="store_true", help="show Spark's console progress")
 
 
+def _add_overwrite_arg(p: argparse.ArgumentParser, what: str = "OUT") -> None:
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help=f"replace a non-empty {what} (all of it) with this run's outputs; without it such a folder is an error",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rocketroute", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -666,6 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_spark_args(r)
     r.add_argument("--out", required=True, help="output folder")
+    _add_overwrite_arg(r)
     r.set_defaults(func=cmd_route)
 
     pl = sub.add_parser(
@@ -710,6 +814,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
     _add_spark_args(pl)
     pl.add_argument("--out", required=True, help="output folder (writes OUT/plan/)")
+    _add_overwrite_arg(pl, "OUT/plan")
     pl.set_defaults(func=cmd_plan)
 
     rp = sub.add_parser(
@@ -730,6 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--window-ms", type=int, default=1000, help="traffic-share window (default 1000 ms)")
     _add_spark_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
+    _add_overwrite_arg(rp)
     rp.set_defaults(func=cmd_replay)
 
     rep = sub.add_parser(
@@ -756,6 +862,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--consumers", default="2..12", help="plan's consumer counts (default 2..12)")
     d.add_argument("--seed", type=int, default=7)
     d.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
+    _add_overwrite_arg(d)
     _add_spark_args(d)
     d.set_defaults(func=cmd_demo)
 

@@ -1,5 +1,5 @@
-"""Corrupted inputs through the CLI: a clear error with Spark's reason, no traceback, no partial output; and
-the atomic output swap cleans up after a failed write."""
+"""Corrupted inputs through the CLI: a clear error with Spark's reason, no traceback, no partial output, and
+the previous run's outputs left as they were."""
 
 from __future__ import annotations
 
@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rocketroute.cli import _write_atomically
 
-
-def _route(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+def _route(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rocketroute.cli", "route", "--input", str(src), "--topic", "T",
-         "--queues", "b:4", "--out", str(out), "--master", "local[1]"],
+         "--queues", "b:4", "--out", str(out), "--master", "local[1]", *extra],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 
@@ -41,41 +39,22 @@ def test_a_file_that_is_not_parquet_is_a_clear_error_before_the_job(tmp_path, pa
     assert not (tmp_path / "out").exists()
 
 
-def test_corrupted_data_pages_fail_the_job_with_spark_s_reason_and_leave_no_output(tmp_path, parquet_bytes):
-    src = tmp_path / "m.parquet"
+def test_corrupted_data_pages_fail_the_job_with_spark_s_reason_and_keep_the_previous_outputs(tmp_path, parquet_bytes):
+    src = tmp_path / "data" / "m.parquet"
+    src.parent.mkdir()
     damaged = bytearray(parquet_bytes)
     damaged[100 : len(damaged) // 2] = b"\xab" * (len(damaged) // 2 - 100)  # the footer still reads
     src.write_bytes(bytes(damaged))
     out = tmp_path / "out"
-    done = _route(src, out)
+    previous = {"routed/part-0.parquet": "previous routed", "summary/summary.json": '{"previous": true}'}
+    for name, text in previous.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+    done = _route(src, out, "--overwrite")
     assert done.returncode == 1, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("rocketroute route: error: the Spark job failed:") and "FAILED_READ_FILE" in last
     assert "Traceback" not in done.stderr
-    assert not out.exists() or not any(p.name in ("routed", "summary") for p in out.iterdir())
-
-
-def test_a_failed_write_leaves_neither_the_output_nor_its_temporary_folder(tmp_path):
-    (tmp_path / "routed").mkdir()
-    (tmp_path / "routed" / "old.parquet").write_text("previous run")
-
-    def fails(p: str) -> None:
-        Path(p).mkdir()
-        Path(p, "part-0").write_text("half")
-        raise RuntimeError("the job died")
-
-    with pytest.raises(RuntimeError, match="the job died"):
-        _write_atomically(tmp_path, "routed", fails)
-    # the previous complete output stays; nothing half-written is left, not even hidden
-    assert [p.name for p in tmp_path.iterdir()] == ["routed"]
-    assert (tmp_path / "routed" / "old.parquet").read_text() == "previous run"
-
-
-def test_a_rerun_drops_the_old_summary_before_replacing_outputs(tmp_path):
-    from rocketroute.cli import _begin_outputs
-
-    (tmp_path / "summary").mkdir()
-    (tmp_path / "summary" / "summary.json").write_text("{}")
-    (tmp_path / "routed").mkdir()
-    _begin_outputs(tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == ["routed"]  # no summary: the run is not complete yet
+    # the failed run replaced nothing: the previous outputs are whole, and nothing half-written is left
+    assert {str(p.relative_to(out)): p.read_text() for p in out.rglob("*") if p.is_file()} == previous
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "out"]

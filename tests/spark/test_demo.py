@@ -52,9 +52,17 @@ def test_demo_trace_degrades_one_broker_and_fails_another():
 
 def test_cli_demo_end_to_end(tmp_path):
     out = tmp_path / "demo"
+    (out / "route" / "compat").mkdir(parents=True)
+    (out / "stale.txt").write_text("from an earlier run")
     done = _run("demo", "--rows", "20000", "--sends", "6000", "--consumers", "2..4", "--out", str(out),
-                "--master", "local[2]")  # fmt: skip
+                "--master", "local[2]", "--overwrite")  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
+    # the whole folder is this run's: the earlier run's files are gone, no temporary folder is left
+    assert sorted(p.name for p in out.iterdir()) == ["data", "plan", "replay", "report.html", "route"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
+    # the command lines shown name --out, not the temporary folder the jobs wrote into
+    shown = [line for line in done.stderr.splitlines() if line.startswith("[rocketroute] demo: rocketroute ")]
+    assert len(shown) == 3 and all(f"--out {out}" in line and ".tmp-" not in line for line in shown)
     report = out / "report.html"
     assert f"report: {report.resolve()}" in done.stdout.splitlines()[-1]
     page = report.read_text()

@@ -178,13 +178,21 @@ def test_cli_route_end_to_end_replaces_its_outputs(tmp_path):
     src.write_text("key,size\n" + "".join(f"order-{i % 13},{100 + i}\n" for i in range(50)) + ",7\nneg,-1\n")
     out = tmp_path / "out"
     args = ["route", "--input", str(src), "--topic", TOPIC, "--queues", "broker-a:2,broker-b:2"]
-    for _ in range(2):  # a re-run into the same folder replaces, never duplicates
-        done = _cli(*args, "--size", "size", "--out", str(out), "--master", "local[1]")
-        assert done.returncode == 0, done.stderr
-        assert "input rows 52 = routed 50 + rejected 2" in done.stdout
+    args += ["--size", "size", "--out", str(out), "--master", "local[1]"]
+    # the first run compares profiles (writes compat/); the re-run does not, and replaces the whole output set
+    first = _cli(*args, "--compare-profiles", "java-hashcode,go4-fnv32a")
+    assert first.returncode == 0, first.stderr
+    assert (out / "compat" / "compat.csv").is_file()
+    done = _cli(*args, "--overwrite")
+    assert done.returncode == 0, done.stderr
+    for run in (first, done):  # a re-run into the same folder replaces, never duplicates
+        assert "input rows 52 = routed 50 + rejected 2" in run.stdout
     summary = json.loads((out / "summary" / "summary.json").read_text())
     assert (summary["input_rows"], summary["routed_rows"], summary["rejected_rows"]) == (52, 50, 2)
+    assert "compat" not in summary
+    # no stale compat/ from the first run, and no temporary folder left next to --out
     assert sorted(p.name for p in out.iterdir()) == ["hot_keys", "per_queue", "rejected", "routed", "summary"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["msgs.csv", "out"]
     import pyarrow.parquet as pq
 
     assert pq.read_table(out / "routed").num_rows == 50

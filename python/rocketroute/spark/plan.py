@@ -272,14 +272,20 @@ def plan(
 
 def resize_risk(df: Any, key: str, key_type: str, old: int, new: int) -> dict[str, Any]:
     """The share of messages (and of distinct keys) whose hash queue changes when the topic goes from ``old``
-    to ``new`` queues: ``|h % old| != |h % new|``. Those keys lose their per-key order while old messages drain."""
+    to ``new`` queues: ``|h % old| != |h % new|``. Those keys lose their per-key order while old messages drain.
+    Keys ``route`` would reject (null, or for ``string`` not valid UTF-8) are left out."""
     from pyspark.sql import functions as F
+
+    from .columns import check_distinct
 
     if old < 1 or new < 1:
         raise IllegalArgumentError(f"queue counts must be positive, not {old}:{new}")
+    check_distinct(df)
     k = F.col(key)
     if key_type == "string":
-        h = F.expr(f"reflect('java.util.Objects', 'hashCode', `{key}`)").cast("int")
+        k = F.when(F.is_valid_utf8(k), k)  # as route: such a key is rejected, not hashed
+    if key_type == "string":
+        h = F.call_function("reflect", F.lit("java.util.Objects"), F.lit("hashCode"), k).cast("int")
     elif key_type == "long":
         h = F.expr(f"reflect('java.lang.Long', 'hashCode', try_cast(`{key}` as bigint))").cast("int")
     else:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IllegalArgumentError
+from .columns import check_distinct, fresh_name, rename_clashes
 
 __all__ = ["BrokerTrace", "ReplayResult", "replay"]
 
@@ -50,7 +51,8 @@ class BrokerTrace:
 class ReplayResult:
     """Per-send outcomes (both modes), per-broker traffic share per time window, a summary per mode, the trace
     rows used (``(ts_ms, broker, latency_ms, ok)``, for the report's timeline), and the rows set aside: input
-    columns + ``reason``. ``counts`` holds the conservation check: trace and send rows in, used and rejected."""
+    columns + ``reason``. ``counts`` holds the conservation check: trace and send rows in, used and rejected.
+    ``renamed``: input columns named ``reason``, and their name in the rejected rows (``input_reason``)."""
 
     sends: Any
     traffic: Any
@@ -60,6 +62,7 @@ class ReplayResult:
     rejected_sends: Any = None
     counts: dict[str, int] = field(default_factory=dict)
     cached: list[Any] = field(default_factory=list, repr=False)
+    renamed: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def unpersist(self) -> None:
         """Free the cached intermediate results once the outputs are written."""
@@ -192,16 +195,24 @@ def replay(
         ("trace", trace, ("ts_ms", "broker", "latency_ms", "ok")),
         ("sends", sends, ("ts_ms", "producer_id")),
     ):
+        check_distinct(df, f"the {name}")
         missing = set(cols) - set(df.columns)
         if missing:
             raise IllegalArgumentError(f"the {name} lacks the columns {sorted(missing)}")
     if not queues:
         raise IllegalArgumentError("no queues to send to")
-    checked_trace = trace.withColumn(_REJECT, _trace_reason(trace, {b for b, _ in queues})).persist()
-    checked_sends = sends.withColumn(_REJECT, _sends_reason()).persist()
+    input_trace, input_sends = trace, sends
+    # the rejected rows are the input's columns + reason: an input "reason" is kept as input_reason; the
+    # working column gets a name that no input column has
+    trace, trace_renamed = rename_clashes(trace, ("reason",))
+    sends, sends_renamed = rename_clashes(sends, ("reason",))
+    t_reject = fresh_name([*trace.columns, "reason"], "_reject")
+    s_reject = fresh_name([*sends.columns, "reason"], "_reject")
+    checked_trace = trace.withColumn(t_reject, _trace_reason(trace, {b for b, _ in queues})).persist()
+    checked_sends = sends.withColumn(s_reject, _sends_reason()).persist()
     trace_rows = [
         (int(r["ts_ms"]), str(r["broker"]), int(r["latency_ms"]), bool(r["ok"]))
-        for r in checked_trace.where(F.col(_REJECT).isNull())
+        for r in checked_trace.where(F.col(t_reject).isNull())
         .select(
             F.col("ts_ms").try_cast("long").alias("ts_ms"),
             F.col("broker").cast("string").alias("broker"),
@@ -210,8 +221,8 @@ def replay(
         )
         .collect()
     ]  # one row per broker state change: small, and every worker needs all of it
-    rejected_trace = checked_trace.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason")
-    rejected_sends = checked_sends.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason")
+    rejected_trace = checked_trace.where(F.col(t_reject).isNotNull()).withColumnRenamed(t_reject, "reason")
+    rejected_sends = checked_sends.where(F.col(s_reject).isNotNull()).withColumnRenamed(s_reject, "reason")
     worker = functools.partial(
         _replay_batches,
         queues=tuple(queues),
@@ -224,7 +235,7 @@ def replay(
         degraded_ms=degraded_ms,
     )
     ordered = (
-        checked_sends.where(F.col(_REJECT).isNull())
+        checked_sends.where(F.col(s_reject).isNull())
         .select(F.col("ts_ms").try_cast("long").alias("ts_ms"), F.col("producer_id").cast("string"))
         .repartition("producer_id")
         .sortWithinPartitions("producer_id", "ts_ms")
@@ -254,10 +265,11 @@ def replay(
         .orderBy("mode")
         .collect()
     ]
-    counts = _conservation(trace, sends, len(trace_rows), rejected_trace, rejected_sends, summary)
+    counts = _conservation(input_trace, input_sends, len(trace_rows), rejected_trace, rejected_sends, summary)
+    renamed = {k: v for k, v in (("trace", trace_renamed), ("sends", sends_renamed)) if v}
     return ReplayResult(
         out, traffic, summary, sorted(trace_rows), rejected_trace, rejected_sends, counts,
-        cached=[checked_trace, checked_sends, out],
+        cached=[checked_trace, checked_sends, out], renamed=renamed,
     )  # fmt: skip
 
 
@@ -284,7 +296,6 @@ def _conservation(
     return counts
 
 
-_REJECT = "_reject"
 _TRUE = ("true", "1", "yes", "t", "y")
 _FALSE = ("false", "0", "no", "f", "n")
 

@@ -15,15 +15,33 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IllegalArgumentError
+from .columns import check_distinct, fresh_name, rename_clashes
 
 __all__ = ["SELECTORS", "HASH_PATHS", "QueueSpec", "RouteResult", "queue_spec", "route", "skew_metrics"]
 
 SELECTORS = ("hash", "round-robin", "random")
 HASH_PATHS = ("arrow", "jvm")
 KEY_TYPES = ("string", "int", "long")
-_QI = "_queue_index"
-_REJECT = "_reject"
-_KEY = "_key"
+#: the columns route adds to the input's: ``broker``, ``queue_id``, ``queue_index`` in routed, ``reason`` in rejected
+OUTPUT_COLUMNS = ("broker", "queue_id", "queue_index", "reason")
+
+
+@dataclass(frozen=True)
+class _Internal:
+    """The working columns' names, generated to differ from every input column."""
+
+    key: str
+    reject: str
+    qi: str
+    order: str
+
+    @classmethod
+    def avoiding(cls, columns: list[str]) -> _Internal:
+        taken = [*columns, *OUTPUT_COLUMNS]
+        names: list[str] = []
+        for base in ("_key", "_reject", "_queue_index", "_input_order"):
+            names.append(fresh_name([*taken, *names], base))
+        return cls(*names)
 
 
 @dataclass(frozen=True)
@@ -57,7 +75,9 @@ def queue_spec(topic: str, *, route_json: Any = None, queues: str | None = None,
 @dataclass
 class RouteResult:
     """The routed rows (input columns + ``broker``, ``queue_id``, ``queue_index``), the rejected rows (input
-    columns + ``reason``), the per-queue table, the hottest keys of each queue, and the counts and skew."""
+    columns + ``reason``), the per-queue table, the hottest keys of each queue, and the counts and skew.
+    ``renamed``: the input columns named like an output column, and their names in routed and rejected
+    (``{"broker": "input_broker"}``)."""
 
     routed: Any
     rejected: Any
@@ -68,6 +88,7 @@ class RouteResult:
     rejected_rows: int
     skew: dict[str, float]
     cached: list[Any] = field(default_factory=list, repr=False)
+    renamed: dict[str, str] = field(default_factory=dict)
 
     def unpersist(self) -> None:
         """Free the cached routed rows once the outputs are written."""
@@ -110,9 +131,11 @@ def _check_columns(
         raise IllegalArgumentError(f"the key column {key!r} is {dtype.simpleString()}, not an integer or a string")
 
 
-def _with_reject_reason(df: Any, key: str | None, key_type: str | None, size: str | None) -> Any:
-    """Adds ``_reject`` (why a row cannot be sent, or null) and ``_key`` (the key as the selector reads it;
-    ``key_type`` None: the selector does not read the key)."""
+def _with_reject_reason(df: Any, key: str | None, key_type: str | None, size: str | None, names: _Internal) -> Any:
+    """Adds ``names.reject`` (why a row cannot be sent, or null) and ``names.key`` (the key as the selector
+    reads it; ``key_type`` None: the selector does not read the key). A string key whose bytes are not valid
+    UTF-8 (Parquet does not check) is rejected: Java would hash it with U+FFFD in place of the bad bytes, and
+    no real producer could have sent that key as it stands."""
     from pyspark.sql import functions as F
 
     if key is None or key_type is None:
@@ -120,7 +143,9 @@ def _with_reject_reason(df: Any, key: str | None, key_type: str | None, size: st
         reason = F.when(F.lit(False), F.lit(""))
     elif key_type == "string":
         parsed = F.col(key)
-        reason = F.when(parsed.isNull(), F.lit("null key"))
+        reason = F.when(parsed.isNull(), F.lit("null key")).when(
+            ~F.is_valid_utf8(parsed), F.lit("key is not valid UTF-8")
+        )
     else:
         k = F.col(key)
         parsed = k.try_cast("long")
@@ -132,10 +157,10 @@ def _with_reject_reason(df: Any, key: str | None, key_type: str | None, size: st
         reason = reason.when(F.col(size).isNotNull() & s.isNull(), F.lit("size is not an integer")).when(
             s < 0, F.lit("negative size")
         )
-    return df.withColumn(_KEY, parsed).withColumn(_REJECT, reason)
+    return df.withColumn(names.key, parsed).withColumn(names.reject, reason)
 
 
-def _hash_batches(batches: Iterator[Any], *, key_type: str, n: int) -> Iterator[Any]:
+def _hash_batches(batches: Iterator[Any], *, key_type: str, n: int, names: _Internal) -> Iterator[Any]:
     """Arrow worker: the ``SelectMessageQueueByHash`` index of every valid row (-1 for rejected rows)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -143,14 +168,22 @@ def _hash_batches(batches: Iterator[Any], *, key_type: str, n: int) -> Iterator[
     from rocketroute import batch
 
     for b in batches:
-        valid = pc.is_null(b.column(_REJECT))
-        keys = pc.if_else(valid, b.column(_KEY), pa.scalar(None, b.column(_KEY).type))
+        valid = pc.is_null(b.column(names.reject))
+        keys = pc.if_else(valid, b.column(names.key), pa.scalar(None, b.column(names.key).type))
         idx = batch.hash_select_indices(keys, n, key_type, nulls="mask")
-        yield b.append_column(_QI, pa.array(idx.filled(-1), type=pa.int32()))
+        yield b.append_column(names.qi, pa.array(idx.filled(-1), type=pa.int32()))
 
 
 def _sequence_batches(
-    batches: Iterator[Any], *, selector: str, n: int, producer: str | None, compat: str, start_index: int, seed: int
+    batches: Iterator[Any],
+    *,
+    selector: str,
+    n: int,
+    producer: str | None,
+    compat: str,
+    start_index: int,
+    seed: int,
+    names: _Internal,
 ) -> Iterator[Any]:
     """Arrow worker over one partition holding whole producers in send order: each producer's own
     round-robin index (or seeded random selector), advanced only by the rows it really sends."""
@@ -161,7 +194,7 @@ def _sequence_batches(
 
     state: dict[Any, Any] = {}
     for b in batches:
-        valid = pc.is_null(b.column(_REJECT)).to_pylist()
+        valid = pc.is_null(b.column(names.reject)).to_pylist()
         owners = b.column(producer).to_pylist() if producer else [None] * b.num_rows
         out = []
         for ok, p in zip(valid, owners, strict=True):
@@ -177,20 +210,20 @@ def _sequence_batches(
                     s = rr.SelectMessageQueueByRandom(rr.JavaRandom(seed + salt))
                 state[p] = s
             out.append(s.increment_and_get() % n if selector == "round-robin" else s.select_index(n))
-        yield b.append_column(_QI, pa.array(out, type=pa.int32()))
+        yield b.append_column(names.qi, pa.array(out, type=pa.int32()))
 
 
-def _jvm_hash_index(key_type: str, n: int) -> Any:
+def _jvm_hash_index(key_type: str, n: int, names: _Internal) -> Any:
     """The hash index in Spark SQL alone: ``java.util.Objects.hashCode`` through ``reflect``."""
     from pyspark.sql import functions as F
 
     if key_type == "string":
-        h = F.expr(f"reflect('java.util.Objects', 'hashCode', {_KEY})").cast("int")
+        h = F.expr(f"reflect('java.util.Objects', 'hashCode', `{names.key}`)").cast("int")
     elif key_type == "long":
-        h = F.expr(f"reflect('java.lang.Long', 'hashCode', {_KEY})").cast("int")
+        h = F.expr(f"reflect('java.lang.Long', 'hashCode', `{names.key}`)").cast("int")
     else:
-        h = F.col(_KEY).cast("int")
-    return F.when(F.col(_REJECT).isNull(), F.abs(h % F.lit(n))).otherwise(F.lit(-1)).cast("int")
+        h = F.col(names.key).cast("int")
+    return F.when(F.col(names.reject).isNull(), F.abs(h % F.lit(n))).otherwise(F.lit(-1)).cast("int")
 
 
 def route(
@@ -212,14 +245,17 @@ def route(
 ) -> RouteResult:
     """Route every row of ``df`` onto ``spec``'s queues as the Java client's ``selector`` would.
 
-    Rows that cannot be sent (a null or non-integer key, a negative size) go to ``rejected`` with a reason;
-    ``input_rows == routed_rows + rejected_rows`` is checked. ``round-robin`` starts every producer's index at
-    ``start_index`` (so the first message goes to queue ``(start_index + 1) % n``; Java draws it at random), and
-    ``random`` seeds each producer's selector with ``seed + String.hashCode(producer)``. Rows of a producer are
-    taken in ``ts`` order (then input order). ``hash_path="jvm"`` (the default: ``rocketroute bench-spark``
-    measured it 1.3x faster at 10M rows and 2.4x at 2M, since rows never leave the JVM) or ``"arrow"`` (the
-    native batch functions in a Python Arrow worker); both give the same answer. Round-robin and random do not
-    read the key: without a ``key`` column they route all the same (and report no hot keys)."""
+    Rows that cannot be sent (a null or non-integer key, a string key that is not valid UTF-8, a negative size)
+    go to ``rejected`` with a reason; ``input_rows == routed_rows + rejected_rows`` is checked. Columns: ``df``
+    may not have two columns of one name; an input column named like an output one (``broker``, ``queue_id``,
+    ``queue_index``, ``reason``, case-insensitively) is kept as ``input_<name>`` (see ``renamed``).
+    ``round-robin`` starts every producer's index at ``start_index`` (so the first message goes to queue
+    ``(start_index + 1) % n``; Java draws it at random), and ``random`` seeds each producer's selector with
+    ``seed + String.hashCode(producer)``. Rows of a producer are taken in ``ts`` order (then input order).
+    ``hash_path="jvm"`` (the default: ``rocketroute bench-spark`` measured it 1.3x faster at 10M rows and 2.4x
+    at 2M, since rows never leave the JVM) or ``"arrow"`` (the native batch functions in a Python Arrow worker);
+    both give the same answer. Round-robin and random do not read the key: without a ``key`` column they route
+    all the same (and report no hot keys)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import IntegerType, StructField, StructType
 
@@ -229,27 +265,34 @@ def route(
         raise IllegalArgumentError(f"key_type must be one of {KEY_TYPES}, not {key_type!r}")
     if hash_path not in HASH_PATHS:
         raise IllegalArgumentError(f"hash_path must be one of {HASH_PATHS}, not {hash_path!r}")
+    check_distinct(df)
     read_key = key_type if selector == "hash" else None  # round-robin and random ignore the key
     if selector != "hash" and key is not None and key not in df.columns:
         key = None
     if selector == "hash" and key is None:
         raise IllegalArgumentError("the hash selector needs a key column")
     _check_columns(df, key, read_key, size, producer, ts)
+    input_df = df
+    # an input column named like an output one is kept under another name; the job's own columns get names
+    # that no input column has, so nothing of the input is ever overwritten
+    df, renamed = rename_clashes(df, OUTPUT_COLUMNS)
+    key, size, producer, ts = (None if c is None else renamed.get(c, c) for c in (key, size, producer, ts))
+    names = _Internal.avoiding(df.columns)
     n = len(spec)
-    checked = _with_reject_reason(df, key, read_key, size)
-    out_schema = StructType([*checked.schema.fields, StructField(_QI, IntegerType(), False)])
+    checked = _with_reject_reason(df, key, read_key, size, names)
+    out_schema = StructType([*checked.schema.fields, StructField(names.qi, IntegerType(), False)])
     if selector == "hash" and hash_path == "jvm":
-        indexed = checked.withColumn(_QI, _jvm_hash_index(key_type, n))
+        indexed = checked.withColumn(names.qi, _jvm_hash_index(key_type, n, names))
     elif selector == "hash":
-        worker = functools.partial(_hash_batches, key_type=key_type, n=n)
+        worker = functools.partial(_hash_batches, key_type=key_type, n=n, names=names)
         indexed = checked.mapInArrow(worker, out_schema)
     else:
         order = [producer] if producer else []
         # the input position is taken before the shuffle, which would reorder rows
-        numbered = checked.withColumn("_input_order", F.monotonically_increasing_id())
+        numbered = checked.withColumn(names.order, F.monotonically_increasing_id())
         part = numbered.repartition(*[F.col(c) for c in order]) if producer else numbered.repartition(1)
-        sort_cols = [*order, *([ts] if ts else []), "_input_order"]
-        part = part.sortWithinPartitions(*sort_cols).drop("_input_order")
+        sort_cols = [*order, *([ts] if ts else []), names.order]
+        part = part.sortWithinPartitions(*sort_cols).drop(names.order)
         worker = functools.partial(
             _sequence_batches,
             selector=selector,
@@ -258,23 +301,29 @@ def route(
             compat=compat,
             start_index=start_index,
             seed=seed,
+            names=names,
         )
         indexed = part.mapInArrow(worker, out_schema)
     indexed = indexed.persist()
     queues = spark.createDataFrame(
-        [(i, b, q) for i, (b, q) in enumerate(spec.queues)], schema=f"{_QI} int, broker string, queue_id int"
+        [(i, b, q) for i, (b, q) in enumerate(spec.queues)],
+        schema=f"`{names.qi}` int, broker string, queue_id int",
     )
     routed = (
-        indexed.where(F.col(_REJECT).isNull())
-        .join(F.broadcast(queues), on=_QI, how="inner")
-        .withColumnRenamed(_QI, "queue_index")
-        .drop(_REJECT, _KEY)
+        indexed.where(F.col(names.reject).isNull())
+        .join(F.broadcast(queues), on=names.qi, how="inner")
+        .withColumnRenamed(names.qi, "queue_index")
+        .drop(names.reject, names.key)
     )
-    rejected = indexed.where(F.col(_REJECT).isNotNull()).withColumnRenamed(_REJECT, "reason").drop(_QI, _KEY)
-    input_rows = df.count()  # counted from the input itself, so a lost row cannot go unnoticed
+    rejected = (
+        indexed.where(F.col(names.reject).isNotNull())
+        .withColumnRenamed(names.reject, "reason")
+        .drop(names.qi, names.key)
+    )
+    input_rows = input_df.count()  # counted from the input itself, so a lost row cannot go unnoticed
     split = {
         r["ok"]: r["rows"]
-        for r in indexed.groupBy(F.col(_REJECT).isNull().alias("ok"))
+        for r in indexed.groupBy(F.col(names.reject).isNull().alias("ok"))
         .count()
         .withColumnRenamed("count", "rows")
         .collect()
@@ -287,7 +336,7 @@ def route(
     size_sum = F.sum(F.col(size).cast("long")) if size else F.lit(0).cast("long")
     counts = routed.groupBy("queue_index").agg(F.count(F.lit(1)).alias("messages"), size_sum.alias("bytes"))
     per_queue = (
-        queues.withColumnRenamed(_QI, "queue_index")
+        queues.withColumnRenamed(names.qi, "queue_index")
         .join(counts, on="queue_index", how="left")
         .fillna(0, subset=["messages", "bytes"])
         .withColumn("share", F.col("messages") / F.lit(max(routed_rows, 1)))
@@ -307,5 +356,14 @@ def route(
         .orderBy("queue_index", "rank")
     )
     return RouteResult(
-        routed, rejected, per_queue, hot, input_rows, routed_rows, rejected_rows, skew_metrics(messages), [indexed]
+        routed,
+        rejected,
+        per_queue,
+        hot,
+        input_rows,
+        routed_rows,
+        rejected_rows,
+        skew_metrics(messages),
+        [indexed],
+        renamed,
     )
