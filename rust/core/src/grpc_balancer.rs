@@ -277,6 +277,8 @@ fn floor_mod(i: i32, n: usize) -> usize {
 struct Picks {
     index: Arc<AtomicI32>,
     queues: Vec<GrpcMessageQueue>,
+    /// Where each of `queues` is in the route it was built from.
+    route_positions: Vec<usize>,
 }
 
 impl Picks {
@@ -291,14 +293,20 @@ impl Picks {
                 "route has more than {MAX_QUEUES} queues"
             )));
         }
-        let queues: Vec<GrpcMessageQueue> = route.iter().filter(|q| keep(q)).cloned().collect();
+        let route_positions: Vec<usize> = (0..route.len()).filter(|&i| keep(&route[i])).collect();
+        let queues: Vec<GrpcMessageQueue> =
+            route_positions.iter().map(|&i| route[i].clone()).collect();
         if queues.is_empty() {
             return Err(JavaError::IllegalArgument(format!(
                 "No {what} message queue found, topiRouteData={}",
                 route_text(route)
             )));
         }
-        Ok(Picks { index, queues })
+        Ok(Picks {
+            index,
+            queues,
+            route_positions,
+        })
     }
 
     fn next(&self) -> i32 {
@@ -361,6 +369,11 @@ impl PublishingLoadBalancer {
 
     pub fn queues(&self) -> &[GrpcMessageQueue] {
         &self.picks.queues
+    }
+
+    /// Where each of [`queues`](Self::queues) is in the route the balancer was built from.
+    pub fn route_positions(&self) -> &[usize] {
+        &self.picks.route_positions
     }
 
     /// The index now.
@@ -463,6 +476,11 @@ impl SubscriptionLoadBalancer {
 
     pub fn queues(&self) -> &[GrpcMessageQueue] {
         &self.picks.queues
+    }
+
+    /// Where each of [`queues`](Self::queues) is in the route the balancer was built from.
+    pub fn route_positions(&self) -> &[usize] {
+        &self.picks.route_positions
     }
 
     pub fn index(&self) -> i32 {
@@ -629,6 +647,7 @@ mod tests {
         route.insert(0, q("broker-z", 0, &a, 0, Permission::Read));
         let lb = PublishingLoadBalancer::new(&route, 0).unwrap();
         assert_eq!(lb.queues().len(), 9);
+        assert_eq!(lb.route_positions(), (2..11).collect::<Vec<_>>());
         let sub = SubscriptionLoadBalancer::new(&route, 0).unwrap();
         assert_eq!(sub.queues().len(), 10);
         assert_eq!(
