@@ -22,6 +22,10 @@ from rocketroute.errors import JAVA_EXCEPTIONS
 COMPAT_BY_VERSION = {"4.9.8": "4.9", "5.3.3": "5.3"}
 """Vector version label -> the ``compat`` profile that must reproduce it."""
 
+CLIENT_LABELS = {"clients-java-5.2.1": frozenset({"grpc_balancer"})}
+"""Labels of another client's vectors (apache/rocketmq-clients), which no ``compat`` profile stands for:
+label -> the only vector files it may appear in (their cases get ``compat=None``)."""
+
 FROZEN_NOW_MS = 1_700_000_000_000
 """The ManualClock time of every scenario: the README shows a frozen clock is exact for these vectors."""
 
@@ -120,7 +124,9 @@ def _load_cases(directory: Path, name: str) -> Iterable[VectorCase]:
             continue
         for version in versions:
             compat = COMPAT_BY_VERSION.get(version)
-            if compat is None:
+            if compat is None and name in CLIENT_LABELS.get(version, ()):
+                yield VectorCase(case_id, version, None, data)
+            elif compat is None:
                 yield VectorCase(case_id, str(version), None, data, f"{where}: unknown version label {version!r}")
             else:
                 yield VectorCase(case_id, version, compat, data)

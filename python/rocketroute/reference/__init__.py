@@ -29,6 +29,7 @@ from .clock import ManualClock, SystemClock
 from .compat import COMPAT_PROFILES
 from .counter import SendWhichQueue
 from .fault import LatencyFaultTolerance
+from .grpc_balancer import Endpoints, GrpcMessageQueue, PublishingLoadBalancer, SubscriptionLoadBalancer
 from .java import JavaRandom, java_int_hash, java_long_hash, java_string_compare, java_string_hash
 from .message_queue import MessageQueue
 from .publish_info import TopicPublishInfo
@@ -60,6 +61,10 @@ __all__ = [
     "rebalance",
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",
+    "Endpoints",
+    "GrpcMessageQueue",
+    "PublishingLoadBalancer",
+    "SubscriptionLoadBalancer",
     "MAX_QUEUES",
     "MAX_VIRTUAL_NODES",
     "BrokerData",

@@ -8,6 +8,7 @@ mod clock;
 mod counter;
 mod errors;
 mod fault;
+mod grpc_balancer;
 mod java;
 mod message_queue;
 mod profiles;
@@ -43,6 +44,10 @@ mod _native {
     use crate::errors::{_broker_name_table, _panic_for_tests};
     #[pymodule_export]
     use crate::fault::PyLatencyFaultTolerance;
+    #[pymodule_export]
+    use crate::grpc_balancer::{
+        PyEndpoints, PyGrpcMessageQueue, PyPublishingLoadBalancer, PySubscriptionLoadBalancer,
+    };
     #[pymodule_export]
     use crate::java::{
         java_int_hash, java_long_hash, java_string_compare, java_string_hash, PyJavaRandom,
