@@ -7,11 +7,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import NullPointerError
+
 __all__ = ["RebalanceResult", "Churn", "rebalance", "churn"]
 
 
 def _utf16_key(s: str) -> bytes:
     # Java sorts consumer ids with String.compareTo: UTF-16 code unit order, which UTF-16-BE bytes keep
+    if s is None:  # Collections.sort(cidAll) calls compareTo on it (RebalanceImpl.java): NullPointerException
+        raise NullPointerError("cid_all holds None")
+    if not isinstance(s, str):
+        raise TypeError(f"cid_all must hold str, not {type(s).__name__}")
     return s.encode("utf-16-be", "surrogatepass")
 
 

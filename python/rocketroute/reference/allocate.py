@@ -231,7 +231,7 @@ def ring_params(virtual_node_cnt: int | None, hash_function: HashFunction | None
     """The consistent-hash strategies' ring: ``virtual_node_cnt`` (``None``: Java's no-arg default, 10) and the
     ``hash_function`` (``None``: MD5), checked."""
     virtual_node_cnt = 10 if virtual_node_cnt is None else virtual_node_cnt
-    check_int("virtual_node_cnt", virtual_node_cnt)
+    virtual_node_cnt = check_int("virtual_node_cnt", virtual_node_cnt)
     if virtual_node_cnt < 0:
         raise IllegalArgumentError(f"illegal virtualNodeCnt :{virtual_node_cnt}")
     check_ring_size(virtual_node_cnt)  # one consumer's ring would already be past the limit

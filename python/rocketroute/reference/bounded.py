@@ -104,8 +104,8 @@ class AllocateMessageQueueConsistentHashBounded(_GlobalStrategy):
     def capacity(self, queue_count: int, consumer_count: int) -> int:
         """The most queues one consumer takes: ``ceil(load_factor * queue_count / consumer_count)`` exactly,
         at most ``queue_count``."""
-        check_int("queue_count", queue_count)
-        check_int("consumer_count", consumer_count)
+        queue_count = check_int("queue_count", queue_count)
+        consumer_count = check_int("consumer_count", consumer_count)
         if queue_count < 0:
             raise IllegalArgumentError(f"queue_count must not be negative: {queue_count}")
         if consumer_count < 1:

@@ -39,7 +39,7 @@ class ManualClock:
 
     def advance(self, delta_ms: int) -> int:
         """Move forward (or back, if negative) by ``delta_ms``; returns the new time."""
-        check_long("delta_ms", delta_ms)
+        delta_ms = check_long("delta_ms", delta_ms)
         with self._lock:
             self._now = check_long("now_ms", self._now + delta_ms)
             return self._now

@@ -99,7 +99,7 @@ class SendWhichQueue:
 
     def set(self, value: int) -> None:
         """Force the stored value (what the vectors call ``start_index``)."""
-        check_int("value", value)
+        value = check_int("value", value)
         with self._lock:
             self._value = value
 

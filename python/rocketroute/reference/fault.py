@@ -112,9 +112,9 @@ class LatencyFaultTolerance:
     def update_fault_item(
         self, name: str, current_latency: int, not_available_duration: int, reachable: bool = True
     ) -> None:
-        check_name("name", name)
-        check_long("current_latency", current_latency)
-        check_long("not_available_duration", not_available_duration)
+        name = check_name("name", name)
+        current_latency = check_long("current_latency", current_latency)
+        not_available_duration = check_long("not_available_duration", not_available_duration)
         now = self._clock.now_ms()
         with self._lock:
             item = self._items.get(name)
@@ -135,20 +135,20 @@ class LatencyFaultTolerance:
         return now >= item.start
 
     def is_available(self, name: str) -> bool:
-        check_name("name", name)
+        name = check_name("name", name)
         item = self._items.get(name)
         return True if item is None else self._available(item, self._clock.now_ms())
 
     def is_reachable(self, name: str) -> bool:
         """5.3: the item's reachable flag (``True`` for an unknown broker). 4.9 has no such flag: ``True``."""
-        check_name("name", name)
+        name = check_name("name", name)
         item = self._items.get(name)
         if item is None or self._compat == "4.9":
             return True
         return item.reachable
 
     def remove(self, name: str) -> None:
-        check_name("name", name)
+        name = check_name("name", name)
         with self._lock:
             self._items.pop(name, None)
 

@@ -46,9 +46,14 @@ def java_rem(a: int, b: int) -> int:
     return -r if a < 0 else r
 
 
+# The checks below return the value as a plain ``str`` / ``int``: a subclass's overridden ``__eq__``,
+# ``__hash__``, ``__format__`` or arithmetic never reaches the routing (the native backend reads the value too).
+
+
 def check_int(name: str, v: object) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    v = int.__int__(v)
     if not INT_MIN <= v <= INT_MAX:
         raise IllegalArgumentError(f"{name} {v} is out of the Java int range")
     return v
@@ -57,6 +62,7 @@ def check_int(name: str, v: object) -> int:
 def check_long(name: str, v: object) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    v = int.__int__(v)
     if not LONG_MIN <= v <= LONG_MAX:
         raise IllegalArgumentError(f"{name} {v} is out of the Java long range")
     return v
@@ -64,9 +70,11 @@ def check_long(name: str, v: object) -> int:
 
 def check_opt_str(name: str, v: object) -> str | None:
     """``None`` or a ``str`` (a ``TypeError`` naming both otherwise)."""
-    if v is not None and not isinstance(v, str):
+    if v is None:
+        return None
+    if not isinstance(v, str):
         raise TypeError(f"{name} must be a str or None, not {type(v).__name__}")
-    return v
+    return str.__str__(v)
 
 
 def check_str(name: str, v: object) -> str:
@@ -76,7 +84,7 @@ def check_str(name: str, v: object) -> str:
         raise NullPointerError(f"{name} is None")
     if not isinstance(v, str):
         raise TypeError(f"{name} must be a str, not {type(v).__name__}")
-    return v
+    return str.__str__(v)
 
 
 def utf8_name(name: str, v: str) -> str:
@@ -128,7 +136,7 @@ def utf16_units(s: str) -> array:
 
 def java_string_hash(s: str) -> int:
     """``String.hashCode()``: ``s[0]*31^(n-1) + ... + s[n-1]`` over UTF-16 code units, in int arithmetic."""
-    check_str("s", s)
+    s = check_str("s", s)
     h = 0
     if s.isascii():
         for c in s.encode("ascii"):
@@ -141,8 +149,8 @@ def java_string_hash(s: str) -> int:
 
 def java_string_compare(a: str, b: str) -> int:
     """``a.compareTo(b)``: the first differing UTF-16 code unit decides, else the length difference."""
-    check_str("a", a)
-    check_str("b", b)
+    a = check_str("a", a)
+    b = check_str("b", b)
     if a == b:  # one C comparison: equal names (a route's queues share theirs) are not walked unit by unit
         return 0
     if a.isascii() and b.isascii():
@@ -163,7 +171,7 @@ def java_int_hash(v: int) -> int:
 
 def java_long_hash(v: int) -> int:
     """``Long.hashCode(v)``: ``(int)(v ^ (v >>> 32))``."""
-    check_long("value", v)
+    v = check_long("value", v)
     u = v & 0xFFFF_FFFF_FFFF_FFFF
     return wrap_int(u ^ (u >> 32))
 
@@ -200,7 +208,7 @@ class JavaRandom:
         """``nextInt()``, or ``nextInt(bound)`` (uniform in ``[0, bound)``)."""
         if bound is None:
             return self._next(32)
-        check_int("bound", bound)
+        bound = check_int("bound", bound)
         if bound <= 0:
             raise IllegalArgumentError("bound must be positive")
         r = self._next(31)

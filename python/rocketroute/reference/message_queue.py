@@ -25,9 +25,9 @@ class MessageQueue:
     __slots__ = ("_broker_name", "_hash", "_queue_id", "_topic")
 
     def __init__(self, topic: str | None, broker_name: str | None, queue_id: int) -> None:
-        check_opt_name("topic", topic)
-        check_opt_name("broker_name", broker_name)
-        check_int("queue_id", queue_id)
+        topic = check_opt_name("topic", topic)
+        broker_name = check_opt_name("broker_name", broker_name)
+        queue_id = check_int("queue_id", queue_id)
         object.__setattr__(self, "_topic", topic)
         object.__setattr__(self, "_broker_name", broker_name)
         object.__setattr__(self, "_queue_id", queue_id)

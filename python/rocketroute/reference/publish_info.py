@@ -137,7 +137,7 @@ class TopicPublishInfo:
     def write_queue_nums_by_broker(self, broker_name: str) -> int:
         """``writeQueueNums`` of the first queue data of ``broker_name`` in the route, or -1. On 4.9
         (``getQueueIdByBroker``) only writeable queue datas count; 5.3 has no such check."""
-        check_opt_name("broker_name", broker_name)
+        broker_name = check_opt_name("broker_name", broker_name)
         if self._route is None:
             raise NullPointerError("this TopicPublishInfo has no route")
         for qd in self._route.queue_datas:

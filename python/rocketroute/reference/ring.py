@@ -30,7 +30,7 @@ def check_ring_size(size: int) -> None:
 def md5_hash(key: str) -> int:
     """RocketMQ's ``MD5Hash.hash``: the first 4 bytes of MD5(UTF-8 of ``key``), big-endian, unsigned.
     The bytes are those of Java's ``getBytes(UTF_8)``: an unpaired surrogate is ``?``."""
-    check_str("key", key)
+    key = check_str("key", key)
     return int.from_bytes(hashlib.md5(java_utf8(key)).digest()[:4], "big")
 
 
@@ -65,7 +65,7 @@ class ConsistentHashRouter:
         # state it took even if a hash function or a garbage-collector finalizer on its own thread adds or
         # removes nodes meanwhile. The lock orders writers (re-entrant: a hash function may use the router).
         self._lock = threading.RLock()
-        check_int("virtual_node_cnt", virtual_node_cnt)
+        virtual_node_cnt = check_int("virtual_node_cnt", virtual_node_cnt)
         table: dict[int, tuple[str, str]] = {}
         owned: dict[str, int] = {}
         if nodes is not None:
@@ -82,7 +82,7 @@ class ConsistentHashRouter:
     def add_node(self, node: str, vnode_count: int) -> None:
         """Adds ``vnode_count`` virtual nodes, numbered after the ones ``node`` already owns. Each is put as
         soon as it is hashed: a hash function that raises leaves the replicas before it, as in Java."""
-        check_int("vnode_count", vnode_count)
+        vnode_count = check_int("vnode_count", vnode_count)
         if vnode_count < 0:
             raise IllegalArgumentError(f"illegal virtual node counts :{vnode_count}")
         _check_node(node)
@@ -126,7 +126,7 @@ class ConsistentHashRouter:
 
     def route_node(self, key: str) -> str | None:
         """The node ``key`` routes to, or ``None`` for an empty ring."""
-        check_str("key", key)
+        key = check_str("key", key)
         state = self._state
         if not state.table:
             return None  # an empty ring hashes nothing, as in Java

@@ -31,7 +31,7 @@ class PermName:
 
     @staticmethod
     def perm_to_string(perm: int) -> str:
-        check_int("perm", perm)
+        perm = check_int("perm", perm)
         return (
             ("R" if PermName.is_readable(perm) else "-")
             + ("W" if PermName.is_writeable(perm) else "-")
@@ -251,6 +251,39 @@ def _check_queue_budget(total: int) -> None:
         raise IllegalArgumentError(f"route has more than {MAX_QUEUES} queues ({total})")
 
 
+MAX_JSON_NESTING = 127
+"""Arrays and objects nested deeper than this make a route JSON invalid (the native parser's limit)."""
+
+_TOO_DEEP = f"route is not valid JSON: nested more than {MAX_JSON_NESTING} deep"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _nesting(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (an object with a scalar inside is 1), without
+    recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, Mapping):
+            children: Iterable[Any] = v.values()
+        elif isinstance(v, (list, tuple)):
+            children = v
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_JSON_NESTING:
+            stack.extend((c, depth + 1) for c in children)
+    return deepest
+
+
 def _json_int(v: Any) -> Any:
     """A JSON int field: null reads as 0, as fastjson does for an ``int`` field."""
     return 0 if v is None else v
@@ -336,19 +369,23 @@ class TopicRouteData:
             text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
             utf8_name("route JSON", text)
             try:
-                data = json.loads(text)
+                data = _loads(text)
+            except RecursionError:
+                raise IllegalArgumentError(_TOO_DEEP) from None
             except ValueError as strict:
                 try:
-                    data = json.loads(quote_numeric_keys(text))
-                except ValueError:
+                    data = _loads(quote_numeric_keys(text))
+                except (ValueError, RecursionError):
                     raise IllegalArgumentError(f"route is not valid JSON: {strict}") from None
         if not isinstance(data, Mapping):
             raise IllegalArgumentError("route JSON must be an object")
+        if _nesting(data) > MAX_JSON_NESTING:
+            raise IllegalArgumentError(_TOO_DEEP)
         if _holds_lone_surrogate(data):
             raise IllegalArgumentError("route JSON contains a lone surrogate, which UTF-8 cannot carry")
         qds_raw = _get(data, "queueDatas", "queue_datas") or []
         bds_raw = _get(data, "brokerDatas", "broker_datas") or []
-        if not isinstance(qds_raw, list) or not isinstance(bds_raw, list):
+        if not isinstance(qds_raw, (list, tuple)) or not isinstance(bds_raw, (list, tuple)):
             raise IllegalArgumentError("queueDatas and brokerDatas must be lists")
         qds = []
         bds = []
@@ -415,7 +452,7 @@ class TopicRouteData:
     def subscribe_queues(self, topic: str) -> list[MessageQueue]:
         """The queues a consumer can read (``topicRouteData2TopicSubscribeInfo``): ``readQueueNums`` queues
         of every readable queue data, without duplicates, sorted by ``MessageQueue.compareTo``."""
-        check_name("topic", topic)
+        topic = check_name("topic", topic)
         _check_queue_budget(sum(max(q.read_queue_nums, 0) for q in self.queue_datas if PermName.is_readable(q.perm)))
         seen: set[MessageQueue] = set()
         for qd in self.queue_datas:
@@ -426,7 +463,7 @@ class TopicRouteData:
 
     def publish_queues(self, topic: str) -> tuple[list[MessageQueue], bool]:
         """The publish queues and whether the topic is ordered (``topicRouteData2TopicPublishInfo``)."""
-        check_name("topic", topic)
+        topic = check_name("topic", topic)
         mqs: list[MessageQueue] = []
         if self.order_topic_conf:
             entries = parse_order_topic_conf(self.order_topic_conf)

@@ -6,7 +6,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import IllegalArgumentError, JavaArithmeticError
-from .java import JavaRandom, check_int, java_abs, java_int_hash, java_long_hash, java_rem, java_string_hash
+from .java import (
+    INT_MAX,
+    INT_MIN,
+    JavaRandom,
+    check_int,
+    java_abs,
+    java_int_hash,
+    java_long_hash,
+    java_rem,
+    java_string_hash,
+)
 from .message_queue import MessageQueue
 
 __all__ = [
@@ -47,8 +57,17 @@ def arg_hash_code(arg: Any, key_type: str | None) -> int:
         raise NullPointerError("the key (arg) is None")
     hc = getattr(arg, "java_hash_code", None)
     if hc is not None and key_type is None:
-        return int(hc())
+        return _checked_hash_code(hc())
     raise TypeError(f"cannot hash a {type(arg).__name__} as Java does; pass a str, or an int with key_type")
+
+
+def _checked_hash_code(h: object) -> int:
+    """What ``java_hash_code()`` returned, as the Java int ``hashCode()`` is."""
+    if isinstance(h, bool) or not isinstance(h, int):
+        raise TypeError(f"java_hash_code() must return an int, not {type(h).__name__}")
+    if not INT_MIN <= h <= INT_MAX:
+        raise IllegalArgumentError(f"java_hash_code() returned {int(h)}, out of the Java int range")
+    return int(h)
 
 
 def _queues(mqs: Sequence[MessageQueue]) -> Sequence[MessageQueue]:
@@ -74,7 +93,7 @@ class SelectMessageQueueByHash:
     def select_index(self, arg: Any, num_queues: int) -> int:
         """The index ``select`` picks among ``num_queues`` queues."""
         h = arg_hash_code(arg, self._key_type)
-        check_int("num_queues", num_queues)  # a Java int, as the native backend takes it
+        num_queues = check_int("num_queues", num_queues)  # a Java int, as the native backend takes it
         if num_queues == 0:
             raise JavaArithmeticError("/ by zero")
         if num_queues < 0:
@@ -101,7 +120,7 @@ class SelectMessageQueueByRandom:
         self._random = seed if isinstance(seed, JavaRandom) else JavaRandom(seed)
 
     def select_index(self, num_queues: int) -> int:
-        check_int("num_queues", num_queues)
+        num_queues = check_int("num_queues", num_queues)
         return self._random.next_int(num_queues)
 
     def select(self, mqs: Sequence[MessageQueue], msg: Any, arg: Any) -> MessageQueue:

@@ -117,7 +117,7 @@ class MQFaultStrategy:
 
     def compute_not_available_duration(self, current_latency: int) -> int:
         """``notAvailableDuration[i]`` for the highest ``i`` with ``current_latency >= latencyMax[i]``, else 0."""
-        check_long("current_latency", current_latency)
+        current_latency = check_long("current_latency", current_latency)
         for i in range(len(self._latency_max) - 1, -1, -1):
             if current_latency >= self._latency_max[i]:
                 return self._not_available_duration[i]
@@ -128,8 +128,8 @@ class MQFaultStrategy:
     ) -> None:
         """Record a send's latency (or an isolation) for ``broker_name``; a no-op while fault tolerance is
         off. ``reachable`` is 5.3's flag (4.9 ignores it)."""
-        check_name("broker_name", broker_name)
-        check_long("current_latency", current_latency)
+        broker_name = check_name("broker_name", broker_name)
+        current_latency = check_long("current_latency", current_latency)
         if not self.send_latency_fault_enable:
             return
         duration = self.compute_not_available_duration(self.isolation_latency if isolation else current_latency)
@@ -142,7 +142,7 @@ class MQFaultStrategy:
         attempt; ``reset_index`` (5.3) re-draws the round-robin start first, as a 5.3 retry does."""
         if not isinstance(tp_info, TopicPublishInfo):
             raise TypeError(f"tp_info must be a TopicPublishInfo, not {type(tp_info).__name__}")
-        check_opt_name("last_broker_name", last_broker_name)
+        last_broker_name = check_opt_name("last_broker_name", last_broker_name)
         if self._compat == "4.9":
             return self._select_49(tp_info, last_broker_name)
         return self._select_53(tp_info, last_broker_name, bool(reset_index))

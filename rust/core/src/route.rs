@@ -440,15 +440,21 @@ fn int(v: Option<&Value>, what: &str) -> JavaResult<i32> {
             Some(i) => i32::try_from(i).map_err(|_| {
                 JavaError::IllegalArgument(format!("{what} {i} is out of the Java int range"))
             }),
-            None if n.is_u64() => Err(JavaError::IllegalArgument(format!(
-                "{what} {n} is out of the Java int range"
-            ))),
+            // an integer literal past the long range (kept as written: arbitrary_precision)
+            None if n.is_u64() || is_integer_literal(&n.to_string()) => Err(
+                JavaError::IllegalArgument(format!("{what} {n} is out of the Java int range")),
+            ),
             None => Err(JavaError::IllegalArgument(format!(
                 "{what} must be an int, not float"
             ))),
         },
         Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be an int"))),
     }
+}
+
+fn is_integer_literal(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A broker id key of `brokerAddrs`: a decimal string (JSON object keys are strings).

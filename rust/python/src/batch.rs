@@ -168,6 +168,7 @@ pub(crate) fn gather<'a, 'py>(
     keep: &mut Vec<Py<PyAny>>,
 ) -> PyResult<Gathered<'a, 'py>> {
     check_keys(py, keys)?;
+    let keys = &unmasked(keys)?;
     Ok(match input_kind(keys)? {
         Input::Sequence => Gathered::Sequence(keys.clone()),
         Input::Chunked => {
@@ -183,6 +184,25 @@ pub(crate) fn gather<'a, 'py>(
             None => Gathered::Sequence(keys.clone()),
         },
     })
+}
+
+/// A NumPy masked array with its masked entries as nulls (an object array with `None` there); any
+/// other container as it is.
+fn unmasked<'py>(keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let ty = keys.get_type();
+    let module: String = ty.module()?.extract()?;
+    if module.starts_with("numpy.ma") && ty.name()?.to_str()? == "MaskedArray" {
+        let py = keys.py();
+        let object = py.import("builtins")?.getattr("object")?;
+        let data = keys.getattr("data")?.call_method1("astype", (object,))?;
+        let mask = py
+            .import("numpy")?
+            .getattr("ma")?
+            .call_method1("getmaskarray", (keys,))?;
+        data.set_item(mask, py.None())?;
+        return Ok(data);
+    }
+    Ok(keys.clone())
 }
 
 enum Input {
@@ -219,6 +239,21 @@ fn arrow_piece<'a>(
     keep: &mut Vec<Py<PyAny>>,
 ) -> PyResult<Piece<'a>> {
     let ty: String = arr.getattr("type")?.str()?.extract()?;
+    // dictionary-encoded and view columns, and small ints, are read as their plain equivalents
+    let plain = if ty.starts_with("dictionary<") {
+        Some(arr.getattr("type")?.getattr("value_type")?)
+    } else {
+        let pa = || py.import("pyarrow");
+        match ty.as_str() {
+            "string_view" => Some(pa()?.call_method0("large_string")?),
+            "int8" | "int16" | "uint8" | "uint16" | "uint32" => Some(pa()?.call_method0("int64")?),
+            _ => None,
+        }
+    };
+    if let Some(plain) = plain {
+        let cast = arr.call_method1("cast", (plain,))?;
+        return arrow_piece(py, &cast, keep);
+    }
     let len: usize = arr.len()?;
     let offset: usize = arr.getattr("offset")?.extract()?;
     let null_count: usize = arr.getattr("null_count")?.extract()?;
@@ -300,18 +335,17 @@ fn numpy_piece<'a>(
     if kind == "O" {
         return Ok(None);
     }
-    let arr = py
-        .import("numpy")?
-        .call_method1("ascontiguousarray", (arr,))?;
-    if !arr
-        .getattr("dtype")?
-        .getattr("isnative")?
-        .extract::<bool>()?
-    {
-        return Err(PyTypeError::new_err(
-            "keys must be in the machine's byte order",
-        ));
-    }
+    // read in place when the layout is ours; else a copy: contiguous, aligned, in the machine's byte
+    // order, and small or unsigned ints widened to int64 (their values unchanged)
+    let np = py.import("numpy")?;
+    let wanted = match (kind.as_str(), itemsize) {
+        ("i", 1 | 2) | ("u", 1 | 2 | 4) => np.getattr("int64")?,
+        _ => dtype.call_method1("newbyteorder", ("=",))?,
+    };
+    let arr = np.call_method1("require", (arr, wanted, ("C", "A")))?;
+    let dtype = arr.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
     keep.push(arr.clone().unbind());
     let len: usize = arr.len()?;
     let addr: usize = arr
@@ -765,14 +799,19 @@ pub fn round_robin_indices<'py>(
                     type_name(q)
                 )));
             }
-            let v: i64 = q.extract().unwrap_or(i64::MAX);
+            // past the i64 range only the sign matters: huge counts act as i32::MAX queues
+            let v: i64 = match q.extract() {
+                Ok(v) => v,
+                Err(_) if q.lt(0)? => i64::MIN,
+                Err(_) => i64::MAX,
+            };
             if v == 0 {
                 return Err(raise(py, "JavaArithmeticError", "/ by zero"));
             }
             if v < 0 {
                 return Err(illegal(
                     py,
-                    format!("num_queues must not be negative, not {v}"),
+                    format!("num_queues must not be negative, not {q}"),
                 ));
             }
             Some(v.min(i32::MAX as i64) as i32)

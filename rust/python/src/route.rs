@@ -369,14 +369,15 @@ impl PyTopicRouteData {
         let text: String = if let Ok(s) = data.cast::<PyString>() {
             name_text(s, "route JSON")?.to_owned()
         } else if let Ok(b) = data.cast::<PyBytes>() {
-            String::from_utf8(b.as_bytes().to_vec())
-                .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
+            // Java decodes the body with `new String(data, UTF_8)`: bad bytes become U+FFFD
+            String::from_utf8_lossy(b.as_bytes()).into_owned()
         } else if let Ok(b) = data.cast::<PyByteArray>() {
-            String::from_utf8(b.to_vec())
-                .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
+            String::from_utf8_lossy(&b.to_vec()).into_owned()
         } else if data.cast::<PyMapping>().is_ok() {
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("allow_nan", false)?;
             py.import("json")?
-                .call_method1("dumps", (data,))
+                .call_method("dumps", (data,), Some(&kwargs))
                 .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
                 .extract()?
         } else {

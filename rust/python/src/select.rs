@@ -49,7 +49,22 @@ fn key_hash(arg: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
     }
     if key_type == KeyType::Auto {
         if let Ok(hc) = arg.getattr("java_hash_code") {
-            return hc.call0()?.extract::<i32>();
+            // Java's hashCode() is an int: anything else is the object's bug, named as such
+            let h = hc.call0()?;
+            if h.is_instance_of::<pyo3::types::PyBool>()
+                || !h.is_instance_of::<pyo3::types::PyInt>()
+            {
+                return Err(PyTypeError::new_err(format!(
+                    "java_hash_code() must return an int, not {}",
+                    crate::errors::type_name(&h)
+                )));
+            }
+            return h.extract::<i32>().map_err(|_| {
+                crate::errors::illegal(
+                    py,
+                    format!("java_hash_code() returned {h}, out of the Java int range"),
+                )
+            });
         }
     }
     Err(PyTypeError::new_err(format!(
