@@ -259,3 +259,23 @@ def test_send_select_times_out_while_selecting(backend):
 
     with pytest.raises(SendFailedError, match="sendSelectImpl call timeout"):
         rr.send_select(tp, slow, None, "k", lambda mq: mq, timeout_ms=3000, clock=clock)
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+@pytest.mark.parametrize("code", [1, 2, 14, 16, 17, 25, 26, 204, 205, 1500])
+def test_the_default_retry_codes_are_the_java_producers(backend, compat, code):
+    """DefaultMQProducer.java (5.3.3: its retryResponseCodes field; 4.9.8 likewise): a send failing with one of
+    the default codes is retried on another broker, any other code is raised at once. 5.3 retries
+    SYSTEM_BUSY (2) and GO_AWAY (1500), 4.9 does not; neither retries SUBSCRIPTION_NOT_LATEST (25) or
+    SUBSCRIPTION_GROUP_NOT_EXIST (26)."""
+    tp, strategy, clock = _setup(backend, compat)
+    broker = FakeBroker(clock, failing={"broker-a"}, error=lambda n: BrokerResponseError(code, "refused"))
+    retried = code in ({1, 14, 16, 17, 204, 205} | ({2, 1500} if compat == "5.3" else set()))
+    assert (code in backend.default_retry_response_codes(compat)) is retried
+    if retried:
+        assert backend.send_default(tp, strategy, broker, clock=clock)[1].broker_name == "broker-b"
+        assert len(broker.calls) == 2
+    else:
+        with pytest.raises(BrokerResponseError):
+            backend.send_default(tp, strategy, broker, clock=clock)
+        assert len(broker.calls) == 1

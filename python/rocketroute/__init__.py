@@ -25,6 +25,8 @@ from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
 from .selector import MessageQueueSelector, as_selector
+from .producer_config import PRODUCER_DEFAULTS, producer_defaults
+from .response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from .send import CommunicationMode, SendAttempt, send_default, send_select
 
 __version__ = "0.1.0"
@@ -129,6 +131,12 @@ else:
     BACKEND = "reference"
 
 __all__ = [
+    "PRODUCER_DEFAULTS",
+    "RESPONSE_CODES",
+    "RETRY_RESPONSE_CODES",
+    "ResponseCode",
+    "default_retry_response_codes",
+    "producer_defaults",
     "AllocateMachineRoomNearby",
     "AllocateMessageQueueAveragely",
     "AllocateMessageQueueAveragelyByCircle",

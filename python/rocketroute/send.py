@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import BrokerResponseError, BrokerUnreachableError, SendFailedError
+from .response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
 
 __all__ = ["CommunicationMode", "SendAttempt", "send_default", "send_select", "DEFAULT_RETRY_RESPONSE_CODES"]
 
 T = TypeVar("T")
 
-DEFAULT_RETRY_RESPONSE_CODES = frozenset({1, 14, 17, 25, 26, 204, 205})
-"""Broker response codes after which Java retries (SYSTEM_ERROR, SYSTEM_BUSY, TOPIC_NOT_EXIST, ...)."""
+DEFAULT_RETRY_RESPONSE_CODES = RETRY_RESPONSE_CODES["5.3"]
+"""The response codes after which a 5.3 producer retries (``default_retry_response_codes("4.9")`` for 4.9)."""
 
 
 class CommunicationMode(str, enum.Enum):
@@ -53,7 +54,7 @@ def send_default(
     retry_times_when_send_failed: int = 2,
     retry_times_when_send_async_failed: int = 2,
     timeout_ms: int = 3000,
-    retry_response_codes: Collection[int] = DEFAULT_RETRY_RESPONSE_CODES,
+    retry_response_codes: Collection[int] | None = None,
     clock: Any = None,
     attempts: list[SendAttempt] | None = None,
 ) -> T:
@@ -68,12 +69,15 @@ def send_default(
     What ``send`` raises decides what the strategy learns: :class:`BrokerUnreachableError`,
     ``ConnectionError`` or ``TimeoutError`` isolate the broker (Java's RemotingException; unreachable too
     when the strategy's detector is on); :class:`BrokerResponseError` isolates it and marks it unreachable,
-    and is retried only for a code in ``retry_response_codes``; any other ``Exception`` reports the latency
+    and is retried only for a code in ``retry_response_codes`` (default: ``DefaultMQProducer``'s for the
+    strategy's compat profile, :func:`default_retry_response_codes`); any other ``Exception`` reports the latency
     and is retried (Java's MQClientException). After the last attempt the last error is raised again, with
     a note listing the attempts. ``clock.now_ms()`` times the calls (default: a monotonic clock);
     ``attempts``, if given, receives a :class:`SendAttempt` per attempt.
     """
     mode = CommunicationMode(mode)
+    if retry_response_codes is None:
+        retry_response_codes = default_retry_response_codes(getattr(strategy, "compat", "5.3"))
     now = clock.now_ms if clock is not None else _monotonic_ms
     if not tp_info.ok():
         raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")

@@ -13,6 +13,8 @@ from ..errors import (
 )
 from ..rebalance import Churn, RebalanceResult, churn, rebalance
 from ..selector import MessageQueueSelector, as_selector
+from ..producer_config import PRODUCER_DEFAULTS, producer_defaults
+from ..response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from ..send import CommunicationMode, SendAttempt, send_default, send_select
 from .allocate import (
     AllocateMachineRoomNearby,
@@ -42,6 +44,12 @@ from .strategy import DEFAULT_TABLES, MQFaultStrategy
 BACKEND = "reference"
 
 __all__ = [
+    "PRODUCER_DEFAULTS",
+    "RESPONSE_CODES",
+    "RETRY_RESPONSE_CODES",
+    "ResponseCode",
+    "default_retry_response_codes",
+    "producer_defaults",
     "AllocateMachineRoomNearby",
     "AllocateMessageQueueAveragely",
     "AllocateMessageQueueAveragelyByCircle",
