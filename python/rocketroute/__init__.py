@@ -21,12 +21,12 @@ from .errors import (
     RocketRouteError,
     SendFailedError,
 )
+from .producer_config import PRODUCER_DEFAULTS, producer_defaults
 from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
-from .selector import MessageQueueSelector, as_selector
-from .producer_config import PRODUCER_DEFAULTS, producer_defaults
 from .response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
+from .selector import MessageQueueSelector, as_selector
 from .send import CommunicationMode, SendAttempt, send_default, send_select
 
 __version__ = "0.1.0"

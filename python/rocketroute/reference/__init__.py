@@ -11,10 +11,10 @@ from ..errors import (
     NumberFormatError,
     RocketRouteError,
 )
-from ..rebalance import Churn, RebalanceResult, churn, rebalance
-from ..selector import MessageQueueSelector, as_selector
 from ..producer_config import PRODUCER_DEFAULTS, producer_defaults
+from ..rebalance import Churn, RebalanceResult, churn, rebalance
 from ..response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
+from ..selector import MessageQueueSelector, as_selector
 from ..send import CommunicationMode, SendAttempt, send_default, send_select
 from .allocate import (
     AllocateMachineRoomNearby,
