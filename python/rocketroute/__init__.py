@@ -21,7 +21,7 @@ from .errors import (
     RocketRouteError,
     SendFailedError,
 )
-from .producer_config import PRODUCER_DEFAULTS, producer_defaults
+from .producer_config import producer_defaults
 from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
@@ -131,7 +131,6 @@ else:
     BACKEND = "reference"
 
 __all__ = [
-    "PRODUCER_DEFAULTS",
     "RESPONSE_CODES",
     "RETRY_RESPONSE_CODES",
     "ResponseCode",

@@ -4,14 +4,12 @@ on rocketroute starts from. tests/conformance/test_producer.py checks them again
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .reference.compat import parse_compat
-from .reference.strategy import DEFAULT_TABLES
-
-__all__ = ["PRODUCER_DEFAULTS", "producer_defaults"]
+__all__ = ["producer_defaults"]
 
 _COMMON: dict[str, Any] = {
     "send_msg_timeout": 3000,
@@ -56,7 +54,10 @@ _ONLY_53: dict[str, Any] = {
 }
 
 
+@functools.cache
 def _defaults(compat: str) -> Mapping[str, Any]:
+    from .reference.strategy import DEFAULT_TABLES  # not at import time: the reference package imports this one
+
     tables = DEFAULT_TABLES[compat]
     values = dict(_COMMON)
     values["latency_max"] = tuple(tables["latency_max"])
@@ -66,10 +67,9 @@ def _defaults(compat: str) -> Mapping[str, Any]:
     return MappingProxyType(values)
 
 
-PRODUCER_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({c: _defaults(c) for c in ("5.3", "4.9")})
-"""Each profile's ``DefaultMQProducer`` defaults (the producer group is the constructor's argument)."""
-
-
 def producer_defaults(compat: str | None = "5.3") -> Mapping[str, Any]:
-    """``DefaultMQProducer``'s defaults for ``compat``, by snake_case setting name."""
-    return PRODUCER_DEFAULTS[parse_compat(compat)]
+    """``DefaultMQProducer``'s defaults for ``compat``, by snake_case setting name (the producer group is the
+    constructor's argument, so it is not among them)."""
+    from .reference.compat import parse_compat
+
+    return _defaults(parse_compat(compat))

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .reference.compat import parse_compat
-
 __all__ = ["RESPONSE_CODES", "RETRY_RESPONSE_CODES", "ResponseCode", "default_retry_response_codes"]
 
 
@@ -170,4 +168,6 @@ RETRY_RESPONSE_CODES: Mapping[str, frozenset[int]] = MappingProxyType(
 
 def default_retry_response_codes(compat: str | None = "5.3") -> frozenset[int]:
     """``DefaultMQProducer``'s default ``retryResponseCodes`` for ``compat`` ("5.3" or "4.9")."""
+    from .reference.compat import parse_compat  # not at import time: the reference package imports this one
+
     return RETRY_RESPONSE_CODES[parse_compat(compat)]

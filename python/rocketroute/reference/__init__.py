@@ -11,7 +11,7 @@ from ..errors import (
     NumberFormatError,
     RocketRouteError,
 )
-from ..producer_config import PRODUCER_DEFAULTS, producer_defaults
+from ..producer_config import producer_defaults
 from ..rebalance import Churn, RebalanceResult, churn, rebalance
 from ..response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from ..selector import MessageQueueSelector, as_selector
@@ -44,7 +44,6 @@ from .strategy import DEFAULT_TABLES, MQFaultStrategy
 BACKEND = "reference"
 
 __all__ = [
-    "PRODUCER_DEFAULTS",
     "RESPONSE_CODES",
     "RETRY_RESPONSE_CODES",
     "ResponseCode",

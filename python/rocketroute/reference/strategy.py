@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import IllegalArgumentError, JavaArithmeticError, NullPointerError
+from ..errors import IllegalArgumentError, IndexOutOfBoundsError, JavaArithmeticError, NullPointerError
 from .clock import ManualClock, SystemClock
 from .compat import parse_compat
 from .fault import LatencyFaultTolerance
@@ -65,10 +65,8 @@ class MQFaultStrategy:
             "not_available_duration",
             defaults["not_available_duration"] if not_available_duration is None else not_available_duration,
         )
-        if len(lm) != len(nad):
-            raise IllegalArgumentError("latency_max and not_available_duration must have the same length")
-        self._latency_max = lm
-        self._not_available_duration = nad
+        # one attribute for both tables, replaced whole by either setter (a reader never sees half a change)
+        self._tables: tuple[tuple[int, ...] | None, tuple[int, ...] | None] = (lm, nad)
         if latency_fault_tolerance is None:
             latency_fault_tolerance = LatencyFaultTolerance(
                 self._compat,
@@ -95,12 +93,27 @@ class MQFaultStrategy:
         return self._lft
 
     @property
-    def latency_max(self) -> tuple[int, ...]:
-        return self._latency_max
+    def latency_max(self) -> tuple[int, ...] | None:
+        """``latencyMax`` (``None``: Java's null array)."""
+        return self._tables[0]
+
+    @latency_max.setter
+    def latency_max(self, value: Sequence[int] | None) -> None:
+        """``setLatencyMax``: the other table keeps its length; a latency that lands past the end of
+        ``not_available_duration`` raises :class:`IndexOutOfBoundsError` when it is computed, as in Java."""
+        table = None if value is None else _table("latency_max", value)
+        self._tables = (table, self._tables[1])
 
     @property
-    def not_available_duration(self) -> tuple[int, ...]:
-        return self._not_available_duration
+    def not_available_duration(self) -> tuple[int, ...] | None:
+        """``notAvailableDuration`` (``None``: Java's null array)."""
+        return self._tables[1]
+
+    @not_available_duration.setter
+    def not_available_duration(self, value: Sequence[int] | None) -> None:
+        """``setNotAvailableDuration``."""
+        table = None if value is None else _table("not_available_duration", value)
+        self._tables = (self._tables[0], table)
 
     @property
     def isolation_latency(self) -> int:
@@ -118,9 +131,16 @@ class MQFaultStrategy:
     def compute_not_available_duration(self, current_latency: int) -> int:
         """``notAvailableDuration[i]`` for the highest ``i`` with ``current_latency >= latencyMax[i]``, else 0."""
         current_latency = check_long("current_latency", current_latency)
-        for i in range(len(self._latency_max) - 1, -1, -1):
-            if current_latency >= self._latency_max[i]:
-                return self._not_available_duration[i]
+        lm, nad = self._tables
+        if lm is None:
+            raise NullPointerError("latency_max is None")
+        for i in range(len(lm) - 1, -1, -1):
+            if current_latency >= lm[i]:
+                if nad is None:
+                    raise NullPointerError("not_available_duration is None")
+                if i >= len(nad):
+                    raise IndexOutOfBoundsError(f"Index {i} out of bounds for length {len(nad)}")
+                return nad[i]
         return 0
 
     def update_fault_item(

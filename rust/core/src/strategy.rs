@@ -1,7 +1,7 @@
 //! `MQFaultStrategy`: the queue of each send attempt, with latency fault tolerance, per profile.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use crate::compat::Compat;
 use crate::error::{JavaError, JavaResult};
@@ -35,11 +35,18 @@ pub enum Selected {
     New(MessageQueue),
 }
 
+/// `latencyMax` and `notAvailableDuration`, set together or apart (Java has a setter for each); `None` is
+/// Java's null array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultTables {
+    pub latency_max: Option<Vec<i64>>,
+    pub not_available_duration: Option<Vec<i64>>,
+}
+
 pub struct MQFaultStrategy {
     compat: Compat,
     lft: Arc<LatencyFaultTolerance>,
-    latency_max: Vec<i64>,
-    not_available_duration: Vec<i64>,
+    tables: RwLock<Arc<FaultTables>>,
     send_latency_fault_enable: AtomicBool,
 }
 
@@ -52,18 +59,14 @@ impl MQFaultStrategy {
     ) -> JavaResult<Self> {
         let compat = lft.compat();
         let (lm, nad, _) = default_tables(compat);
-        let latency_max = latency_max.unwrap_or_else(|| lm.to_vec());
-        let not_available_duration = not_available_duration.unwrap_or_else(|| nad.to_vec());
-        if latency_max.len() != not_available_duration.len() {
-            return Err(JavaError::IllegalArgument(
-                "latency_max and not_available_duration must have the same length".to_owned(),
-            ));
-        }
+        let tables = FaultTables {
+            latency_max: Some(latency_max.unwrap_or_else(|| lm.to_vec())),
+            not_available_duration: Some(not_available_duration.unwrap_or_else(|| nad.to_vec())),
+        };
         Ok(MQFaultStrategy {
             compat,
             lft,
-            latency_max,
-            not_available_duration,
+            tables: RwLock::new(Arc::new(tables)),
             send_latency_fault_enable: AtomicBool::new(send_latency_fault_enable),
         })
     }
@@ -74,11 +77,28 @@ impl MQFaultStrategy {
     pub fn latency_fault_tolerance(&self) -> &Arc<LatencyFaultTolerance> {
         &self.lft
     }
-    pub fn latency_max(&self) -> &[i64] {
-        &self.latency_max
+    /// Both tables as they are now.
+    pub fn tables(&self) -> Arc<FaultTables> {
+        self.tables
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
-    pub fn not_available_duration(&self) -> &[i64] {
-        &self.not_available_duration
+    /// `setLatencyMax`: the other table is left as it is, whatever its length.
+    pub fn set_latency_max(&self, v: Option<Vec<i64>>) {
+        let mut t = self.tables.write().unwrap_or_else(|e| e.into_inner());
+        *t = Arc::new(FaultTables {
+            latency_max: v,
+            not_available_duration: t.not_available_duration.clone(),
+        });
+    }
+    /// `setNotAvailableDuration`.
+    pub fn set_not_available_duration(&self, v: Option<Vec<i64>>) {
+        let mut t = self.tables.write().unwrap_or_else(|e| e.into_inner());
+        *t = Arc::new(FaultTables {
+            latency_max: t.latency_max.clone(),
+            not_available_duration: v,
+        });
     }
     pub fn isolation_latency(&self) -> i64 {
         default_tables(self.compat).2
@@ -90,13 +110,25 @@ impl MQFaultStrategy {
         self.send_latency_fault_enable.store(v, Ordering::Relaxed)
     }
 
-    pub fn compute_not_available_duration(&self, current_latency: i64) -> i64 {
-        for i in (0..self.latency_max.len()).rev() {
-            if current_latency >= self.latency_max[i] {
-                return self.not_available_duration[i];
-            }
-        }
-        0
+    /// `computeNotAvailableDuration`: `notAvailableDuration[i]` for the highest `i` with
+    /// `latency >= latencyMax[i]`, else 0. As in Java, a null `latencyMax` is a `NullPointerException`,
+    /// and a match past the end of `notAvailableDuration` an `ArrayIndexOutOfBoundsException`.
+    pub fn compute_not_available_duration(&self, current_latency: i64) -> JavaResult<i64> {
+        let tables = self.tables();
+        let Some(lm) = &tables.latency_max else {
+            return Err(JavaError::NullPointer("latency_max is None".to_owned()));
+        };
+        let Some(i) = (0..lm.len()).rev().find(|&i| current_latency >= lm[i]) else {
+            return Ok(0);
+        };
+        let Some(nad) = &tables.not_available_duration else {
+            return Err(JavaError::NullPointer(
+                "not_available_duration is None".to_owned(),
+            ));
+        };
+        nad.get(i).copied().ok_or_else(|| {
+            JavaError::IndexOutOfBounds(format!("Index {i} out of bounds for length {}", nad.len()))
+        })
     }
 
     pub fn update_fault_item(
@@ -105,17 +137,18 @@ impl MQFaultStrategy {
         current_latency: i64,
         isolation: bool,
         reachable: bool,
-    ) {
+    ) -> JavaResult<()> {
         if self.send_latency_fault_enable() {
             let latency = if isolation {
                 self.isolation_latency()
             } else {
                 current_latency
             };
-            let duration = self.compute_not_available_duration(latency);
+            let duration = self.compute_not_available_duration(latency)?;
             self.lft
                 .update_fault_item(broker, current_latency, duration, reachable);
         }
+        Ok(())
     }
 
     /// The queue for the next send attempt; `reset_index` only matters on 5.3.
@@ -245,7 +278,7 @@ mod tests {
     fn isolated_broker_is_avoided() {
         for compat in [Compat::V5_3, Compat::V4_9] {
             let (s, tp) = setup(compat);
-            s.update_fault_item("st-a", 0, true, true);
+            s.update_fault_item("st-a", 0, true, true).unwrap();
             for _ in 0..6 {
                 let Selected::Queue(p) = s.select(&tp, None, false).unwrap() else {
                     panic!()
@@ -258,10 +291,22 @@ mod tests {
     #[test]
     fn tables_per_profile() {
         let (s5, _) = setup(Compat::V5_3);
-        assert_eq!(s5.compute_not_available_duration(10000), 10000);
-        assert_eq!(s5.compute_not_available_duration(49), 0);
+        assert_eq!(s5.compute_not_available_duration(10000), Ok(10000));
+        assert_eq!(s5.compute_not_available_duration(49), Ok(0));
         let (s4, _) = setup(Compat::V4_9);
-        assert_eq!(s4.compute_not_available_duration(30000), 600000);
-        assert_eq!(s4.compute_not_available_duration(i64::MIN), 0);
+        assert_eq!(s4.compute_not_available_duration(30000), Ok(600000));
+        assert_eq!(s4.compute_not_available_duration(i64::MIN), Ok(0));
+        // the setters are independent: a latency matching past the shorter table fails as in Java
+        s4.set_not_available_duration(Some(vec![0, 5]));
+        assert_eq!(s4.compute_not_available_duration(100), Ok(5));
+        assert!(matches!(
+            s4.compute_not_available_duration(550),
+            Err(JavaError::IndexOutOfBounds(m)) if m == "Index 2 out of bounds for length 2"
+        ));
+        s4.set_latency_max(None);
+        assert!(matches!(
+            s4.compute_not_available_duration(0),
+            Err(JavaError::NullPointer(_))
+        ));
     }
 }

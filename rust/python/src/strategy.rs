@@ -109,14 +109,43 @@ impl PyMQFaultStrategy {
         self.lft.clone_ref(py)
     }
 
+    /// `latencyMax` (`None`: Java's null array).
     #[getter]
-    fn latency_max<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.latency_max())
+    fn get_latency_max<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        self.inner
+            .tables()
+            .latency_max
+            .as_ref()
+            .map(|t| PyTuple::new(py, t))
+            .transpose()
+    }
+    /// `setLatencyMax`: the other table keeps its length; a latency that lands past the end of
+    /// `not_available_duration` raises `IndexOutOfBoundsError` when it is computed, as in Java.
+    #[setter]
+    fn set_latency_max(&self, v: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.inner.set_latency_max(table(v, "latency_max")?);
+        Ok(())
     }
 
+    /// `notAvailableDuration` (`None`: Java's null array).
     #[getter]
-    fn not_available_duration<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.not_available_duration())
+    fn get_not_available_duration<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        self.inner
+            .tables()
+            .not_available_duration
+            .as_ref()
+            .map(|t| PyTuple::new(py, t))
+            .transpose()
+    }
+    /// `setNotAvailableDuration`.
+    #[setter]
+    fn set_not_available_duration(&self, v: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.inner
+            .set_not_available_duration(table(v, "not_available_duration")?);
+        Ok(())
     }
 
     /// The latency an isolated send counts as: 10000 ms on 5.3, 30000 ms on 4.9.
@@ -148,9 +177,9 @@ impl PyMQFaultStrategy {
     }
 
     fn compute_not_available_duration(&self, current_latency: &Bound<'_, PyAny>) -> PyResult<i64> {
-        Ok(self
-            .inner
-            .compute_not_available_duration(java_long(current_latency, "current_latency")?))
+        self.inner
+            .compute_not_available_duration(java_long(current_latency, "current_latency")?)
+            .map_err(java_err)
     }
 
     /// Records a send's latency (or an isolation); a no-op while fault tolerance is off.
@@ -166,8 +195,8 @@ impl PyMQFaultStrategy {
         let latency = java_long(current_latency, "current_latency")?;
         let reachable = flag(reachable, true)?;
         self.inner
-            .update_fault_item(name, latency, isolation.is_truthy()?, reachable);
-        Ok(())
+            .update_fault_item(name, latency, isolation.is_truthy()?, reachable)
+            .map_err(java_err)
     }
 
     /// The queue for the next send attempt.
