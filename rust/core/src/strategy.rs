@@ -114,7 +114,8 @@ impl MQFaultStrategy {
     /// `latency >= latencyMax[i]`, else 0. As in Java, a null `latencyMax` is a `NullPointerException`,
     /// and a match past the end of `notAvailableDuration` an `ArrayIndexOutOfBoundsException`.
     pub fn compute_not_available_duration(&self, current_latency: i64) -> JavaResult<i64> {
-        let tables = self.tables();
+        // read in place (no Arc clone): the send path calls this once per send
+        let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
         let Some(lm) = &tables.latency_max else {
             return Err(JavaError::NullPointer("latency_max is None".to_owned()));
         };
