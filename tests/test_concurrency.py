@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ._child import run_on_backend
 from ._java import INT_MAX, to_int
 
 THREADS = 8
@@ -349,20 +350,8 @@ def test_ring_snapshots_survive_a_finalizer_that_changes_the_ring(backend):
     """``ring()`` and ``route_nodes()`` build many Python objects; a garbage-collector finalizer may run during
     any of them and call ``add_node`` / ``remove_node`` on the same thread. The native router must not hold
     its lock while it builds them (that deadlocked the process); run in a child process with a time limit."""
-    import subprocess
-
-    module = "rocketroute.reference" if backend.BACKEND == "reference" else "rocketroute"
-    env = dict(os.environ)
-    env.pop("ROCKETROUTE_BACKEND", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", _FINALIZER_SCRIPT.format(module=module)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "done"
+    out = run_on_backend(_FINALIZER_SCRIPT, backend, timeout=120, what="routing while a finalizer changes the ring")
+    assert out.strip() == "done"
 
 
 @pytest.mark.parametrize("compat", ["5.3", "4.9"])

@@ -7,11 +7,7 @@ not asserted here)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-import pytest
+from ._child import run_on_backend
 
 SCRIPT = r"""
 import {module} as rr
@@ -62,14 +58,5 @@ print("done")
 
 
 def test_large_routes_and_room_maps_stay_linear(backend):
-    module = "rocketroute.reference" if backend.BACKEND == "reference" else "rocketroute"
-    env = dict(os.environ)
-    env.pop("ROCKETROUTE_BACKEND", None)
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", SCRIPT.format(module=module)], capture_output=True, text=True, timeout=180, env=env
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("the large inputs did not finish in 180 s: a path is no longer linear")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip() == "done"
+    out = run_on_backend(SCRIPT, backend, timeout=180, what="the large inputs (a path is no longer linear)")
+    assert out.strip() == "done"

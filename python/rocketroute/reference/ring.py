@@ -74,9 +74,9 @@ class ConsistentHashRouter:
                     raise IllegalArgumentError(f"illegal virtual node counts :{virtual_node_cnt}")
                 _check_node(node)
                 check_ring_size(len(table) + virtual_node_cnt)
-                existing = owned.get(node, 0)
-                vnodes = [f"{node}-{i + existing}" for i in range(virtual_node_cnt)]
-                _put(table, owned, node, [(_checked_hash(self._hash, v), v) for v in vnodes])
+                hashed: list[tuple[int, str]] = []
+                self._hash_replicas(hashed, node, owned.get(node, 0), virtual_node_cnt)
+                _put(table, owned, node, hashed)
         self._state = _RingState(table, owned)
 
     def add_node(self, node: str, vnode_count: int) -> None:
@@ -90,13 +90,10 @@ class ConsistentHashRouter:
             for _ in range(MAX_ADD_ATTEMPTS):
                 before = self._state
                 check_ring_size(len(before.table) + vnode_count)
-                existing = before.owned.get(node, 0)
                 hashed: list[tuple[int, str]] = []
                 failed: BaseException | None = None
                 try:
-                    for i in range(vnode_count):
-                        vnode = f"{node}-{i + existing}"
-                        hashed.append((_checked_hash(self._hash, vnode), vnode))
+                    self._hash_replicas(hashed, node, before.owned.get(node, 0), vnode_count)
                 except BaseException as e:
                     failed = e
                 if self._state is not before:
@@ -108,6 +105,13 @@ class ConsistentHashRouter:
             raise RuntimeError(
                 f"add_node({node!r}): the ring changed while the hash function ran, {MAX_ADD_ATTEMPTS} times"
             )
+
+    def _hash_replicas(self, hashed: list[tuple[int, str]], node: str, existing: int, count: int) -> None:
+        """Appends ``(hash, key)`` of replicas ``existing`` .. ``existing + count - 1`` of ``node`` to ``hashed``,
+        one by one, so the ones before a failing hash are there when it raises."""
+        for i in range(count):
+            vnode = f"{node}-{i + existing}"
+            hashed.append((_checked_hash(self._hash, vnode), vnode))
 
     def remove_node(self, node: str) -> None:
         """Removes every virtual node of ``node``."""
