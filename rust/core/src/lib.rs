@@ -12,6 +12,7 @@ pub mod fault;
 pub mod grpc_balancer;
 pub mod intern;
 pub mod java;
+pub mod java_collections;
 pub mod message_queue;
 pub mod profiles;
 pub mod publish_info;
@@ -19,6 +20,7 @@ pub mod ring;
 pub mod route;
 pub mod select;
 pub mod slots;
+pub mod static_topic;
 pub mod sticky;
 pub mod strategy;
 

@@ -78,10 +78,11 @@ impl TopicPublishInfo {
         compat: Compat,
         index: Arc<SendWhichQueue>,
     ) -> JavaResult<Self> {
-        let (queues, order_topic) = route.publish_queues(topic)?;
+        let (queues, order_topic) = route.publish_queues(topic, compat)?;
         let mut kept = route.clone();
-        if !order_topic {
-            kept.queue_datas = route.sorted_queue_datas();
+        if !order_topic && !route.publishes_logic_queues(compat) {
+            // the normal path sorts the route's own list
+            kept.queue_datas = Some(route.sorted_queue_datas()?);
         }
         Self::new(queues, order_topic, Some(kept), compat, index)
     }
@@ -160,11 +161,19 @@ impl TopicPublishInfo {
         let route = self.route.as_ref().ok_or_else(|| {
             JavaError::NullPointer("this TopicPublishInfo has no route".to_owned())
         })?;
-        for qd in &route.queue_datas {
+        let qds = route
+            .queue_datas
+            .as_ref()
+            .ok_or_else(|| JavaError::NullPointer("queue_datas is None".to_owned()))?;
+        for qd in qds {
             if self.compat == Compat::V4_9 && !perm::is_writeable(qd.perm) {
                 continue;
             }
-            if Some(&*qd.broker_name) == broker {
+            // Java calls `equals` on the queue data's name
+            let name = qd.broker_name.as_deref().ok_or_else(|| {
+                JavaError::NullPointer("a queue data's broker_name is None".to_owned())
+            })?;
+            if Some(name) == broker {
                 return Ok(qd.write_queue_nums);
             }
         }

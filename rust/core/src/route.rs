@@ -6,9 +6,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::compat::Compat;
 use crate::error::{JavaError, JavaResult};
-use crate::java::{parse_int, split, string_compare};
+use crate::java::{long_hash, parse_int, split, string_compare, string_hash};
+use crate::java_collections::OrderedMap;
 use crate::message_queue::MessageQueue;
+use crate::static_topic::{endpoints_for_static_topic, QueueMapping, TopicQueueMappingInfo};
 
 /// `MixAll.MASTER_ID`.
 pub const MASTER_ID: i64 = 0;
@@ -52,28 +55,117 @@ pub mod perm {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueueData {
-    pub broker_name: Arc<str>,
+    /// `None` stands for Java's null.
+    pub broker_name: Option<Arc<str>>,
     pub read_queue_nums: i32,
     pub write_queue_nums: i32,
     pub perm: i32,
     pub topic_sys_flag: i32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+fn opt_hash(s: Option<&str>) -> i32 {
+    s.map_or(0, string_hash)
+}
+
+fn npe_compare() -> JavaError {
+    JavaError::NullPointer("cannot compare a broker name that is None".into())
+}
+
+impl QueueData {
+    /// Java's `hashCode()`.
+    pub fn java_hash_code(&self) -> i32 {
+        [
+            opt_hash(self.broker_name.as_deref()),
+            self.perm,
+            self.read_queue_nums,
+            self.write_queue_nums,
+            self.topic_sys_flag,
+        ]
+        .into_iter()
+        .fold(1i32, |h, x| h.wrapping_mul(31).wrapping_add(x))
+    }
+
+    /// `compareTo`: the broker names (UTF-16 order); a null name on either side is an NPE.
+    pub fn compare_to(&self, o: &QueueData) -> JavaResult<i32> {
+        match (self.broker_name.as_deref(), o.broker_name.as_deref()) {
+            (Some(a), Some(b)) => Ok(string_compare(a, b)),
+            _ => Err(npe_compare()),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
 pub struct BrokerData {
     pub cluster: Option<String>,
     pub broker_name: Arc<str>,
     /// Broker id -> address, in the order given; `None` stands for Java's null map.
     pub broker_addrs: Option<Vec<(i64, Option<String>)>>,
+    /// 5.x `zoneName`.
+    pub zone_name: Option<String>,
+    /// 5.x `enableActingMaster`.
+    pub enable_acting_master: bool,
 }
 
 impl BrokerData {
+    pub fn new(
+        cluster: Option<String>,
+        broker_name: Arc<str>,
+        broker_addrs: Option<Vec<(i64, Option<String>)>>,
+    ) -> Self {
+        BrokerData {
+            cluster,
+            broker_name,
+            broker_addrs,
+            zone_name: None,
+            enable_acting_master: false,
+        }
+    }
+
     pub fn has_master(&self) -> Option<bool> {
         self.broker_addrs
             .as_ref()
             .map(|a| a.iter().any(|(id, _)| *id == MASTER_ID))
     }
+
+    /// Java's `hashCode()`: the addresses (a `HashMap`'s sum of entry hashes) and the broker name.
+    pub fn java_hash_code(&self) -> i32 {
+        let addrs = self.broker_addrs.as_ref().map_or(0, |m| {
+            m.iter().fold(0i32, |h, (id, a)| {
+                h.wrapping_add(long_hash(*id) ^ opt_hash(a.as_deref()))
+            })
+        });
+        31i32
+            .wrapping_add(addrs)
+            .wrapping_mul(31)
+            .wrapping_add(string_hash(&self.broker_name))
+    }
+
+    /// `compareTo`: the broker names (UTF-16 order).
+    pub fn compare_to(&self, o: &BrokerData) -> i32 {
+        string_compare(&self.broker_name, &o.broker_name)
+    }
 }
+
+/// Java's `equals`: the broker name and the addresses, compared as maps. The cluster, `zoneName` and
+/// `enableActingMaster` do not take part.
+impl PartialEq for BrokerData {
+    fn eq(&self, o: &Self) -> bool {
+        self.broker_name == o.broker_name
+            && match (&self.broker_addrs, &o.broker_addrs) {
+                (None, None) => true,
+                (Some(a), Some(b)) => {
+                    a.len() == b.len() && {
+                        let other: HashMap<i64, &Option<String>> =
+                            b.iter().map(|(k, v)| (*k, v)).collect();
+                        a.iter().all(|(k, v)| other.get(k) == Some(&v))
+                    }
+                }
+                _ => false,
+            }
+    }
+}
+
+impl Eq for BrokerData {}
 
 /// Builds a broker's id -> address map in first-seen order, a later address of an id replacing the
 /// earlier one (as `HashMap.put`), in linear time.
@@ -99,11 +191,53 @@ impl BrokerAddrs {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `filterServerTable`: broker address -> its filter servers (`None` stands for a null list).
+pub type FilterServerTable = OrderedMap<String, Option<Vec<String>>>;
+
+/// A topic's route as the name server sends it. `None` fields stand for Java's nulls; every field takes part
+/// in equality (Java's `equals`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopicRouteData {
-    pub queue_datas: Vec<QueueData>,
-    pub broker_datas: Vec<BrokerData>,
+    pub queue_datas: Option<Vec<QueueData>>,
+    pub broker_datas: Option<Vec<BrokerData>>,
     pub order_topic_conf: Option<String>,
+    pub filter_server_table: Option<FilterServerTable>,
+    /// 5.x `topicQueueMappingByBroker` (static topics).
+    pub topic_queue_mapping_by_broker: Option<QueueMapping>,
+}
+
+/// 5.3.3's `new TopicRouteData()`: empty lists and filter table, no mapping.
+impl Default for TopicRouteData {
+    fn default() -> Self {
+        TopicRouteData {
+            queue_datas: Some(Vec::new()),
+            broker_datas: Some(Vec::new()),
+            order_topic_conf: None,
+            filter_server_table: Some(OrderedMap::new()),
+            topic_queue_mapping_by_broker: None,
+        }
+    }
+}
+
+fn list_hash<T>(v: Option<&[T]>, h: impl Fn(&T) -> i32) -> i32 {
+    v.map_or(0, |v| {
+        v.iter()
+            .fold(1i32, |acc, e| acc.wrapping_mul(31).wrapping_add(h(e)))
+    })
+}
+
+/// `Collections.sort` by `compareTo` on a copy: stable; a list of two or more holding a null name throws
+/// (every element takes part in a comparison).
+fn sort_queue_datas(v: &mut [QueueData]) -> JavaResult<()> {
+    if v.len() >= 2 && v.iter().any(|q| q.broker_name.is_none()) {
+        return Err(npe_compare());
+    }
+    v.sort_by(|a, b| a.compare_to(b).unwrap_or(0).cmp(&0));
+    Ok(())
+}
+
+fn npe(what: &str) -> JavaError {
+    JavaError::NullPointer(format!("{what} is None"))
 }
 
 fn budget(total: i64) -> JavaResult<()> {
@@ -138,15 +272,120 @@ impl TopicRouteData {
             .is_some_and(|c| !c.is_empty())
     }
 
-    /// Queue datas in the order `Collections.sort` leaves them: by broker name, stable.
-    pub fn sorted_queue_datas(&self) -> Vec<QueueData> {
-        let mut v = self.queue_datas.clone();
-        v.sort_by(|a, b| string_compare(&a.broker_name, &b.broker_name).cmp(&0));
-        v
+    /// Whether `topicRouteData2TopicPublishInfo` takes 5.3.3's static-topic path: no `orderTopicConf` at all
+    /// (null, not empty) and a non-empty mapping.
+    pub fn publishes_logic_queues(&self, compat: Compat) -> bool {
+        compat == Compat::V5_3 && self.order_topic_conf.is_none() && self.has_mapping()
     }
 
-    /// The publish queues and whether the topic is ordered.
-    pub fn publish_queues(&self, topic: &str) -> JavaResult<(Vec<MessageQueue>, bool)> {
+    fn has_mapping(&self) -> bool {
+        self.topic_queue_mapping_by_broker
+            .as_ref()
+            .is_some_and(|m| !m.is_empty())
+    }
+
+    /// Queue datas in the order `Collections.sort` leaves them: by broker name, stable.
+    pub fn sorted_queue_datas(&self) -> JavaResult<Vec<QueueData>> {
+        let mut v = self.queue_datas.clone().ok_or_else(|| npe("queue_datas"))?;
+        sort_queue_datas(&mut v)?;
+        Ok(v)
+    }
+
+    /// Java's `hashCode()`; 4.9.8's route has no mapping term.
+    pub fn java_hash_code(&self, compat: Compat) -> i32 {
+        let filter = self.filter_server_table.as_ref().map_or(0, |m| {
+            m.iter().fold(0i32, |h, (k, v)| {
+                h.wrapping_add(
+                    string_hash(k) ^ list_hash(v.as_deref(), |s: &String| string_hash(s)),
+                )
+            })
+        });
+        let mut terms = vec![
+            list_hash(self.broker_datas.as_deref(), BrokerData::java_hash_code),
+            opt_hash(self.order_topic_conf.as_deref()),
+            list_hash(self.queue_datas.as_deref(), QueueData::java_hash_code),
+            filter,
+        ];
+        if compat == Compat::V5_3 {
+            terms.push(self.topic_queue_mapping_by_broker.as_ref().map_or(0, |m| {
+                m.iter().fold(0i32, |h, (k, v)| {
+                    h.wrapping_add(string_hash(k) ^ v.java_hash_code())
+                })
+            }));
+        }
+        terms
+            .into_iter()
+            .fold(1i32, |h, x| h.wrapping_mul(31).wrapping_add(x))
+    }
+
+    /// 5.3.3's copy constructor `new TopicRouteData(route)`: null lists and filter table become empty.
+    pub fn copy(&self) -> TopicRouteData {
+        TopicRouteData {
+            queue_datas: Some(self.queue_datas.clone().unwrap_or_default()),
+            broker_datas: Some(self.broker_datas.clone().unwrap_or_default()),
+            order_topic_conf: self.order_topic_conf.clone(),
+            filter_server_table: Some(self.filter_server_table.clone().unwrap_or_default()),
+            topic_queue_mapping_by_broker: self.topic_queue_mapping_by_broker.clone(),
+        }
+    }
+
+    fn containers_set(&self) -> JavaResult<()> {
+        if self.queue_datas.is_none() {
+            return Err(npe("queue_datas"));
+        }
+        if self.broker_datas.is_none() {
+            return Err(npe("broker_datas"));
+        }
+        if self.filter_server_table.is_none() {
+            return Err(npe("filter_server_table"));
+        }
+        Ok(())
+    }
+
+    /// `cloneTopicRouteData()`: 5.3.3 throws on a null list or filter table, 4.9.8 treats them as empty.
+    pub fn clone_topic_route_data(&self, compat: Compat) -> JavaResult<TopicRouteData> {
+        if compat == Compat::V5_3 {
+            self.containers_set()?;
+        }
+        Ok(self.copy())
+    }
+
+    /// 5.3.3's `deepCloneTopicRouteData()`: throws on a null list or filter table.
+    pub fn deep_clone_topic_route_data(&self) -> JavaResult<TopicRouteData> {
+        self.containers_set()?;
+        Ok(self.copy())
+    }
+
+    /// 5.3.3's `now.topicRouteDataChanged(old)`: no old route is a change; else both are copied, their queue
+    /// and broker datas sorted, and compared.
+    pub fn topic_route_data_changed(&self, old: Option<&TopicRouteData>) -> JavaResult<bool> {
+        let Some(old) = old else { return Ok(true) };
+        let (mut o, mut n) = (old.copy(), self.copy());
+        for r in [&mut o, &mut n] {
+            sort_queue_datas(r.queue_datas.as_mut().expect("copy sets it"))?;
+            r.broker_datas
+                .as_mut()
+                .expect("copy sets it")
+                .sort_by(|a, b| a.compare_to(b).cmp(&0));
+        }
+        Ok(o != n)
+    }
+
+    /// 5.3.3's `topicRouteData2EndpointsForStaticTopic`, in Java's `ConcurrentHashMap` order.
+    pub fn endpoints_for_static_topic(
+        &self,
+        topic: &str,
+    ) -> JavaResult<Vec<(MessageQueue, Option<Arc<str>>)>> {
+        endpoints_for_static_topic(topic, self.topic_queue_mapping_by_broker.as_ref())
+    }
+
+    /// The publish queues and whether the topic is ordered (`topicRouteData2TopicPublishInfo`). On 5.3 a
+    /// route with no `orderTopicConf` (null, not empty) and a non-empty mapping publishes to its logic queues.
+    pub fn publish_queues(
+        &self,
+        topic: &str,
+        compat: Compat,
+    ) -> JavaResult<(Vec<MessageQueue>, bool)> {
         let topic: Arc<str> = Arc::from(topic);
         let mut out = Vec::new();
         if let Some(conf) = self.order_topic_conf.as_deref().filter(|c| !c.is_empty()) {
@@ -157,17 +396,38 @@ impl TopicRouteData {
             }
             return Ok((out, true));
         }
-        // Java takes the first broker data of each name, scanning the list per queue data
-        let mut first_broker_data: HashMap<&str, &BrokerData> = HashMap::new();
-        for bd in &self.broker_datas {
-            first_broker_data.entry(&bd.broker_name).or_insert(bd);
+        if self.publishes_logic_queues(compat) {
+            let mut mqs: Vec<MessageQueue> = self
+                .endpoints_for_static_topic(&topic)?
+                .into_iter()
+                .map(|(mq, _)| mq)
+                .collect();
+            mqs.sort_by_key(|m| m.queue_id());
+            return Ok((mqs, false));
         }
+        let qds = self.sorted_queue_datas()?;
+        // Java takes the first broker data of each name, scanning the list per writeable queue data
+        let mut first_broker_data: Option<HashMap<&str, &BrokerData>> = None;
         let mut plan = Vec::new();
-        for qd in self.sorted_queue_datas() {
+        for qd in qds {
             if !perm::is_writeable(qd.perm) {
                 continue;
             }
-            let Some(bd) = first_broker_data.get(&*qd.broker_name) else {
+            let firsts = match &mut first_broker_data {
+                Some(f) => f,
+                None => {
+                    let bds = self
+                        .broker_datas
+                        .as_ref()
+                        .ok_or_else(|| npe("broker_datas"))?;
+                    let mut f = HashMap::new();
+                    for bd in bds {
+                        f.entry(&*bd.broker_name).or_insert(bd);
+                    }
+                    first_broker_data.insert(f)
+                }
+            };
+            let Some(bd) = qd.broker_name.as_deref().and_then(|n| firsts.get(n)) else {
                 continue;
             };
             match bd.has_master() {
@@ -183,28 +443,46 @@ impl TopicRouteData {
         }
         budget(plan.iter().map(|q| q.write_queue_nums.max(0) as i64).sum())?;
         for qd in plan {
+            let broker = qd.broker_name.expect("matched a broker data");
             out.extend(MessageQueue::series(
                 &topic,
-                &qd.broker_name,
+                &broker,
                 0..qd.write_queue_nums,
             ));
         }
         Ok((out, false))
     }
 
-    /// The queues a consumer reads, without duplicates, sorted by `MessageQueue.compareTo`.
-    pub fn subscribe_queues(&self, topic: &str) -> JavaResult<Vec<MessageQueue>> {
-        let readable = || {
-            self.queue_datas
-                .iter()
-                .filter(|q| perm::is_readable(q.perm))
-        };
+    /// The queues a consumer reads, without duplicates, sorted by `MessageQueue.compareTo`. On 5.3 a route
+    /// with a non-empty mapping gives its logic queues.
+    pub fn subscribe_queues(&self, topic: &str, compat: Compat) -> JavaResult<Vec<MessageQueue>> {
+        if compat == Compat::V5_3 && self.has_mapping() {
+            let mut mqs: Vec<MessageQueue> = self
+                .endpoints_for_static_topic(topic)?
+                .into_iter()
+                .map(|(mq, _)| mq)
+                .collect();
+            mqs.sort_by(|a, b| a.java_cmp(b));
+            return Ok(mqs);
+        }
+        let qds = self
+            .queue_datas
+            .as_ref()
+            .ok_or_else(|| npe("queue_datas"))?;
+        let readable = || qds.iter().filter(|q| perm::is_readable(q.perm));
         budget(readable().map(|q| q.read_queue_nums.max(0) as i64).sum())?;
         let topic: Arc<str> = Arc::from(topic);
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for qd in readable() {
-            for mq in MessageQueue::series(&topic, &qd.broker_name, 0..qd.read_queue_nums) {
+            let queues: Box<dyn Iterator<Item = MessageQueue>> = match &qd.broker_name {
+                Some(b) => Box::new(MessageQueue::series(&topic, b, 0..qd.read_queue_nums)),
+                None => Box::new(
+                    (0..qd.read_queue_nums)
+                        .map(|i| MessageQueue::new(Some(topic.clone()), None, i)),
+                ),
+            };
+            for mq in queues {
                 if seen.insert(mq.clone()) {
                     out.push(mq);
                 }
@@ -238,69 +516,195 @@ impl TopicRouteData {
         let obj = v
             .as_object()
             .ok_or_else(|| illegal("route JSON must be an object"))?;
-        let qds = list(field(obj, "queueDatas", "queue_datas"), "queueDatas")?;
-        let bds = list(field(obj, "brokerDatas", "broker_datas"), "brokerDatas")?;
-        let mut queue_datas = Vec::with_capacity(qds.len());
-        for q in qds {
-            let q = q
-                .as_object()
-                .ok_or_else(|| illegal("each queueDatas entry must be an object"))?;
-            queue_datas.push(QueueData {
-                broker_name: name(field(q, "brokerName", "broker_name"), "broker_name")?,
-                read_queue_nums: int(
-                    field(q, "readQueueNums", "read_queue_nums"),
-                    "read_queue_nums",
-                )?,
-                write_queue_nums: int(
-                    field(q, "writeQueueNums", "write_queue_nums"),
-                    "write_queue_nums",
-                )?,
-                perm: int(field(q, "perm", "perm"), "perm")?,
-                topic_sys_flag: int(field(q, "topicSysFlag", "topic_sys_flag"), "topic_sys_flag")?,
-            });
-        }
-        let mut broker_datas = Vec::with_capacity(bds.len());
-        for b in bds {
-            let b = b
-                .as_object()
-                .ok_or_else(|| illegal("each brokerDatas entry must be an object"))?;
-            let cluster = match b.get("cluster") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(_) => return Err(illegal("cluster must be a str or None")),
-            };
-            let broker_addrs = match field(b, "brokerAddrs", "broker_addrs") {
-                None | Some(Value::Null) => None,
-                Some(Value::Object(m)) => {
-                    let mut addrs = BrokerAddrs::default();
-                    for (k, a) in m {
-                        let addr = match a {
-                            Value::Null => None,
-                            Value::String(s) => Some(s.clone()),
-                            _ => return Err(illegal("broker address must be a str or None")),
-                        };
-                        addrs.put(broker_id(k)?, addr);
-                    }
-                    Some(addrs.into_vec())
+        let queue_datas = match opt_list(field(obj, "queueDatas", "queue_datas"), "queueDatas")? {
+            None => None,
+            Some(qds) => {
+                let mut out = Vec::with_capacity(qds.len());
+                for q in qds {
+                    out.push(queue_data(q)?);
                 }
-                Some(_) => return Err(illegal("brokerAddrs must be an object")),
-            };
-            broker_datas.push(BrokerData {
-                cluster,
-                broker_name: name(field(b, "brokerName", "broker_name"), "broker_name")?,
-                broker_addrs,
-            });
-        }
-        let order_topic_conf = match field(obj, "orderTopicConf", "order_topic_conf") {
+                Some(out)
+            }
+        };
+        let broker_datas = match opt_list(field(obj, "brokerDatas", "broker_datas"), "brokerDatas")?
+        {
+            None => None,
+            Some(bds) => {
+                let mut out = Vec::with_capacity(bds.len());
+                for b in bds {
+                    out.push(broker_data(b)?);
+                }
+                Some(out)
+            }
+        };
+        let order_topic_conf = opt_string(
+            field(obj, "orderTopicConf", "order_topic_conf"),
+            "order_topic_conf",
+        )?;
+        let filter_server_table = match field(obj, "filterServerTable", "filter_server_table") {
+            None => Some(OrderedMap::new()),
+            Some(Value::Null) => None,
+            Some(Value::Object(m)) => {
+                let mut t = OrderedMap::new();
+                for (k, v) in m {
+                    let list = match v {
+                        Value::Null => None,
+                        Value::Array(a) => Some(
+                            a.iter()
+                                .map(|s| match s {
+                                    Value::String(s) => Ok(s.clone()),
+                                    _ => Err(illegal("a filter server must be a str")),
+                                })
+                                .collect::<JavaResult<Vec<_>>>()?,
+                        ),
+                        _ => return Err(illegal("filterServerTable values must be lists")),
+                    };
+                    t.put(k.clone(), list);
+                }
+                Some(t)
+            }
+            Some(_) => return Err(illegal("filterServerTable must be an object")),
+        };
+        // Java's name server writes `topicQueueMappingByBroker`; RocketMQ-Rust's, `topicQueueMappingInfo`
+        let mapping_value = [
+            "topicQueueMappingByBroker",
+            "topic_queue_mapping_by_broker",
+            "topicQueueMappingInfo",
+        ]
+        .iter()
+        .find_map(|k| obj.get(*k));
+        let topic_queue_mapping_by_broker = match mapping_value {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(illegal("order_topic_conf must be a str or None")),
+            Some(Value::Object(m)) => {
+                let mut t = OrderedMap::new();
+                for (k, v) in m {
+                    t.put(k.clone(), Arc::new(mapping_info(v)?));
+                }
+                Some(t)
+            }
+            Some(_) => return Err(illegal("topicQueueMappingByBroker must be an object")),
         };
         Ok(TopicRouteData {
             queue_datas,
             broker_datas,
             order_topic_conf,
+            filter_server_table,
+            topic_queue_mapping_by_broker,
         })
+    }
+}
+
+fn queue_data(q: &Value) -> JavaResult<QueueData> {
+    let q = q
+        .as_object()
+        .ok_or_else(|| illegal("each queueDatas entry must be an object"))?;
+    Ok(QueueData {
+        broker_name: opt_string(field(q, "brokerName", "broker_name"), "broker_name")?
+            .map(Arc::from),
+        read_queue_nums: int(
+            field(q, "readQueueNums", "read_queue_nums"),
+            "read_queue_nums",
+        )?,
+        write_queue_nums: int(
+            field(q, "writeQueueNums", "write_queue_nums"),
+            "write_queue_nums",
+        )?,
+        perm: int(field(q, "perm", "perm"), "perm")?,
+        topic_sys_flag: int(field(q, "topicSysFlag", "topic_sys_flag"), "topic_sys_flag")?,
+    })
+}
+
+fn broker_data(b: &Value) -> JavaResult<BrokerData> {
+    let b = b
+        .as_object()
+        .ok_or_else(|| illegal("each brokerDatas entry must be an object"))?;
+    let broker_addrs = match field(b, "brokerAddrs", "broker_addrs") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(m)) => {
+            let mut addrs = BrokerAddrs::default();
+            for (k, a) in m {
+                let addr = match a {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    _ => return Err(illegal("broker address must be a str or None")),
+                };
+                addrs.put(broker_id(k)?, addr);
+            }
+            Some(addrs.into_vec())
+        }
+        Some(_) => return Err(illegal("brokerAddrs must be an object")),
+    };
+    Ok(BrokerData {
+        cluster: opt_string(b.get("cluster"), "cluster")?,
+        broker_name: name(field(b, "brokerName", "broker_name"), "broker_name")?,
+        broker_addrs,
+        zone_name: opt_string(field(b, "zoneName", "zone_name"), "zone_name")?,
+        enable_acting_master: boolean(
+            field(b, "enableActingMaster", "enable_acting_master"),
+            "enable_acting_master",
+        )?,
+    })
+}
+
+fn mapping_info(v: &Value) -> JavaResult<TopicQueueMappingInfo> {
+    let m = v
+        .as_object()
+        .ok_or_else(|| illegal("each mapping info must be an object"))?;
+    let scope = match m.get("scope") {
+        None => Some(crate::static_topic::METADATA_SCOPE_GLOBAL.to_owned()),
+        s => opt_string(s, "scope")?,
+    };
+    let curr_id_map = match field(m, "currIdMap", "curr_id_map") {
+        None => Some(OrderedMap::new()),
+        Some(Value::Null) => None,
+        Some(Value::Object(ids)) => {
+            let mut t = OrderedMap::new();
+            for (k, v) in ids {
+                let id = broker_id(k)
+                    .ok()
+                    .and_then(|i| i32::try_from(i).ok())
+                    .ok_or_else(|| {
+                        JavaError::IllegalArgument(format!("currIdMap key '{k}' is not a Java int"))
+                    })?;
+                t.put(id, int(Some(v), "currIdMap value")?);
+            }
+            Some(t)
+        }
+        Some(_) => return Err(illegal("currIdMap must be an object")),
+    };
+    let epoch = match m.get("epoch") {
+        None | Some(Value::Null) => 0,
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .ok_or_else(|| JavaError::IllegalArgument(format!("epoch {n} is not a Java long")))?,
+        Some(_) => return Err(illegal("epoch must be an int")),
+    };
+    Ok(TopicQueueMappingInfo {
+        topic: opt_string(m.get("topic"), "topic")?,
+        scope,
+        total_queues: int(field(m, "totalQueues", "total_queues"), "total_queues")?,
+        bname: opt_string(m.get("bname"), "bname")?,
+        epoch,
+        dirty: boolean(m.get("dirty"), "dirty")?,
+        curr_id_map,
+    })
+}
+
+fn opt_string(v: Option<&Value>, what: &str) -> JavaResult<Option<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(JavaError::IllegalArgument(format!(
+            "{what} must be a str or None"
+        ))),
+    }
+}
+
+fn boolean(v: Option<&Value>, what: &str) -> JavaResult<bool> {
+    match v {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be a bool"))),
     }
 }
 
@@ -417,10 +821,12 @@ fn field<'a>(
     obj.get(camel).or_else(|| obj.get(snake))
 }
 
-fn list<'a>(v: Option<&'a Value>, what: &str) -> JavaResult<&'a [Value]> {
+/// A JSON list field: absent is an empty list (5.3.3's constructor), `null` is Java's null.
+fn opt_list<'a>(v: Option<&'a Value>, what: &str) -> JavaResult<Option<&'a [Value]>> {
     match v {
-        None | Some(Value::Null) => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a),
+        None => Ok(Some(&[])),
+        Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a)),
         Some(_) => Err(JavaError::IllegalArgument(format!("{what} must be a list"))),
     }
 }
@@ -510,7 +916,7 @@ mod tests {
     #[test]
     fn publish_sorts_brokers_and_skips_read_only() {
         let r = TopicRouteData::from_json_str(ROUTE).unwrap();
-        let (mqs, order) = r.publish_queues("T").unwrap();
+        let (mqs, order) = r.publish_queues("T", Compat::V5_3).unwrap();
         assert!(!order);
         let names: Vec<String> = mqs.iter().map(|m| m.to_string()).collect();
         assert_eq!(
@@ -521,7 +927,7 @@ mod tests {
                 "MessageQueue [topic=T, brokerName=broker-b, queueId=1]",
             ]
         );
-        let sub = r.subscribe_queues("T").unwrap();
+        let sub = r.subscribe_queues("T", Compat::V5_3).unwrap();
         assert_eq!(sub.len(), 6);
         assert_eq!(sub[0], MessageQueue::of("T", "broker-a", 0));
     }
@@ -532,22 +938,22 @@ mod tests {
             order_topic_conf: Some("broker-a:2;broker-b:1".into()),
             ..Default::default()
         };
-        let (mqs, order) = r.publish_queues("T").unwrap();
+        let (mqs, order) = r.publish_queues("T", Compat::V5_3).unwrap();
         assert!(order);
         assert_eq!(mqs.len(), 3);
         r.order_topic_conf = Some(";broker-a:4".into());
         assert_eq!(
-            r.publish_queues("T").unwrap_err(),
+            r.publish_queues("T", Compat::V5_3).unwrap_err(),
             JavaError::IndexOutOfBounds("Index 1 out of bounds for length 1".into())
         );
         r.order_topic_conf = Some("broker-a: 4".into());
         assert!(matches!(
-            r.publish_queues("T"),
+            r.publish_queues("T", Compat::V5_3),
             Err(JavaError::NumberFormat(_))
         ));
         r.order_topic_conf = Some("broker-a:2147483647".into());
         assert!(matches!(
-            r.publish_queues("T"),
+            r.publish_queues("T", Compat::V5_3),
             Err(JavaError::IllegalArgument(_))
         ));
     }
@@ -560,7 +966,7 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            r.publish_queues("T"),
+            r.publish_queues("T", Compat::V5_3),
             Err(JavaError::NullPointer(_))
         ));
     }
@@ -571,7 +977,7 @@ mod tests {
             "brokerDatas":[{"brokerName":"b","brokerAddrs":{0:"10.0.0.1:10911", 1 : "x{0:1}"}}]}"#;
         let r = TopicRouteData::from_json_str(text).unwrap();
         assert_eq!(
-            r.broker_datas[0].broker_addrs,
+            r.broker_datas.as_ref().unwrap()[0].broker_addrs,
             Some(vec![
                 (0, Some("10.0.0.1:10911".into())),
                 (1, Some("x{0:1}".into()))

@@ -76,10 +76,10 @@ proptest! {
     fn structured_routes_convert_or_fail_cleanly(doc in route_doc(), topic in name(), v49 in any::<bool>()) {
         let Ok(route) = TopicRouteData::from_json_str(&doc) else { return Ok(()) };
         let compat = if v49 { Compat::V4_9 } else { Compat::V5_3 };
-        if let Ok((queues, _)) = route.publish_queues(&topic) {
+        if let Ok((queues, _)) = route.publish_queues(&topic, rocketroute_core::Compat::V5_3) {
             prop_assert!(queues.len() <= 5 << 20, "no more queues than the cap allows per broker");
         }
-        let _ = route.subscribe_queues(&topic);
+        let _ = route.subscribe_queues(&topic, rocketroute_core::Compat::V5_3);
         let index = Arc::new(SendWhichQueue::new(compat, Some(-1), Arc::new(JavaRandom::new(1))));
         if let Ok(tp) = TopicPublishInfo::from_route(&topic, &route, compat, index) {
             if tp.ok() {
