@@ -48,8 +48,11 @@ else:
 if _native is not None:
     from ._native import (
         COMPAT_PROFILES,
+        LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST,
+        LOGICAL_QUEUE_MOCK_BROKER_PREFIX,
         MAX_QUEUES,
         MAX_VIRTUAL_NODES,
+        METADATA_SCOPE_GLOBAL,
         AllocateMachineRoomNearby,
         AllocateMessageQueueAveragely,
         AllocateMessageQueueAveragelyByCircle,
@@ -77,6 +80,7 @@ if _native is not None:
         SubscriptionLoadBalancer,
         SystemClock,
         TopicPublishInfo,
+        TopicQueueMappingInfo,
         TopicRouteData,
         allocate_all,
         java_int_hash,
@@ -84,14 +88,18 @@ if _native is not None:
         java_string_compare,
         java_string_hash,
         md5_hash,
+        mock_broker_name,
     )
 
     BACKEND = "native"
 else:
     from .reference import (  # type: ignore[assignment]
         COMPAT_PROFILES,
+        LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST,
+        LOGICAL_QUEUE_MOCK_BROKER_PREFIX,
         MAX_QUEUES,
         MAX_VIRTUAL_NODES,
+        METADATA_SCOPE_GLOBAL,
         AllocateMachineRoomNearby,
         AllocateMessageQueueAveragely,
         AllocateMessageQueueAveragelyByCircle,
@@ -119,6 +127,7 @@ else:
         SubscriptionLoadBalancer,
         SystemClock,
         TopicPublishInfo,
+        TopicQueueMappingInfo,
         TopicRouteData,
         allocate_all,
         java_int_hash,
@@ -126,6 +135,7 @@ else:
         java_string_compare,
         java_string_hash,
         md5_hash,
+        mock_broker_name,
     )
 
     BACKEND = "reference"
@@ -152,6 +162,11 @@ __all__ = [
     "allocate_all",
     "churn",
     "md5_hash",
+    "mock_broker_name",
+    "LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST",
+    "LOGICAL_QUEUE_MOCK_BROKER_PREFIX",
+    "METADATA_SCOPE_GLOBAL",
+    "TopicQueueMappingInfo",
     "rebalance",
     "COMPAT_PROFILES",
     "DEFAULT_TABLES",

@@ -16,6 +16,7 @@ mod publish_info;
 mod ring;
 mod route;
 mod select;
+mod static_topic;
 mod sticky;
 mod strategy;
 
@@ -67,6 +68,8 @@ mod _native {
         PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
     };
     #[pymodule_export]
+    use crate::static_topic::{mock_broker_name, PyTopicQueueMappingInfo};
+    #[pymodule_export]
     use crate::sticky::PyAllocateMessageQueueSticky;
     #[pymodule_export]
     use crate::strategy::PyMQFaultStrategy;
@@ -80,6 +83,7 @@ mod _native {
         )?;
         m.add("COMPAT_PROFILES", PyTuple::new(m.py(), ["5.3", "4.9"])?)?;
         m.add("PROFILES", crate::profiles::profiles_tuple(m.py())?)?;
+        crate::static_topic::add_constants(m)?;
         Ok(())
     }
 }

@@ -1,10 +1,11 @@
 //! `TopicPublishInfo`: keeps the Python `MessageQueue` objects, so a pick returns an existing object.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyBool, PyString, PyTuple};
 use rocketroute_core::{SendWhichQueue, TopicPublishInfo};
 
 use crate::counter::{compat_arg, PySendWhichQueue};
@@ -18,6 +19,8 @@ pub struct PyTopicPublishInfo {
     pub queues: Vec<Py<PyMessageQueue>>,
     route: Option<Py<PyTopicRouteData>>,
     index: Py<PySendWhichQueue>,
+    /// `haveTopicRouterInfo` (a volatile boolean in Java).
+    have_route: AtomicBool,
 }
 
 impl PyTopicPublishInfo {
@@ -105,6 +108,7 @@ impl PyTopicPublishInfo {
             queues: objs,
             route: route_obj,
             index,
+            have_route: AtomicBool::new(false),
         })
     }
 
@@ -148,12 +152,32 @@ impl PyTopicPublishInfo {
             queues,
             route: route_obj,
             index,
+            have_route: AtomicBool::new(false),
         })
     }
 
     #[getter]
     fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
+    }
+
+    /// `haveTopicRouterInfo`: False until set (the converter does not set it; Java's client instance sets
+    /// it to True right after converting a route from the name server).
+    #[getter]
+    fn have_topic_router_info(&self) -> bool {
+        self.have_route.load(Ordering::Acquire)
+    }
+
+    #[setter]
+    fn set_have_topic_router_info(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !value.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err(format!(
+                "have_topic_router_info must be a bool, not {}",
+                type_name(value)
+            )));
+        }
+        self.have_route.store(value.is_truthy()?, Ordering::Release);
+        Ok(())
     }
 
     #[getter]
