@@ -86,7 +86,6 @@ def test_none_where_a_name_is_needed_is_a_null_pointer(backend):
         lambda: backend.TopicPublishInfo([backend.MessageQueue("T", None, 0)]),
         lambda: backend.TopicPublishInfo([backend.MessageQueue(None, "b", 0)]),
         lambda: backend.SelectMessageQueueByHash().select([backend.MessageQueue("T", "b", 0)], None, None),
-        lambda: backend.QueueData(None, 1, 1),
     ]
     for i, call in enumerate(calls):
         with pytest.raises(NullPointerError) as ei:

@@ -38,6 +38,13 @@ from .publish_info import TopicPublishInfo
 from .ring import MAX_VIRTUAL_NODES, ConsistentHashRouter, md5_hash
 from .route import MAX_QUEUES, BrokerData, PermName, QueueData, TopicRouteData
 from .select import SelectMessageQueueByHash, SelectMessageQueueByMachineRoom, SelectMessageQueueByRandom
+from .static_topic import (
+    LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST,
+    LOGICAL_QUEUE_MOCK_BROKER_PREFIX,
+    METADATA_SCOPE_GLOBAL,
+    TopicQueueMappingInfo,
+    mock_broker_name,
+)
 from .sticky import AllocateMessageQueueSticky
 from .strategy import DEFAULT_TABLES, MQFaultStrategy
 
@@ -74,6 +81,9 @@ __all__ = [
     "SubscriptionLoadBalancer",
     "MAX_QUEUES",
     "MAX_VIRTUAL_NODES",
+    "LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST",
+    "LOGICAL_QUEUE_MOCK_BROKER_PREFIX",
+    "METADATA_SCOPE_GLOBAL",
     "BrokerData",
     "CommunicationMode",
     "IllegalArgumentError",
@@ -97,12 +107,14 @@ __all__ = [
     "SendWhichQueue",
     "SystemClock",
     "TopicPublishInfo",
+    "TopicQueueMappingInfo",
     "TopicRouteData",
     "as_selector",
     "java_int_hash",
     "java_long_hash",
     "java_string_compare",
     "java_string_hash",
+    "mock_broker_name",
     "send_default",
     "send_select",
 ]

@@ -19,7 +19,7 @@ QueueFilter = Callable[[MessageQueue], bool]
 class TopicPublishInfo:
     """The queues a producer sends a topic's messages to, with its ``sendWhichQueue`` index."""
 
-    __slots__ = ("_compat", "_index", "_order_topic", "_queues", "_route")
+    __slots__ = ("_compat", "_have_route_info", "_index", "_order_topic", "_queues", "_route")
 
     def __init__(
         self,
@@ -47,18 +47,22 @@ class TopicPublishInfo:
         self._order_topic = bool(order_topic)
         self._route = route
         self._index = send_which_queue
+        self._have_route_info = False
 
     @classmethod
     def from_route(cls, topic: str, route: TopicRouteData, compat: str = "5.3") -> TopicPublishInfo:
-        """``topicRouteData2TopicPublishInfo``: the queues of ``orderTopicConf`` when it is set (an ordered
-        topic), else ``writeQueueNums`` queues of every writeable broker that has a master, brokers in
-        name order. The returned info keeps the route with its queue datas in that sorted order."""
+        """``MQClientInstance.topicRouteData2TopicPublishInfo``: the queues of ``orderTopicConf`` when it is
+        set (an ordered topic); on 5.3, for a static topic (``orderTopicConf`` null, a non-empty
+        ``topic_queue_mapping_by_broker``), its logic queues sorted by queue id; else ``writeQueueNums`` queues
+        of every writeable broker that has a master, brokers in name order. The returned info keeps the route,
+        with its queue datas in that sorted order on the last path (Java sorts the route's list in place).
+        ``compat`` also picks the path: 4.9.8 has no static topics. Like Java's converter, it leaves
+        :attr:`have_topic_router_info` ``False``."""
         if not isinstance(route, TopicRouteData):
             raise TypeError(f"route must be a TopicRouteData, not {type(route).__name__}")
-        queues, order_topic = route.publish_queues(topic)
-        if not order_topic:
-            route = TopicRouteData(route.sorted_queue_datas(), route.broker_datas, route.order_topic_conf)
-        return cls(queues, order_topic=order_topic, route=route, compat=compat)
+        compat = parse_compat(compat)
+        queues, order_topic, kept = route._publish(topic, compat)
+        return cls(queues, order_topic=order_topic, route=kept, compat=compat)
 
     @property
     def message_queues(self) -> tuple[MessageQueue, ...]:
@@ -79,6 +83,19 @@ class TopicPublishInfo:
     @property
     def send_which_queue(self) -> SendWhichQueue:
         return self._index
+
+    @property
+    def have_topic_router_info(self) -> bool:
+        """``TopicPublishInfo.isHaveTopicRouterInfo`` / ``setHaveTopicRouterInfo``: ``False`` until set (the
+        Java client sets it right after converting the route). Setting a non-``bool`` is ``TypeError``. A plain
+        attribute store, atomic under the GIL (Java's field is ``volatile``)."""
+        return self._have_route_info
+
+    @have_topic_router_info.setter
+    def have_topic_router_info(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"have_topic_router_info must be a bool, not {type(value).__name__}")
+        self._have_route_info = bool(value)
 
     def ok(self) -> bool:
         return bool(self._queues)
@@ -140,7 +157,10 @@ class TopicPublishInfo:
         broker_name = check_opt_name("broker_name", broker_name)
         if self._route is None:
             raise NullPointerError("this TopicPublishInfo has no route")
-        for qd in self._route.queue_datas:
+        queue_datas = self._route.queue_datas
+        if queue_datas is None:
+            raise NullPointerError("the route's queue_datas is None")
+        for qd in queue_datas:
             if self._compat == "4.9" and not PermName.is_writeable(qd.perm):
                 continue
             if qd.broker_name == broker_name:
