@@ -586,7 +586,8 @@ class TopicRouteData:
         table: dict[str, tuple[str, ...] | None] | None,
         mapping: dict[str, TopicQueueMappingInfo] | None,
     ) -> TopicRouteData:
-        """A route from fields already checked (the containers are not shared: callers pass fresh ones)."""
+        """A route from fields already checked. Routes never change their containers after construction, so
+        two routes may share them."""
         r = object.__new__(cls)
         r._queue_datas = qds
         r._broker_datas = bds

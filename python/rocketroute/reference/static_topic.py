@@ -289,7 +289,8 @@ class ConcurrentHashMapOrder:
     * the table (16 bins, ``sizeCtl`` 12) doubles when the size reaches ``sizeCtl`` (then 3/4 of the new size);
     * a new key goes to the tail of a list bin, or to the front of a tree bin (``TreeBin.first``);
     * a list bin that held 8 or more nodes before the put (or whose replaced key was 8th or later) is
-      treeified: below 64 bins ``tryPresize(n << 1)`` grows the table instead (to ``tableSizeFor(3n + 1)``);
+      treeified: below 64 bins ``tryPresize(n << 1)`` grows the table instead, doubling it while
+      ``tableSizeFor(3n + 1)`` exceeds ``sizeCtl`` (16 bins become 128);
     * ``transfer`` splits a list bin as Java does: the last run of nodes that go the same way moves whole,
       the nodes before it are prepended one by one (so their order reverses); a tree bin splits in order,
       a half of 6 nodes or fewer becoming a list;

@@ -15,14 +15,9 @@ use rocketroute_core::static_topic::QueueMapping;
 use crate::counter::compat_arg;
 use crate::errors::{illegal, java_err, java_int, name_text, opt_str, req_name, type_name};
 use crate::message_queue::PyMessageQueue;
-use crate::static_topic::{given_bool, mapping_info_dict, Given, PyTopicQueueMappingInfo};
-
-fn opt_text(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<String>> {
-    Ok(match opt_str(obj, name)? {
-        Some(s) => Some(name_text(s, name)?.to_owned()),
-        None => None,
-    })
-}
+use crate::static_topic::{
+    given_bool, mapping_info_dict, opt_text, Given, PyTopicQueueMappingInfo,
+};
 
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]
 pub struct PyPermName;

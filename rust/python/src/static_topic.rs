@@ -35,7 +35,8 @@ pub fn given_bool(v: Given<'_>, name: &str) -> PyResult<bool> {
     }
 }
 
-fn opt_text(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<String>> {
+/// An optional name (`None` stands for Java's null).
+pub fn opt_text(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<String>> {
     Ok(match opt_str(obj, name)? {
         Some(s) => Some(name_text(s, name)?.to_owned()),
         None => None,
