@@ -98,8 +98,9 @@ impl QueueData {
 pub struct BrokerData {
     pub cluster: Option<String>,
     pub broker_name: Arc<str>,
-    /// Broker id -> address, in the order given; `None` stands for Java's null map.
-    pub broker_addrs: Option<Vec<(i64, Option<String>)>>,
+    /// Broker id -> address, in the order given (a later address of an id replacing the earlier one, as
+    /// `HashMap.put`); `None` stands for Java's null map.
+    pub broker_addrs: Option<BrokerAddrs>,
     /// 5.x `zoneName`.
     pub zone_name: Option<String>,
     /// 5.x `enableActingMaster`.
@@ -110,7 +111,7 @@ impl BrokerData {
     pub fn new(
         cluster: Option<String>,
         broker_name: Arc<str>,
-        broker_addrs: Option<Vec<(i64, Option<String>)>>,
+        broker_addrs: Option<BrokerAddrs>,
     ) -> Self {
         BrokerData {
             cluster,
@@ -150,46 +151,14 @@ impl BrokerData {
 /// `enableActingMaster` do not take part.
 impl PartialEq for BrokerData {
     fn eq(&self, o: &Self) -> bool {
-        self.broker_name == o.broker_name
-            && match (&self.broker_addrs, &o.broker_addrs) {
-                (None, None) => true,
-                (Some(a), Some(b)) => {
-                    a.len() == b.len() && {
-                        let other: HashMap<i64, &Option<String>> =
-                            b.iter().map(|(k, v)| (*k, v)).collect();
-                        a.iter().all(|(k, v)| other.get(k) == Some(&v))
-                    }
-                }
-                _ => false,
-            }
+        self.broker_name == o.broker_name && self.broker_addrs == o.broker_addrs
     }
 }
 
 impl Eq for BrokerData {}
 
-/// Builds a broker's id -> address map in first-seen order, a later address of an id replacing the
-/// earlier one (as `HashMap.put`), in linear time.
-#[derive(Default)]
-pub struct BrokerAddrs {
-    addrs: Vec<(i64, Option<String>)>,
-    index: HashMap<i64, usize>,
-}
-
-impl BrokerAddrs {
-    pub fn put(&mut self, id: i64, addr: Option<String>) {
-        match self.index.get(&id) {
-            Some(&i) => self.addrs[i].1 = addr,
-            None => {
-                self.index.insert(id, self.addrs.len());
-                self.addrs.push((id, addr));
-            }
-        }
-    }
-
-    pub fn into_vec(self) -> Vec<(i64, Option<String>)> {
-        self.addrs
-    }
-}
+/// A broker's id -> address map.
+pub type BrokerAddrs = OrderedMap<i64, Option<String>>;
 
 /// `filterServerTable`: broker address -> its filter servers (`None` stands for a null list).
 pub type FilterServerTable = OrderedMap<String, Option<Vec<String>>>;
@@ -351,8 +320,19 @@ impl TopicRouteData {
     }
 
     /// 5.3.3's `deepCloneTopicRouteData()`: throws on a null list or filter table.
+    /// `deepCloneTopicRouteData()`: as 5.3.3's clone, and each filter server list (`new ArrayList<>(list)`)
+    /// and each mapping's `currIdMap` (`new ConcurrentHashMap<>(map)`) is copied, so a null one throws.
     pub fn deep_clone_topic_route_data(&self) -> JavaResult<TopicRouteData> {
         self.containers_set()?;
+        let filters = self.filter_server_table.as_ref().expect("checked above");
+        if let Some((host, _)) = filters.iter().find(|(_, list)| list.is_none()) {
+            return Err(npe(&format!("the filter server list of {host:?}")));
+        }
+        if let Some(mapping) = &self.topic_queue_mapping_by_broker {
+            if let Some((broker, _)) = mapping.iter().find(|(_, i)| i.curr_id_map.is_none()) {
+                return Err(npe(&format!("curr_id_map of the mapping of {broker:?}")));
+            }
+        }
         Ok(self.copy())
     }
 
@@ -630,7 +610,7 @@ fn broker_data(b: &Value) -> JavaResult<BrokerData> {
                 };
                 addrs.put(broker_id(k)?, addr);
             }
-            Some(addrs.into_vec())
+            Some(addrs)
         }
         Some(_) => return Err(illegal("brokerAddrs must be an object")),
     };
@@ -666,6 +646,12 @@ fn mapping_info(v: &Value) -> JavaResult<TopicQueueMappingInfo> {
                     .ok_or_else(|| {
                         JavaError::IllegalArgument(format!("currIdMap key '{k}' is not a Java int"))
                     })?;
+                if v.is_null() {
+                    // Java's ConcurrentHashMap takes no null value
+                    return Err(JavaError::IllegalArgument(format!(
+                        "currIdMap value of key '{k}' must be an int, not null"
+                    )));
+                }
                 t.put(id, int(Some(v), "currIdMap value")?);
             }
             Some(t)
@@ -977,7 +963,10 @@ mod tests {
             "brokerDatas":[{"brokerName":"b","brokerAddrs":{0:"10.0.0.1:10911", 1 : "x{0:1}"}}]}"#;
         let r = TopicRouteData::from_json_str(text).unwrap();
         assert_eq!(
-            r.broker_datas.as_ref().unwrap()[0].broker_addrs,
+            r.broker_datas.as_ref().unwrap()[0]
+                .broker_addrs
+                .as_ref()
+                .map(|a| a.iter().map(|(k, v)| (*k, v.clone())).collect::<Vec<_>>()),
             Some(vec![
                 (0, Some("10.0.0.1:10911".into())),
                 (1, Some("x{0:1}".into()))
