@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::error::{JavaError, JavaResult};
 use crate::java::{long_hash, string_hash};
 use crate::java_collections::{
-    concurrent_hash_map_order, hash_map_order, small_array_sort, OrderedMap, MIN_MERGE,
+    hash_map_order, small_array_sort, ConcurrentHashMapOrder, OrderedMap, MIN_MERGE,
 };
 use crate::message_queue::MessageQueue;
 use crate::route::MAX_QUEUES;
@@ -125,7 +125,8 @@ pub fn endpoints_for_static_topic(
             .iter()
             .map(|(k, _)| string_hash(k))
             .collect::<Vec<_>>(),
-    );
+        "topicQueueMappingByBroker",
+    )?;
     // mappingInfosByScope: scope -> {broker name -> info}, both HashMaps filled in the route map's order
     let mut scopes: Vec<&str> = Vec::new();
     let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -140,14 +141,42 @@ pub fn endpoints_for_static_topic(
                 .push(i);
         }
     }
-    let scope_order = hash_map_order(&scopes.iter().map(|s| string_hash(s)).collect::<Vec<_>>());
+    // checked before any conversion, as the reference does: a null currIdMap, then the logic queue budget
+    let mut total: i64 = 0;
+    for scope in &scopes {
+        let group = &members[scope];
+        if let Some(&i) = group.iter().find(|&&i| entries[i].1.curr_id_map.is_none()) {
+            return Err(JavaError::NullPointer(format!(
+                "curr_id_map of the mapping of broker {:?} (scope {scope:?}) is None",
+                entries[i].0
+            )));
+        }
+        let scope_total = group
+            .iter()
+            .map(|&i| entries[i].1)
+            .filter(|info| info.epoch >= -1)
+            .map(|info| info.total_queues)
+            .fold(0, i32::max);
+        total += scope_total as i64;
+    }
+    if total > MAX_QUEUES as i64 {
+        return Err(JavaError::IllegalArgument(format!(
+            "static topic has more than {MAX_QUEUES} logic queues ({total})"
+        )));
+    }
+    let scope_order = hash_map_order(
+        &scopes.iter().map(|s| string_hash(s)).collect::<Vec<_>>(),
+        "mappingInfosByScope",
+    )?;
 
     let topic: Arc<str> = Arc::from(topic);
     let not_exist: Arc<str> = Arc::from(LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST);
+    // the result map (mqEndPointsOfBroker): two scopes can share a mock name ("__global__" and "global__"),
+    // and then a later put replaces an earlier one's value in place
     let mut keys: Vec<MessageQueue> = Vec::new();
     let mut values: Vec<Option<Arc<str>>> = Vec::new();
     let mut position: HashMap<MessageQueue, usize> = HashMap::new();
-    let mut total: i64 = 0;
+    let mut order = ConcurrentHashMapOrder::new();
     for si in scope_order {
         let scope = scopes[si];
         let group = &members[scope];
@@ -156,7 +185,8 @@ pub fn endpoints_for_static_topic(
                 .iter()
                 .map(|&i| string_hash(entries[i].0))
                 .collect::<Vec<_>>(),
-        );
+            &format!("mapping infos of scope {scope:?}"),
+        )?;
         let mut sorted: Vec<(usize, Arc<TopicQueueMappingInfo>)> = sub_order
             .iter()
             .map(|&j| (group[j], entries[group[j]].1.clone()))
@@ -168,12 +198,7 @@ pub fn endpoints_for_static_topic(
             if info.epoch >= -1 && info.total_queues > max_total {
                 max_total = info.total_queues;
             }
-            let Some(ids) = &info.curr_id_map else {
-                return Err(JavaError::NullPointer(format!(
-                    "curr_id_map of the mapping of broker {:?} is None",
-                    info.bname
-                )));
-            };
+            let ids = info.curr_id_map.as_ref().expect("checked above");
             for (global_id, _) in ids.iter() {
                 match holder.get(global_id) {
                     Some(old) if old.epoch > info.epoch => {}
@@ -183,31 +208,39 @@ pub fn endpoints_for_static_topic(
                 }
             }
         }
-        total += max_total as i64;
-        if total > MAX_QUEUES as i64 {
-            return Err(JavaError::IllegalArgument(format!(
-                "static topic has more than {MAX_QUEUES} logic queues ({total})"
-            )));
-        }
         let mock: Arc<str> = Arc::from(mock_broker_name(scope));
         for id in 0..max_total {
             let mq = MessageQueue::new(Some(topic.clone()), Some(mock.clone()), id);
             let broker = match holder.get(&id) {
-                Some(info) => info.bname.as_deref().map(Arc::from),
+                // ConcurrentHashMap.put(mq, null): Java throws
+                Some(info) => match info.bname.as_deref() {
+                    Some(b) => Some(Arc::from(b)),
+                    None => {
+                        return Err(JavaError::NullPointer(format!(
+                            "the mapping holding logic queue {id} of scope {scope:?} has no bname"
+                        )))
+                    }
+                },
                 None => Some(not_exist.clone()),
             };
-            match position.get(&mq) {
-                Some(&p) => values[p] = broker,
+            let hash = mq.java_hash_code();
+            let at = match position.get(&mq) {
+                Some(&p) => {
+                    values[p] = broker;
+                    p
+                }
                 None => {
                     position.insert(mq.clone(), keys.len());
                     keys.push(mq);
                     values.push(broker);
+                    keys.len() - 1
                 }
-            }
+            };
+            order.put(at, hash);
         }
     }
-    let hashes: Vec<i32> = keys.iter().map(|k| k.java_hash_code()).collect();
-    Ok(concurrent_hash_map_order(&hashes)
+    Ok(order
+        .order()
         .into_iter()
         .map(|i| (keys[i].clone(), values[i].clone()))
         .collect())
