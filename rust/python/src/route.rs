@@ -8,7 +8,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMapping, PyString, PyTuple,
 };
 use rocketroute_core::route::{
-    broker_id, perm, BrokerAddrs, BrokerData, FilterServerTable, QueueData, TopicRouteData,
+    broker_id, perm, BrokerData, FilterServerTable, QueueData, TopicRouteData,
 };
 use rocketroute_core::static_topic::QueueMapping;
 
@@ -16,7 +16,7 @@ use crate::counter::compat_arg;
 use crate::errors::{illegal, java_err, java_int, name_text, opt_str, req_name, type_name};
 use crate::message_queue::PyMessageQueue;
 use crate::static_topic::{
-    given_bool, mapping_info_dict, opt_text, Given, PyTopicQueueMappingInfo,
+    given_bool, mapping_info_dict, opt_text, ordered_map, Given, PyTopicQueueMappingInfo,
 };
 
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]
@@ -227,36 +227,20 @@ impl PyBrokerData {
         };
         let broker_name: Arc<str> = Arc::from(req_name(broker_name, "broker_name")?);
         let broker_addrs = match broker_addrs {
-            Some(a) if !a.is_none() => {
-                let m = a.cast::<PyMapping>().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "broker_addrs must be a mapping, not {}",
-                        type_name(a)
-                    ))
-                })?;
-                let mut out = BrokerAddrs::default();
-                for item in m.items()?.iter() {
-                    let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-                    let id = addr_key(&k)?;
-                    let addr = if v.is_none() {
-                        None
-                    } else {
-                        Some(
-                            v.cast::<PyString>()
-                                .map_err(|_| {
-                                    PyTypeError::new_err(format!(
-                                        "broker address must be a str or None, not {}",
-                                        type_name(&v)
-                                    ))
-                                })
-                                .and_then(|s| name_text(s, "broker address"))?
-                                .to_owned(),
-                        )
-                    };
-                    out.put(id, addr);
-                }
-                Some(out.into_vec())
-            }
+            Some(a) if !a.is_none() => Some(ordered_map(a, "broker_addrs", |k, v| {
+                let addr = if v.is_none() {
+                    None
+                } else {
+                    let s = v.cast::<PyString>().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "broker address must be a str or None, not {}",
+                            type_name(v)
+                        ))
+                    })?;
+                    Some(name_text(s, "broker address")?.to_owned())
+                };
+                Ok((addr_key(k)?, addr))
+            })?),
             _ => None,
         };
         Ok(PyBrokerData {
@@ -284,7 +268,7 @@ impl PyBrokerData {
             return Ok(None);
         };
         let d = PyDict::new(py);
-        for (k, v) in addrs {
+        for (k, v) in addrs.iter() {
             d.set_item(k, v.as_deref())?;
         }
         Ok(Some(d))
@@ -347,7 +331,7 @@ fn broker_data_dict<'py>(py: Python<'py>, b: &BrokerData) -> PyResult<Bound<'py,
         None => d.set_item("brokerAddrs", py.None())?,
         Some(addrs) => {
             let a = PyDict::new(py);
-            for (k, v) in addrs {
+            for (k, v) in addrs.iter() {
                 a.set_item(k.to_string(), v.as_deref())?;
             }
             d.set_item("brokerAddrs", a)?;
@@ -395,55 +379,35 @@ fn items_of<'py, T: pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True> 
 }
 
 fn filter_table(obj: &Bound<'_, PyAny>) -> PyResult<FilterServerTable> {
-    let m = obj.cast::<PyMapping>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "filter_server_table must be a mapping, not {}",
-            type_name(obj)
-        ))
-    })?;
-    let mut out = FilterServerTable::new();
-    for item in m.items()?.iter() {
-        let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        let key = req_name(&k, "filter_server_table key")?.to_owned();
-        let list = if v.is_none() {
-            None
-        } else {
-            if v.is_instance_of::<PyString>() {
-                return Err(PyTypeError::new_err(
-                    "filter_server_table values must be lists of str, not str",
-                ));
-            }
-            let mut l = Vec::new();
-            for s in v.try_iter()? {
-                l.push(req_name(&s?, "filter server")?.to_owned());
-            }
-            Some(l)
-        };
-        out.put(key, list);
-    }
-    Ok(out)
+    ordered_map(obj, "filter_server_table", |k, v| {
+        let key = req_name(k, "filter_server_table key")?.to_owned();
+        if v.is_none() {
+            return Ok((key, None));
+        }
+        if v.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "filter_server_table values must be lists of str, not str",
+            ));
+        }
+        let mut l = Vec::new();
+        for s in v.try_iter()? {
+            l.push(req_name(&s?, "filter server")?.to_owned());
+        }
+        Ok((key, Some(l)))
+    })
 }
 
 fn mapping_table(obj: &Bound<'_, PyAny>) -> PyResult<QueueMapping> {
-    let m = obj.cast::<PyMapping>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "topic_queue_mapping_by_broker must be a mapping, not {}",
-            type_name(obj)
-        ))
-    })?;
-    let mut out = QueueMapping::new();
-    for item in m.items()?.iter() {
-        let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        let key = req_name(&k, "topic_queue_mapping_by_broker key")?.to_owned();
+    ordered_map(obj, "topic_queue_mapping_by_broker", |k, v| {
+        let key = req_name(k, "topic_queue_mapping_by_broker key")?.to_owned();
         let info = v.cast::<PyTopicQueueMappingInfo>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "topic_queue_mapping_by_broker must hold TopicQueueMappingInfo, not {}",
-                type_name(&v)
+                type_name(v)
             ))
         })?;
-        out.put(key, info.get().inner.clone());
-    }
-    Ok(out)
+        Ok((key, info.get().inner.clone()))
+    })
 }
 
 impl PyTopicRouteData {

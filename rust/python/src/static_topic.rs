@@ -55,22 +55,33 @@ fn id_int(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i32> {
     java_int(obj, name)
 }
 
-pub fn id_map(obj: &Bound<'_, PyAny>) -> PyResult<OrderedMap<i32, i32>> {
+/// A Python mapping read into an [`OrderedMap`] in its iteration order (a later equal key replaces the value in
+/// place, as `HashMap.put`), each key and value converted by `entry`; `what` names the argument in the
+/// `TypeError` for a non-mapping.
+pub fn ordered_map<K: std::hash::Hash + Eq + Clone, V>(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    mut entry: impl FnMut(&Bound<'_, PyAny>, &Bound<'_, PyAny>) -> PyResult<(K, V)>,
+) -> PyResult<OrderedMap<K, V>> {
     let m = obj.cast::<PyMapping>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "curr_id_map must be a mapping, not {}",
-            type_name(obj)
-        ))
+        PyTypeError::new_err(format!("{what} must be a mapping, not {}", type_name(obj)))
     })?;
     let mut out = OrderedMap::new();
     for item in m.items()?.iter() {
         let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        out.put(
-            id_int(&k, "curr_id_map key")?,
-            java_int(&v, "curr_id_map value")?,
-        );
+        let (k, v) = entry(&k, &v)?;
+        out.put(k, v);
     }
     Ok(out)
+}
+
+pub fn id_map(obj: &Bound<'_, PyAny>) -> PyResult<OrderedMap<i32, i32>> {
+    ordered_map(obj, "curr_id_map", |k, v| {
+        Ok((
+            id_int(k, "curr_id_map key")?,
+            java_int(v, "curr_id_map value")?,
+        ))
+    })
 }
 
 #[pyclass(frozen, name = "TopicQueueMappingInfo", module = "rocketroute._native")]
