@@ -279,3 +279,53 @@ def test_the_default_retry_codes_are_the_java_producers(backend, compat, code):
         with pytest.raises(BrokerResponseError):
             backend.send_default(tp, strategy, broker, clock=clock)
         assert len(broker.calls) == 1
+
+
+# --- retry_result (retryAnotherBrokerWhenNotStoreOK) and the coroutine loop ----------------------------------------
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_a_result_asking_for_a_retry_goes_to_another_broker_and_is_returned_last(backend, compat):
+    tp, strategy, clock = _setup(backend, compat, enable=False)  # 4.9's latency path may pick broker-a again
+    broker = FakeBroker(clock)
+    not_stored = lambda result: result[1].broker_name == "broker-a"  # noqa: E731
+    _status, mq = backend.send_default(tp, strategy, broker, clock=clock, retry_result=not_stored)
+    assert [q.broker_name for q in broker.calls] == ["broker-a", "broker-b"]
+    assert mq.broker_name == "broker-b"
+    # every attempt asks for a retry: 3 attempts, and the last result comes back instead of an error
+    broker = FakeBroker(clock)
+    result = backend.send_default(tp, strategy, broker, clock=clock, retry_result=lambda r: True)
+    assert len(broker.calls) == 3 and result == ("SEND_OK", broker.calls[-1])
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_a_non_retryable_error_after_a_not_stored_result_returns_that_result(backend, compat):
+    # Java: catch MQBrokerException, not a retry code -> "if (sendResult != null) return sendResult"
+    tp, strategy, clock = _setup(backend, compat, enable=False)  # 4.9's latency path may pick broker-a again
+    broker = FakeBroker(clock, failing={"broker-b"}, error=lambda n: BrokerResponseError(13, "MESSAGE_ILLEGAL"))
+    result = backend.send_default(
+        tp, strategy, broker, clock=clock, retry_result=lambda r: True, retry_response_codes={1}
+    )
+    assert result == ("SEND_OK", broker.calls[0]) and len(broker.calls) == 2
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_the_coroutine_loop_retries_as_the_sync_one(backend, compat):
+    import asyncio
+
+    tp, strategy, clock = _setup(backend, compat)
+    broker = FakeBroker(clock, failing={"broker-a"})
+
+    async def send(mq):
+        await asyncio.sleep(0)
+        return broker(mq)
+
+    attempts = []
+    _status, mq = asyncio.run(backend.send_default_async(tp, strategy, send, clock=clock, attempts=attempts))
+    assert mq.broker_name == "broker-b"
+    assert [type(a.error) for a in attempts] == [BrokerUnreachableError, type(None)]
+    # the async mode's retry count
+    broker = FakeBroker(clock, failing={"broker-a", "broker-b"})
+    with pytest.raises(BrokerUnreachableError):
+        asyncio.run(backend.send_default_async(tp, strategy, send, clock=clock, retry_times_when_send_async_failed=3))
+    assert len(broker.calls) == 4

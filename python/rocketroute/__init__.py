@@ -27,7 +27,7 @@ from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
 from .response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
-from .send import CommunicationMode, SendAttempt, send_default, send_select
+from .send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 
 __version__ = "0.1.0"
 
@@ -209,5 +209,6 @@ __all__ = [
     "java_string_compare",
     "java_string_hash",
     "send_default",
+    "send_default_async",
     "send_select",
 ]

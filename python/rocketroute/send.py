@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,7 +18,14 @@ from .errors import BrokerResponseError, BrokerUnreachableError, SendFailedError
 from .response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
 
-__all__ = ["CommunicationMode", "SendAttempt", "send_default", "send_select", "DEFAULT_RETRY_RESPONSE_CODES"]
+__all__ = [
+    "CommunicationMode",
+    "SendAttempt",
+    "send_default",
+    "send_default_async",
+    "send_select",
+    "DEFAULT_RETRY_RESPONSE_CODES",
+]
 
 T = TypeVar("T")
 
@@ -45,6 +52,146 @@ def _monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
+class _SendLoop:
+    """The state of one ``sendDefaultImpl`` loop, shared by :func:`send_default` and :func:`send_default_async`:
+    which queue each attempt goes to, what the strategy learns from its outcome, and when to stop."""
+
+    __slots__ = (
+        "attempts",
+        "begin",
+        "brokers_sent",
+        "first",
+        "has_result",
+        "last_error",
+        "mode",
+        "mq",
+        "now",
+        "result",
+        "retry_response_codes",
+        "retry_result",
+        "start_detector",
+        "strategy",
+        "timed_out",
+        "timeout_ms",
+        "times",
+        "total",
+        "tp_info",
+    )
+
+    def __init__(
+        self,
+        tp_info: Any,
+        strategy: Any,
+        mode: CommunicationMode | str,
+        retry_times_when_send_failed: int,
+        retry_times_when_send_async_failed: int,
+        timeout_ms: int,
+        retry_response_codes: Collection[int] | None,
+        clock: Any,
+        attempts: list[SendAttempt] | None,
+        retry_result: Callable[[Any], bool] | None,
+    ) -> None:
+        self.mode = mode = CommunicationMode(mode)
+        if retry_response_codes is None:
+            retry_response_codes = default_retry_response_codes(getattr(strategy, "compat", "5.3"))
+        self.retry_response_codes = retry_response_codes
+        self.now = clock.now_ms if clock is not None else _monotonic_ms
+        if not tp_info.ok():
+            raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
+        if mode is CommunicationMode.SYNC:
+            self.total = 1 + retry_times_when_send_failed
+        elif mode is CommunicationMode.ASYNC:
+            self.total = 1 + retry_times_when_send_async_failed
+        else:
+            self.total = 1
+        self.tp_info, self.strategy, self.timeout_ms = tp_info, strategy, timeout_ms
+        self.attempts, self.retry_result = attempts, retry_result
+        self.start_detector = bool(getattr(strategy, "start_detector_enable", False))
+        self.first = self.begin = self.now()
+        self.mq: Any = None
+        self.brokers_sent: list[str | None] = [None] * self.total
+        self.last_error: BaseException | None = None
+        self.result: Any = None
+        self.has_result = False
+        self.timed_out = False
+        self.times = 0
+
+    def next_queue(self) -> Any:
+        """The queue of the next attempt, or ``None`` when the loop is over (no attempt left, no queue, or the
+        send timeout passed)."""
+        if self.times >= self.total:
+            return None
+        last_broker = None if self.mq is None else self.mq.broker_name
+        reset_index = self.mode is CommunicationMode.SYNC and self.times > 0
+        selected = self.strategy.select_one_message_queue(self.tp_info, last_broker, reset_index)
+        if selected is None:
+            return None
+        self.mq = selected
+        self.brokers_sent[self.times] = selected.broker_name
+        self.begin = self.now()
+        if self.timeout_ms < self.begin - self.first:
+            self.timed_out = True
+            return None
+        return selected
+
+    def succeeded(self, result: Any) -> bool:
+        """Record an attempt that returned; True when ``result`` is the answer (else the loop goes on: a
+        ``retry_result`` asked for another broker)."""
+        self._record(None, isolation=False, reachable=True)
+        self.times += 1
+        if self.retry_result is not None and self.retry_result(result):
+            self.result, self.has_result = result, True
+            return False
+        return True
+
+    def failed(self, e: BaseException) -> None:
+        """Record an attempt that raised; re-raise ``e`` when Java would not retry it."""
+        self.last_error = e
+        if isinstance(e, BrokerResponseError):
+            self._record(e, isolation=True, reachable=False)
+            if e.response_code not in self.retry_response_codes:
+                if self.has_result:  # Java returns an earlier not-stored result rather than throw
+                    raise _ReturnEarlier
+                raise e
+        elif isinstance(e, (BrokerUnreachableError, ConnectionError, TimeoutError)):
+            self._record(e, isolation=True, reachable=not self.start_detector)
+        else:
+            self._record(e, isolation=False, reachable=True)
+        self.times += 1
+
+    def finish(self) -> Any:
+        """After the last attempt: an earlier result, or the error Java throws."""
+        if self.has_result:
+            return self.result
+        if self.timed_out:
+            raise SendFailedError("sendDefaultImpl call timeout", self.attempts or [])
+        info = (
+            f"Send [{self.times}] times, still failed, cost [{self.now() - self.first}]ms, Topic: "
+            f"{_topic(self.tp_info)}, BrokersSent: [{', '.join('null' if b is None else b for b in self.brokers_sent)}]"
+        )
+        e = self.last_error
+        if e is None:
+            raise SendFailedError(info, self.attempts)
+        if hasattr(e, "add_note"):  # Python >= 3.11
+            e.add_note(info)
+        raise e
+
+    def _record(self, error: BaseException | None, *, isolation: bool, reachable: bool) -> None:
+        _record(
+            self.strategy,
+            self.attempts,
+            self.mq,
+            self.now() - self.begin,
+            error,
+            isolation=isolation,
+            reachable=reachable,
+        )
+
+
+class _ReturnEarlier(Exception):
+    """A non-retryable broker error after a not-stored result: the loop returns that result."""
+
+
 def send_default(
     tp_info: Any,
     strategy: Any,
@@ -57,6 +204,7 @@ def send_default(
     retry_response_codes: Collection[int] | None = None,
     clock: Any = None,
     attempts: list[SendAttempt] | None = None,
+    retry_result: Callable[[T], bool] | None = None,
 ) -> T:
     """Send with Java's retry loop; ``send(mq)`` does one attempt and returns its result.
 
@@ -74,62 +222,61 @@ def send_default(
     and is retried (Java's MQClientException). After the last attempt the last error is raised again, with
     a note listing the attempts. ``clock.now_ms()`` times the calls (default: a monotonic clock);
     ``attempts``, if given, receives a :class:`SendAttempt` per attempt.
+
+    ``retry_result(result)``, when given, is asked about each result: True sends again on another broker
+    (Java's ``retryAnotherBrokerWhenNotStoreOK`` for a status other than ``SEND_OK``), and when no later
+    attempt succeeds the last such result is returned, as in Java.
     """
-    mode = CommunicationMode(mode)
-    if retry_response_codes is None:
-        retry_response_codes = default_retry_response_codes(getattr(strategy, "compat", "5.3"))
-    now = clock.now_ms if clock is not None else _monotonic_ms
-    if not tp_info.ok():
-        raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
-    if mode is CommunicationMode.SYNC:
-        total = 1 + retry_times_when_send_failed
-    elif mode is CommunicationMode.ASYNC:
-        total = 1 + retry_times_when_send_async_failed
-    else:
-        total = 1
-    first = now()
-    mq = None
-    brokers_sent: list[str | None] = [None] * total
-    last_error: BaseException | None = None
-    times = 0
-    while times < total:
-        last_broker = None if mq is None else mq.broker_name
-        reset_index = mode is CommunicationMode.SYNC and times > 0
-        selected = strategy.select_one_message_queue(tp_info, last_broker, reset_index)
-        if selected is None:
-            break
-        mq = selected
-        brokers_sent[times] = mq.broker_name
-        begin = now()
-        if timeout_ms < begin - first:
-            raise SendFailedError("sendDefaultImpl call timeout", attempts or [])
+    loop = _SendLoop(
+        tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
+        retry_response_codes, clock, attempts, retry_result,
+    )  # fmt: skip
+    while (mq := loop.next_queue()) is not None:
         try:
             result = send(mq)
-        except BrokerResponseError as e:
-            _record(strategy, attempts, mq, now() - begin, e, isolation=True, reachable=False)
-            last_error = e
-            if e.response_code not in retry_response_codes:
-                raise
-        except (BrokerUnreachableError, ConnectionError, TimeoutError) as e:
-            reachable = not bool(getattr(strategy, "start_detector_enable", False))
-            _record(strategy, attempts, mq, now() - begin, e, isolation=True, reachable=reachable)
-            last_error = e
         except Exception as e:
-            _record(strategy, attempts, mq, now() - begin, e, isolation=False, reachable=True)
-            last_error = e
-        else:
-            _record(strategy, attempts, mq, now() - begin, None, isolation=False, reachable=True)
+            try:
+                loop.failed(e)
+            except _ReturnEarlier:
+                return loop.result  # type: ignore[no-any-return]
+            continue
+        if loop.succeeded(result):
             return result
-        times += 1
-    info = (
-        f"Send [{times}] times, still failed, cost [{now() - first}]ms, Topic: {_topic(tp_info)}, "
-        f"BrokersSent: [{', '.join('null' if b is None else b for b in brokers_sent)}]"
-    )
-    if last_error is None:
-        raise SendFailedError(info, attempts)
-    if hasattr(last_error, "add_note"):  # Python >= 3.11
-        last_error.add_note(info)
-    raise last_error
+    return loop.finish()  # type: ignore[no-any-return]
+
+
+async def send_default_async(
+    tp_info: Any,
+    strategy: Any,
+    send: Callable[[Any], Awaitable[T]],
+    *,
+    mode: CommunicationMode | str = CommunicationMode.ASYNC,
+    retry_times_when_send_failed: int = 2,
+    retry_times_when_send_async_failed: int = 2,
+    timeout_ms: int = 3000,
+    retry_response_codes: Collection[int] | None = None,
+    clock: Any = None,
+    attempts: list[SendAttempt] | None = None,
+    retry_result: Callable[[T], bool] | None = None,
+) -> T:
+    """:func:`send_default` for a coroutine ``send(mq)``: the same loop, each attempt awaited. The default mode
+    is ``async`` (1 + ``retry_times_when_send_async_failed`` attempts, as Java's ``sendAsync``)."""
+    loop = _SendLoop(
+        tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
+        retry_response_codes, clock, attempts, retry_result,
+    )  # fmt: skip
+    while (mq := loop.next_queue()) is not None:
+        try:
+            result = await send(mq)
+        except Exception as e:
+            try:
+                loop.failed(e)
+            except _ReturnEarlier:
+                return loop.result  # type: ignore[no-any-return]
+            continue
+        if loop.succeeded(result):
+            return result
+    return loop.finish()  # type: ignore[no-any-return]
 
 
 def send_select(

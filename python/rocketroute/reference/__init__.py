@@ -15,7 +15,7 @@ from ..producer_config import producer_defaults
 from ..rebalance import Churn, RebalanceResult, churn, rebalance
 from ..response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from ..selector import MessageQueueSelector, as_selector
-from ..send import CommunicationMode, SendAttempt, send_default, send_select
+from ..send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 from .allocate import (
     AllocateMachineRoomNearby,
     AllocateMessageQueueAveragely,
@@ -116,5 +116,6 @@ __all__ = [
     "java_string_hash",
     "mock_broker_name",
     "send_default",
+    "send_default_async",
     "send_select",
 ]
