@@ -1,0 +1,637 @@
+"""The remoting client: Java's ``NettyRemotingClient`` for asyncio, and a thread-safe synchronous facade.
+
+One TCP connection per address (``"host:port"``), made on first use and kept; many requests in flight on it at once,
+each response matched to its request by ``opaque``; a connection that breaks is dropped and the next call to that
+address makes a new one (Java's ``getAndCreateChannel``).
+"""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import collections
+import logging
+import threading
+import weakref
+from collections.abc import Collection
+from typing import Any
+
+from ..response_code import ResponseCode
+from .command import RPC_ONEWAY, RemotingCommand
+from .errors import (
+    FrameError,
+    RemotingCommandError,
+    RemotingConnectError,
+    RemotingError,
+    RemotingSendRequestError,
+    RemotingTimeoutError,
+)
+from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
+
+__all__ = ["AsyncRemotingClient", "RemotingClient", "parse_addr"]
+
+_log = logging.getLogger("rocketroute.remoting")
+
+_SUCCESS = (ResponseCode.SUCCESS,)
+_WRITE_HIGH_WATER = 4 * 1024 * 1024
+"""Bytes buffered in a connection's transport above which ``invoke`` waits for them to drain."""
+
+
+def parse_addr(addr: str) -> tuple[str, int]:
+    """``"host:port"`` -> ``(host, port)``; the port is after the last colon (Java's
+    ``RemotingHelper.string2SocketAddress``), so ``"::1:9876"`` and ``"[::1]:9876"`` are IPv6. Raises
+    :class:`RemotingConnectError` for anything else."""
+    if not isinstance(addr, str):
+        raise TypeError(f"addr must be a 'host:port' str, not {type(addr).__name__}")
+    host, sep, port = addr.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or int(port) > 0xFFFF:
+        raise RemotingConnectError(addr, "not a host:port address")
+    return host, int(port)
+
+
+class _Connection(asyncio.Protocol):
+    """One connection: writes coalesced per event-loop pass, responses matched to their waiters by opaque.
+
+    ``pending`` maps an opaque to ``(waiter, seq)`` (``seq`` tells this request from an earlier one with the same
+    opaque, for the client's timeout queues); a waiter is an ``asyncio.Future`` (async callers) or a
+    :class:`_SyncWaiter` (the sync facade); both are completed only here, on the loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, addr: str, max_frame_size: int) -> None:
+        self.loop = loop
+        self.addr = addr
+        self.decoder = FrameDecoder(max_frame_size)
+        self.pending: dict[int, tuple[Any, int]] = {}
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.on_close: Any = None
+        self._out: list[bytes] = []
+        self._paused = False
+        self._drain_waiters: list[asyncio.Future[None]] = []
+
+    # -- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)  # type: ignore[attr-defined]
+
+    def data_received(self, data: bytes) -> None:
+        pending = self.pending
+        try:
+            for cmd in self.decoder.feed(data):
+                if cmd.flag & 1:
+                    entry = pending.pop(cmd.opaque, None)
+                    if entry is None:
+                        _log.debug("response %s from %s matches no request in flight: dropped", cmd, self.addr)
+                        continue
+                    waiter = entry[0]
+                    if not waiter.done():
+                        waiter.set_result(cmd)
+                else:
+                    self._on_request(cmd)
+        except FrameError as e:
+            _log.warning("malformed frame from %s, closing the connection: %s", self.addr, e)
+            message = f"malformed frame from <{self.addr}>, connection closed: {e}"
+            self.close(lambda: FrameError(message, addr=self.addr), cause=e)
+
+    def eof_received(self) -> bool:
+        return False  # close the transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.closed:
+            return
+        buffered = self.decoder.buffered
+        if exc is not None:
+            reason = f"connection lost: {exc}"
+        elif buffered:
+            expected = self.decoder.expected
+            total = f" of {expected}" if expected is not None else ""
+            reason = f"connection closed by the peer in the middle of a frame ({buffered}{total} bytes received)"
+        else:
+            reason = "connection closed by the peer"
+        self.close(lambda: RemotingSendRequestError(self.addr, reason), cause=exc)
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake_drain_waiters()
+
+    # -- writing
+
+    def write(self, data: bytes) -> None:
+        out = self._out
+        out.append(data)
+        if len(out) == 1:
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        out = self._out
+        if not out or self.closed:
+            return
+        self._out = []
+        self.transport.write(out[0] if len(out) == 1 else b"".join(out))  # type: ignore[union-attr]
+
+    async def drain(self) -> None:
+        """Wait until the transport's buffer is under the low-water mark (only when it went over the high one)."""
+        if self._paused and not self.closed:
+            waiter = self.loop.create_future()
+            self._drain_waiters.append(waiter)
+            await waiter
+
+    def _wake_drain_waiters(self) -> None:
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    # -- requests from the peer
+
+    def _on_request(self, cmd: RemotingCommand) -> None:
+        """Java's ``processRequestCommand`` with no processor registered for the code: answer
+        REQUEST_CODE_NOT_SUPPORTED (" request type <code> not supported") unless the request is oneway."""
+        _log.debug("request %s from %s: no processor", cmd, self.addr)
+        if cmd.flag & RPC_ONEWAY:
+            return
+        response = RemotingCommand.response_to(
+            cmd, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported"
+        )
+        self.write(encode_frame(response))
+
+    # -- closing
+
+    def close(self, make_error: Any, cause: BaseException | None = None, *, graceful: bool = False) -> None:
+        """Drop the connection and fail every request in flight on it with ``make_error()`` (one new exception
+        per request). ``graceful``: write what is buffered before closing the socket (else discard it)."""
+        if self.closed:
+            return
+        if graceful:
+            self._flush()
+        self.closed = True
+        if self.on_close is not None:
+            self.on_close(self)
+        if self.transport is not None:
+            if graceful:
+                self.transport.close()
+            else:
+                self.transport.abort()
+        pending, self.pending = self.pending, {}
+        for waiter, _ in pending.values():
+            if not waiter.done():
+                error = make_error()
+                if cause is not None:
+                    error.__cause__ = cause
+                waiter.set_exception(error)
+        self._wake_drain_waiters()
+
+
+class AsyncRemotingClient:
+    """The remoting client for asyncio code (Java's ``NettyRemotingClient``). Use it from one event loop (the
+    one of its first call).
+
+    ``connect_timeout_ms`` bounds a connect (Java's ``connectTimeoutMillis``, 3000); ``max_frame_size`` bounds a
+    frame from a peer (Java's 16 MiB, :data:`~rocketroute.remoting.frame.DEFAULT_MAX_FRAME_SIZE`).
+
+    Errors: :class:`RemotingConnectError` (no connection), :class:`RemotingTimeoutError` (no response in time),
+    :class:`RemotingSendRequestError` (the connection broke with the request in flight), :class:`FrameError` (the
+    peer sent a malformed frame: the connection is closed). Requests from a peer are answered
+    REQUEST_CODE_NOT_SUPPORTED (Java's answer when no processor is registered for a code); oneway ones are dropped.
+    """
+
+    def __init__(self, *, connect_timeout_ms: int = 3000, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        self.connect_timeout_ms = connect_timeout_ms
+        self.max_frame_size = max_frame_size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._conns: dict[str, _Connection] = {}
+        self._connecting: dict[str, asyncio.Task[_Connection]] = {}
+        self._closed = False
+        self._seq = 0
+        self._deadlines: dict[int, collections.deque[tuple[float, _Connection, int, int, int]]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+
+    # -- connections
+
+    def _bind(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+        elif self._loop is not loop:
+            raise RuntimeError("an AsyncRemotingClient is used from one event loop only")
+        return loop
+
+    def _forget(self, conn: _Connection) -> None:
+        if self._conns.get(conn.addr) is conn:
+            del self._conns[conn.addr]
+
+    async def _connect(self, addr: str) -> _Connection:
+        loop = self._loop
+        assert loop is not None
+        host, port = parse_addr(addr)
+        try:
+            _, conn = await asyncio.wait_for(
+                loop.create_connection(lambda: _Connection(loop, addr, self.max_frame_size), host, port),
+                self.connect_timeout_ms / 1000,
+            )
+        except asyncio.TimeoutError:
+            raise RemotingConnectError(addr, f"not connected within {self.connect_timeout_ms}(ms)") from None
+        except OSError as e:
+            raise RemotingConnectError(addr, str(e)) from e
+        if self._closed:
+            conn.close(lambda: RemotingError("the remoting client is closed", addr=addr))
+            raise RemotingError("the remoting client is closed", addr=addr)
+        conn.on_close = self._forget
+        self._conns[addr] = conn
+        return conn
+
+    def _connect_done(self, addr: str, task: asyncio.Task[_Connection]) -> None:
+        if self._connecting.get(addr) is task:
+            del self._connecting[addr]
+        if not task.cancelled():
+            task.exception()  # retrieved: every waiter may have been cancelled meanwhile
+
+    async def connection(self, addr: str) -> _Connection:
+        """The open connection to ``addr``, made now if there is none (one connect at a time per address)."""
+        self._bind()
+        conn = self._conns.get(addr)
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise RemotingError("the remoting client is closed", addr=addr)
+        task = self._connecting.get(addr)
+        if task is None:
+            task = asyncio.ensure_future(self._connect(addr))
+            self._connecting[addr] = task
+            task.add_done_callback(lambda t: self._connect_done(addr, t))
+        try:
+            return await asyncio.shield(task)
+        except RemotingConnectError as e:
+            # every waiter gets its own exception object
+            raise RemotingConnectError(addr, e.reason) from e.__cause__
+
+    # -- requests
+
+    def _register(
+        self,
+        conn: _Connection,
+        request: RemotingCommand,
+        waiter: Any,
+        timeout_s: float,
+        timeout_ms: int,
+    ) -> None:
+        """Put ``request`` in flight on ``conn``: waiter in the table, deadline queued, frame written (on the loop).
+
+        Deadlines wait in one FIFO queue per ``timeout_ms`` value (a request's deadline is never before the
+        previous one's with the same timeout), served by one loop timer for the whole client: cheaper than a
+        ``call_later`` handle per request, whose heap orders its entries with a Python ``__lt__``."""
+        if conn.closed:
+            raise RemotingSendRequestError(conn.addr, "the connection was closed before the request was sent")
+        opaque = request.opaque
+        pending = conn.pending
+        if opaque in pending:
+            raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
+        frame = encode_frame(request)
+        self._seq = seq = self._seq + 1
+        pending[opaque] = (waiter, seq)
+        conn.write(frame)
+        deadline = self._loop.time() + timeout_s  # type: ignore[union-attr]
+        queue = self._deadlines.get(timeout_ms)
+        if queue is None:
+            queue = self._deadlines[timeout_ms] = collections.deque()
+        else:
+            # drop answered requests from the front, so the queue stays about as long as what is in flight
+            while queue:
+                _, head_conn, head_opaque, head_seq, _ = queue[0]
+                entry = head_conn.pending.get(head_opaque)
+                if entry is not None and entry[1] == head_seq:
+                    break
+                queue.popleft()
+            if queue and queue[-1][0] > deadline:
+                deadline = queue[-1][0]  # after a connect (a shorter remaining time): kept in order, a little late
+        queue.append((deadline, conn, opaque, seq, request.code))
+        if self._timer is None or deadline < self._timer_at:
+            self._arm(deadline)
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = self._loop.call_at(when, self._expire_due)  # type: ignore[union-attr]
+
+    def _expire_due(self) -> None:
+        """Fail every request whose deadline has passed with :class:`RemotingTimeoutError`; re-arm the timer."""
+        self._timer = None
+        now = self._loop.time()  # type: ignore[union-attr]
+        next_at: float | None = None
+        for timeout_ms, queue in list(self._deadlines.items()):
+            while queue and queue[0][0] <= now:
+                _, conn, opaque, seq, code = queue.popleft()
+                entry = conn.pending.get(opaque)
+                if entry is not None and entry[1] == seq:
+                    del conn.pending[opaque]
+                    if not entry[0].done():
+                        entry[0].set_exception(RemotingTimeoutError(conn.addr, timeout_ms, code))
+            if queue:
+                next_at = queue[0][0] if next_at is None else min(next_at, queue[0][0])
+            else:
+                del self._deadlines[timeout_ms]
+        if next_at is not None:
+            self._arm(next_at)
+
+    async def invoke(self, addr: str, request: RemotingCommand, timeout_ms: int = 3000) -> RemotingCommand:
+        """Send ``request`` to ``addr`` and return its response, whatever its code (Java's ``invokeSync``).
+
+        ``timeout_ms`` runs from the call: connecting counts against it (a connect is bounded by
+        ``connect_timeout_ms`` on its own, as in Java), and :class:`RemotingTimeoutError` is raised when it has
+        passed; the request is then forgotten and a late response dropped."""
+        loop = self._loop
+        if loop is None:
+            loop = self._bind()
+        conn = self._conns.get(addr)
+        if conn is None:
+            begin = loop.time()
+            conn = await self.connection(addr)
+            remaining = timeout_ms / 1000 - (loop.time() - begin)
+            if remaining <= 0:
+                raise RemotingTimeoutError(addr, timeout_ms, request.code)
+        else:
+            remaining = timeout_ms / 1000
+        waiter = loop.create_future()
+        self._register(conn, request, waiter, remaining, timeout_ms)
+        try:
+            if conn._paused:
+                await conn.drain()
+            return await waiter
+        except asyncio.CancelledError:
+            entry = conn.pending.get(request.opaque)
+            if entry is not None and entry[0] is waiter:
+                del conn.pending[request.opaque]
+            raise
+
+    async def invoke_checked(
+        self,
+        addr: str,
+        request: RemotingCommand,
+        timeout_ms: int = 3000,
+        ok_codes: Collection[int] = _SUCCESS,
+    ) -> RemotingCommand:
+        """:meth:`invoke`, raising :class:`RemotingCommandError` (code, remark, addr) when the response's code is
+        not in ``ok_codes`` (default: SUCCESS only)."""
+        response = await self.invoke(addr, request, timeout_ms)
+        if response.code not in ok_codes:
+            raise RemotingCommandError(response.code, response.remark, addr)
+        return response
+
+    async def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
+        """Send ``request`` with the oneway flag set (Java's ``invokeOneway``: ``markOnewayRPC`` then write) and
+        return once it is handed to the connection; no response is waited for. Sets the flag on ``request``."""
+        if self._loop is None:
+            self._bind()
+        request.flag |= RPC_ONEWAY
+        conn = self._conns.get(addr)
+        if conn is None:
+            conn = await self.connection(addr)
+        conn.write(encode_frame(request))
+        if conn._paused:
+            await conn.drain()
+
+    # -- sync facade support (runs on the loop)
+
+    def _submit(self, addr: str, request: RemotingCommand, timeout_ms: int, waiter: _SyncWaiter) -> None:
+        """Start ``invoke`` for a thread outside the loop; the outcome goes to ``waiter``."""
+        conn = self._conns.get(addr)
+        if conn is None:
+            task = asyncio.ensure_future(self.invoke(addr, request, timeout_ms))
+            task.add_done_callback(waiter.copy_outcome)
+            return
+        try:
+            self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
+        except BaseException as e:
+            waiter.set_exception(e)
+
+    def _submit_oneway(self, addr: str, request: RemotingCommand, waiter: _SyncWaiter) -> None:
+        conn = self._conns.get(addr)
+        if conn is None:
+            task = asyncio.ensure_future(self.invoke_oneway(addr, request))
+            task.add_done_callback(waiter.copy_outcome)
+            return
+        try:
+            request.flag |= RPC_ONEWAY
+            conn.write(encode_frame(request))
+        except BaseException as e:
+            waiter.set_exception(e)
+        else:
+            waiter.set_result(None)
+
+    # -- closing
+
+    async def close(self) -> None:
+        """Close every connection; requests in flight fail with :class:`RemotingSendRequestError`. Later calls
+        raise :class:`RemotingError`."""
+        self._closed = True
+        for task in list(self._connecting.values()):
+            task.cancel()
+        for conn in list(self._conns.values()):
+            conn.close(lambda c=conn: RemotingSendRequestError(c.addr, "the remoting client was closed"), graceful=True)
+        self._conns.clear()
+        self._deadlines.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def connected(self, addr: str) -> bool:
+        """Whether a connection to ``addr`` is open now."""
+        conn = self._conns.get(addr)
+        return conn is not None and not conn.closed
+
+
+class _SyncWaiter:
+    """The outcome of one request for a thread outside the loop: set on the loop, waited for by the caller.
+    A bare lock, the cheapest cross-thread wake-up CPython has (a ``concurrent.futures.Future`` costs a condition
+    variable and more)."""
+
+    __slots__ = ("_done", "_error", "_lock", "_result")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._lock.acquire()
+        self._done = False
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, result: Any) -> None:
+        if not self._done:
+            self._result = result
+            self._done = True
+            self._lock.release()
+
+    def set_exception(self, error: BaseException) -> None:
+        if not self._done:
+            self._error = error
+            self._done = True
+            self._lock.release()
+
+    def copy_outcome(self, task: asyncio.Future[Any]) -> None:
+        if task.cancelled():
+            self.set_exception(RemotingError("the request was cancelled"))
+        elif task.exception() is not None:
+            self.set_exception(task.exception())  # type: ignore[arg-type]
+        else:
+            self.set_result(task.result())
+
+    def wait(self, timeout_s: float) -> Any:
+        """The result (or raise the error); ``TimeoutError`` if nothing came within ``timeout_s``."""
+        if not self._lock.acquire(timeout=timeout_s):
+            raise TimeoutError
+        if self._error is not None:
+            error, self._error = self._error, None  # no reference cycle through the traceback
+            raise error
+        return self._result
+
+
+class RemotingClient:
+    """The synchronous remoting client: an :class:`AsyncRemotingClient` on an event loop in a daemon thread of its
+    own. Safe to share between threads; every method blocks the calling thread only.
+
+    ``.loop`` and ``.async_client`` are there for code that is already async on that loop (schedule onto it with
+    ``asyncio.run_coroutine_threadsafe``). Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, *, connect_timeout_ms: int = 3000, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        self.async_client = AsyncRemotingClient(connect_timeout_ms=connect_timeout_ms, max_frame_size=max_frame_size)
+        self.connect_timeout_ms = connect_timeout_ms
+        self.loop = asyncio.new_event_loop()
+        self._closed = False
+        self._close_lock = threading.Lock()
+        # requests from other threads: queued here, handed to the loop by one wake-up per batch
+        self._submissions: collections.deque[tuple[Any, ...]] = collections.deque()
+        self._wakeup_scheduled = False
+        started = threading.Event()
+        self.async_client._loop = self.loop
+        self._thread = threading.Thread(
+            target=_run_loop, args=(self.loop, started), name="rocketroute-remoting", daemon=True
+        )
+        self._thread.start()
+        started.wait()
+        # an unclosed client that is garbage-collected stops its loop (the thread holds no reference to self)
+        self._finalizer = weakref.finalize(self, _stop_loop, self.loop)
+
+    def _slack_s(self, timeout_ms: int) -> float:
+        # the loop fails the request at timeout_ms (or connect_timeout_ms + timeout_ms at worst); this bound
+        # only guards against a stopped loop
+        return (timeout_ms + self.connect_timeout_ms) / 1000 + 5.0
+
+    def _enqueue(self, *submission: Any) -> None:
+        self._submissions.append(submission)
+        if not self._wakeup_scheduled:
+            self._wakeup_scheduled = True
+            try:
+                self.loop.call_soon_threadsafe(self._drain_submissions)
+            except RuntimeError:  # the loop was closed by a concurrent close()
+                raise RemotingError("the remoting client is closed") from None
+
+    def _drain_submissions(self) -> None:
+        # on the loop. The flag is cleared before the queue is emptied: a thread that appends and then sees the
+        # flag set knows this drain has not yet started, so its item will be taken
+        self._wakeup_scheduled = False
+        queue = self._submissions
+        while queue:
+            submit, *args = queue.popleft()
+            submit(*args)
+
+    def invoke(self, addr: str, request: RemotingCommand, timeout_ms: int = 3000) -> RemotingCommand:
+        """:meth:`AsyncRemotingClient.invoke` from any thread."""
+        if self._closed:
+            raise RemotingError("the remoting client is closed", addr=addr)
+        waiter = _SyncWaiter()
+        self._enqueue(self.async_client._submit, addr, request, timeout_ms, waiter)
+        try:
+            return waiter.wait(self._slack_s(timeout_ms))
+        except TimeoutError:
+            if waiter.done():  # a RemotingTimeoutError from the loop
+                raise
+            raise RemotingTimeoutError(addr, timeout_ms, request.code) from None
+
+    def invoke_checked(
+        self,
+        addr: str,
+        request: RemotingCommand,
+        timeout_ms: int = 3000,
+        ok_codes: Collection[int] = _SUCCESS,
+    ) -> RemotingCommand:
+        """:meth:`invoke`, raising :class:`RemotingCommandError` when the code is not in ``ok_codes``."""
+        response = self.invoke(addr, request, timeout_ms)
+        if response.code not in ok_codes:
+            raise RemotingCommandError(response.code, response.remark, addr)
+        return response
+
+    def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
+        """:meth:`AsyncRemotingClient.invoke_oneway` from any thread: returns once the frame is handed to the
+        connection (after connecting, if needed)."""
+        if self._closed:
+            raise RemotingError("the remoting client is closed", addr=addr)
+        waiter = _SyncWaiter()
+        self._enqueue(self.async_client._submit_oneway, addr, request, waiter)
+        try:
+            waiter.wait(self._slack_s(0))
+        except TimeoutError:
+            if waiter.done():
+                raise
+            raise RemotingConnectError(addr, "the client's event loop did not take the request") from None
+
+    def close(self) -> None:
+        """Close the connections and stop the loop's thread (idempotent)."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._finalizer.detach()
+        if threading.current_thread() is self._thread:  # from a callback on the loop itself: cannot wait
+            self.loop.create_task(self.async_client.close()).add_done_callback(lambda _: self.loop.stop())
+            return
+        if self.loop.is_running():
+            asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        while self._submissions:  # taken by no drain: the loop has stopped
+            *_, waiter = self._submissions.popleft()
+            waiter.set_exception(RemotingError("the remoting client is closed"))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def connected(self, addr: str) -> bool:
+        """Whether a connection to ``addr`` is open now."""
+        return self.async_client.connected(addr)
+
+    def __enter__(self) -> RemotingClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
+    asyncio.set_event_loop(loop)
+    loop.call_soon(started.set)
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
+
+
+def _stop_loop(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.call_soon_threadsafe(loop.stop)
+    except RuntimeError:  # already closed
+        pass

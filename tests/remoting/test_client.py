@@ -1,0 +1,486 @@
+"""AsyncRemotingClient against fake peers: real TCP on 127.0.0.1, the peer scripted by each test.
+
+A bad frame must give its own clear error at once, never a hang: the invoke timeouts in those tests are long
+(30 s) and the peer keeps the connection open, so only the client's frame check can end the call, and a
+RemotingTimeoutError would mean the error was missed."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import struct
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from rocketroute.remoting import (
+    AsyncRemotingClient,
+    FrameError,
+    RemotingCommand,
+    RemotingCommandError,
+    RemotingConnectError,
+    RemotingError,
+    RemotingSendRequestError,
+    RemotingTimeoutError,
+    RequestCode,
+    ResponseCode,
+)
+
+from ._peer import FakePeer, PeerConn, build_frame, free_port
+
+LONG_MS = 30_000
+
+
+def run(test: Callable[[AsyncRemotingClient], Awaitable[Any]], **kwargs: Any) -> Any:
+    async def main() -> Any:
+        client = AsyncRemotingClient(**kwargs)
+        try:
+            return await test(client)
+        finally:
+            await client.close()
+
+    return asyncio.run(main())
+
+
+def request(i: int = 0, body: bytes | None = None) -> RemotingCommand:
+    return RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, {"i": i}, body)
+
+
+def test_invoke_returns_the_matching_response() -> None:
+    with FakePeer() as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            req = request(7, b"hello")
+            resp = await client.invoke(peer.addr, req, LONG_MS)
+            assert resp.is_response and resp.opaque == req.opaque
+            assert resp.code == 0 and resp.ext_fields == {"i": "7"} and resp.body == b"hello"
+            assert resp.language == "JAVA" and resp.version == 479
+
+        run(test)
+        assert peer.received[0]["language"] == "PYTHON" and peer.received[0]["serializeTypeCurrentRPC"] == "JSON"
+
+
+def test_the_connection_is_reused() -> None:
+    with FakePeer() as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            for i in range(5):
+                assert (await client.invoke(peer.addr, request(i), LONG_MS)).ext_fields["i"] == str(i)
+            assert client.connected(peer.addr)
+
+        run(test)
+        assert peer.connections == 1
+
+
+def test_200_concurrent_requests_answered_out_of_order() -> None:
+    def shuffled(conn: PeerConn) -> None:
+        requests = [conn.read_request() for _ in range(200)]
+        random.Random(13).shuffle(requests)
+        for r in requests:
+            conn.answer(r, seen=r["extFields"]["i"])
+        conn.echo_forever()
+
+    with FakePeer(shuffled) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            # all 200 start before any connection exists: they must share one connect
+            reqs = [request(i) for i in range(200)]
+            resps = await asyncio.gather(*(client.invoke(peer.addr, r, LONG_MS) for r in reqs))
+            for i, (req, resp) in enumerate(zip(reqs, resps, strict=True)):
+                assert resp.opaque == req.opaque
+                assert resp.ext_fields == {"i": str(i), "seen": str(i)}
+
+        run(test)
+        assert peer.connections == 1
+        order = [int(r["extFields"]["i"]) for r in peer.received]
+        assert sorted(order) == list(range(200))
+
+
+def test_timeout_then_the_late_response_is_dropped() -> None:
+    release = threading.Event()
+
+    def late(conn: PeerConn) -> None:
+        first = conn.read_request()
+        release.wait(LONG_MS / 1000)
+        conn.answer(first, late="yes")  # after the client gave up on it
+        conn.echo_forever()
+
+    with FakePeer(late) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            req = request(1)
+            with pytest.raises(RemotingTimeoutError) as info:
+                await client.invoke(peer.addr, req, 200)
+            error = info.value
+            assert (error.addr, error.timeout_ms, error.code) == (peer.addr, 200, RequestCode.SEND_MESSAGE_V2)
+            assert isinstance(error, TimeoutError)
+            assert f"<{peer.addr}> timeout, 200(ms)" in str(error)
+            release.set()
+            # the late response reaches the client first on this connection and matches nothing
+            nxt = request(2)
+            resp = await client.invoke(peer.addr, nxt, LONG_MS)
+            assert resp.opaque == nxt.opaque and resp.ext_fields == {"i": "2"}
+
+        run(test)
+        assert peer.connections == 1
+
+
+def silent(conn: PeerConn) -> None:
+    conn.wait_closed()
+
+
+def test_a_short_timeout_is_not_held_behind_a_long_one() -> None:
+    with FakePeer(silent) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            long = asyncio.ensure_future(client.invoke(peer.addr, request(1), 600_000))
+            with pytest.raises(RemotingTimeoutError) as info:
+                await client.invoke(peer.addr, request(2), 100)
+            assert info.value.timeout_ms == 100
+            assert not long.done()  # had the short one waited for the long one's deadline, both would be over
+            long.cancel()
+
+        run(test)
+
+
+def test_many_timeouts_on_one_connection() -> None:
+    with FakePeer(silent) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            results = await asyncio.gather(
+                *(client.invoke(peer.addr, request(i), 50 + 10 * (i % 3)) for i in range(60)), return_exceptions=True
+            )
+            assert all(isinstance(r, RemotingTimeoutError) for r in results)
+            assert [r.timeout_ms for r in results] == [50 + 10 * (i % 3) for i in range(60)]
+            assert client._conns[peer.addr].pending == {}
+            assert client.connected(peer.addr)  # a timeout leaves the connection open, as Java does
+
+        run(test)
+
+
+def test_oneway_sets_the_flag_and_waits_for_nothing() -> None:
+    with FakePeer() as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            one = request(1)
+            assert await client.invoke_oneway(peer.addr, one) is None
+            assert one.is_oneway
+            two = request(2)
+            resp = await client.invoke(peer.addr, two, LONG_MS)  # the peer answers only this one
+            assert resp.opaque == two.opaque
+
+        run(test)
+        assert [r["flag"] for r in peer.received] == [2, 0]
+
+
+def test_connect_refused() -> None:
+    addr = f"127.0.0.1:{free_port()}"
+
+    async def test(client: AsyncRemotingClient) -> None:
+        with pytest.raises(RemotingConnectError) as info:
+            await client.invoke(addr, request(), LONG_MS)
+        assert isinstance(info.value, ConnectionError)
+        assert str(info.value).startswith(f"connect to {addr} failed")
+        assert info.value.addr == addr
+        assert not client.connected(addr)
+
+    run(test)
+
+
+def test_concurrent_calls_to_a_refusing_address_each_get_an_error() -> None:
+    addr = f"127.0.0.1:{free_port()}"
+
+    async def test(client: AsyncRemotingClient) -> None:
+        results = await asyncio.gather(
+            *(client.invoke(addr, request(i), LONG_MS) for i in range(5)), return_exceptions=True
+        )
+        assert all(isinstance(r, RemotingConnectError) for r in results)
+        assert len({id(r) for r in results}) == 5
+
+    run(test)
+
+
+# -- a misbehaving peer: each case gives its error, and the next call reconnects -------------------------------------
+
+
+def garbage(conn: PeerConn) -> None:
+    conn.read_request()
+    conn.send(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+    conn.wait_closed()
+
+
+def two_gib_length(conn: PeerConn) -> None:
+    conn.read_request()
+    conn.send(struct.pack(">I", 0x7FFFFFFF))
+    conn.wait_closed()
+
+
+def negative_length(conn: PeerConn) -> None:
+    conn.read_request()
+    conn.send(struct.pack(">I", 0x80000000))
+    conn.wait_closed()
+
+
+def header_longer_than_frame(conn: PeerConn) -> None:
+    conn.read_request()
+    conn.send(struct.pack(">ii", 100, 500) + b"{")
+    conn.wait_closed()
+
+
+def undecodable_header(conn: PeerConn) -> None:
+    conn.read_request()
+    conn.send(struct.pack(">ii", 4 + 5, 5) + b"{nope")
+    conn.wait_closed()
+
+
+@pytest.mark.parametrize(
+    ("handler", "message"),
+    [
+        (garbage, "over the maximum frame size"),  # "HTTP" read as a length
+        (two_gib_length, "frame of 2147483651 bytes"),
+        (negative_length, "less than 4"),
+        (header_longer_than_frame, "bad header length 500"),
+        (undecodable_header, "undecodable JSON header"),
+    ],
+)
+def test_malformed_frame_fails_the_request_and_the_client_recovers(handler: Any, message: str) -> None:
+    with FakePeer(handler) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            with pytest.raises(FrameError) as info:
+                await client.invoke(peer.addr, request(1), LONG_MS)
+            assert message in str(info.value)
+            assert f"malformed frame from <{peer.addr}>" in str(info.value)
+            assert info.value.addr == peer.addr
+            assert not client.connected(peer.addr)
+            resp = await client.invoke(peer.addr, request(2), LONG_MS)  # a new connection
+            assert resp.ext_fields == {"i": "2"}
+
+        run(test)
+        assert peer.connections == 2
+
+
+def test_all_requests_in_flight_fail_on_a_bad_frame() -> None:
+    def bad_after_three(conn: PeerConn) -> None:
+        for _ in range(3):
+            conn.read_request()
+        conn.send(struct.pack(">I", 0xFFFFFFFF))
+        conn.wait_closed()
+
+    with FakePeer(bad_after_three) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            results = await asyncio.gather(
+                *(client.invoke(peer.addr, request(i), LONG_MS) for i in range(3)), return_exceptions=True
+            )
+            assert all(isinstance(r, FrameError) for r in results), results
+
+        run(test)
+
+
+def test_good_responses_before_a_bad_frame_are_delivered() -> None:
+    def good_then_bad(conn: PeerConn) -> None:
+        first = conn.read_request()
+        conn.read_request()
+        good = build_frame(0, first["opaque"], ext={"ok": "1"})
+        conn.send(good + b"\x00\x00\x00\x01")  # one chunk: a good frame, then a length of 1
+        conn.wait_closed()
+
+    with FakePeer(good_then_bad) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            a, b = await asyncio.gather(
+                client.invoke(peer.addr, request(1), LONG_MS),
+                client.invoke(peer.addr, request(2), LONG_MS),
+                return_exceptions=True,
+            )
+            assert isinstance(a, RemotingCommand) and a.ext_fields == {"ok": "1"}
+            assert isinstance(b, FrameError)
+
+        run(test)
+
+
+def test_truncated_frame_then_close() -> None:
+    def truncated(conn: PeerConn) -> None:
+        req = conn.read_request()
+        conn.send(build_frame(0, req["opaque"], body=b"x" * 100)[:-30])
+
+    with FakePeer(truncated) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            with pytest.raises(RemotingSendRequestError) as info:
+                await client.invoke(peer.addr, request(1), LONG_MS)
+            assert "in the middle of a frame" in str(info.value)
+            assert str(info.value).startswith(f"send request to <{peer.addr}> failed")
+            assert isinstance(info.value, ConnectionError)
+            resp = await client.invoke(peer.addr, request(2), LONG_MS)
+            assert resp.ext_fields == {"i": "2"}
+
+        run(test)
+        assert peer.connections == 2
+
+
+def test_peer_closes_with_requests_in_flight() -> None:
+    def close_after_two(conn: PeerConn) -> None:
+        conn.read_request()
+        conn.read_request()
+
+    with FakePeer(close_after_two) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            results = await asyncio.gather(
+                *(client.invoke(peer.addr, request(i), LONG_MS) for i in range(2)), return_exceptions=True
+            )
+            assert all(isinstance(r, RemotingSendRequestError) for r in results), results
+            assert "closed by the peer" in str(results[0])
+            assert (await client.invoke(peer.addr, request(3), LONG_MS)).ext_fields == {"i": "3"}
+
+        run(test)
+        assert peer.connections == 2
+
+
+def test_frame_over_max_frame_size_from_the_peer() -> None:
+    with FakePeer() as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            assert (await client.invoke(peer.addr, request(1, b"s" * 100), LONG_MS)).body == b"s" * 100
+            with pytest.raises(FrameError, match="over the maximum frame size 1024"):
+                await client.invoke(peer.addr, request(2, b"b" * 2000), LONG_MS)  # echoed back too big
+
+        run(test, max_frame_size=1024)
+
+
+def test_requests_from_the_peer_are_answered_not_supported() -> None:
+    answer: dict[str, Any] = {}
+
+    def asks(conn: PeerConn) -> None:
+        req = conn.read_request()
+        conn.send(build_frame(RequestCode.CHECK_TRANSACTION_STATE, 777, flag=2))  # oneway: no answer
+        conn.send(build_frame(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, 778, flag=0))
+        answer.update(conn.read_request())
+        conn.answer(req)
+        conn.echo_forever()
+
+    with FakePeer(asks) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            assert (await client.invoke(peer.addr, request(1), LONG_MS)).ext_fields == {"i": "1"}
+
+        run(test)
+    assert answer["opaque"] == 778 and answer["flag"] == 1
+    assert answer["code"] == ResponseCode.REQUEST_CODE_NOT_SUPPORTED
+    assert answer["remark"] == f" request type {RequestCode.NOTIFY_CONSUMER_IDS_CHANGED} not supported"
+
+
+def test_invoke_checked() -> None:
+    def error_code(conn: PeerConn) -> None:
+        req = conn.read_request()
+        conn.answer(req, ResponseCode.TOPIC_NOT_EXIST, remark="Topic route was not found")
+        conn.echo_forever()
+
+    with FakePeer(error_code) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            with pytest.raises(RemotingCommandError) as info:
+                await client.invoke_checked(peer.addr, request(1), LONG_MS)
+            assert (info.value.code, info.value.remark, info.value.addr) == (17, "Topic route was not found", peer.addr)
+            assert (await client.invoke_checked(peer.addr, request(2), LONG_MS)).code == 0
+
+        run(test)
+
+
+def test_invoke_returns_error_responses_as_they_are() -> None:
+    def error_code(conn: PeerConn) -> None:
+        conn.answer(conn.read_request(), ResponseCode.SYSTEM_BUSY, remark="busy")
+
+    with FakePeer(error_code) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            resp = await client.invoke(peer.addr, request(1), LONG_MS)
+            assert (resp.code, resp.remark) == (ResponseCode.SYSTEM_BUSY, "busy")
+
+        run(test)
+
+
+def test_megabytes_in_flight_past_the_write_high_water_mark() -> None:
+    with FakePeer() as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            body = bytes(range(256)) * 4096  # 1 MiB, 32 of them, over the 4 MiB high-water mark
+            await client.invoke(peer.addr, request(-1), LONG_MS)  # connected: the waves below are not held by it
+
+            async def one(i: int) -> RemotingCommand:
+                if i % 2:  # a second wave finds the transport paused and waits for it to drain
+                    await asyncio.sleep(0)
+                return await client.invoke(peer.addr, request(i, body), LONG_MS)
+
+            resps = await asyncio.gather(*(one(i) for i in range(32)))
+            assert all(r.body == body and r.ext_fields == {"i": str(i)} for i, r in enumerate(resps))
+
+        run(test)
+
+
+def test_the_same_opaque_twice_in_flight_is_refused() -> None:
+    release = threading.Event()
+
+    def slow(conn: PeerConn) -> None:
+        req = conn.read_request()
+        release.wait(LONG_MS / 1000)
+        conn.answer(req)
+        conn.echo_forever()
+
+    with FakePeer(slow) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            req = request(1)
+            first = asyncio.ensure_future(client.invoke(peer.addr, req, LONG_MS))
+            while not client.connected(peer.addr) or not peer.received:
+                await asyncio.sleep(0.01)
+            with pytest.raises(ValueError, match="already in flight"):
+                await client.invoke(peer.addr, req, LONG_MS)
+            release.set()
+            assert (await first).opaque == req.opaque
+
+        run(test)
+
+
+def test_cancelled_invoke_forgets_its_request() -> None:
+    def drop_first(conn: PeerConn) -> None:
+        conn.read_request()
+        conn.echo_forever()
+
+    with FakePeer(drop_first) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            task = asyncio.ensure_future(client.invoke(peer.addr, request(1), LONG_MS))
+            while not peer.received:
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert client._conns[peer.addr].pending == {}
+            assert (await client.invoke(peer.addr, request(2), LONG_MS)).ext_fields == {"i": "2"}
+
+        run(test)
+
+
+def test_close_fails_requests_in_flight_and_later_calls() -> None:
+    def read_one(conn: PeerConn) -> None:
+        conn.read_request()
+        conn.wait_closed()
+
+    with FakePeer(read_one) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            task = asyncio.ensure_future(client.invoke(peer.addr, request(1), LONG_MS))
+            while not peer.received:
+                await asyncio.sleep(0.01)
+            await client.close()
+            with pytest.raises(RemotingSendRequestError, match="client was closed"):
+                await task
+            with pytest.raises(RemotingError, match="closed"):
+                await client.invoke(peer.addr, request(2), LONG_MS)
+
+        run(test)
