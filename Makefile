@@ -2,6 +2,7 @@
 #
 #   make demo    build the native extension into .venv and run the pipeline demo on local Spark
 #   make test    cargo test (core crate) + pytest over both backends + the benches once as smoke tests
+#   make servers the real RocketMQ name server and broker the cluster tests start (built once into a cache)
 #
 # Needs python3 (>= 3.10), a Rust toolchain (cargo) and network access to PyPI and crates.io.
 # Everything Python goes into ./.venv; cargo keeps its default target dir (./target).
@@ -16,6 +17,16 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.rocketroute-tools.stamp
 BENCH_JSON := out/bench/results.json
+
+# The real servers of the cluster tests (tests/cluster): RocketMQ-Rust's name server and broker from crates.io,
+# pinned, built by `cargo install --locked` into a cache outside the checkout so a clean clone on this machine
+# reuses them. Override SERVERS_DIR to put them elsewhere. The tests find the binaries through
+# ROCKETROUTE_SERVERS_BIN (the harness defaults to the same cache path when it is unset).
+SERVERS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/servers
+SERVERS_BIN := $(SERVERS_DIR)/bin
+SERVERS_VERSION := 1.0.0
+SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION)
+SERVERS_BINARIES := rocketmq-namesrv-rust rocketmq-broker-rust
 
 # Run the build and the tools inside the venv without activating it in the caller's shell.
 # PYO3_PYTHON pins the interpreter pyo3 builds against, so maturin and cargo clippy agree and do not
@@ -46,7 +57,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build test test-rust test-python test-benches lint bench demo walkthrough fuzz clean distclean
+.PHONY: help venv build servers test test-rust test-python test-benches lint bench demo walkthrough fuzz clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -54,6 +65,7 @@ help:
 	@echo "make test      cargo test (core) + pytest tests (both backends) + benches as smoke tests"
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     maturin develop --release into .venv"
+	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table"
 	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
@@ -80,7 +92,26 @@ build: venv
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
 	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
-test: venv build
+# `make servers`: skipped (one line with the versions) when both binaries are in $(SERVERS_BIN) at the pinned
+# version. Otherwise cargo install builds both (20-40 minutes on 2 cores; the second reuses the first's dependencies
+# through the shared CARGO_TARGET_DIR). That target dir (over 1 GB) is kept on purpose: a version bump rebuilds
+# only what changed. Delete $(SERVERS_DIR)/target by hand to get the space back.
+servers:
+	@ok=1; vers=""; \
+	for b in $(SERVERS_BINARIES); do \
+		v=$$("$(SERVERS_BIN)/$$b" --version 2>/dev/null | tr '\n' ' ') || v=""; \
+		case "$$v" in *"version=$(SERVERS_VERSION)"*) vers="$$vers $$b $(SERVERS_VERSION);" ;; *) ok=0 ;; esac; \
+	done; \
+	if [ $$ok = 1 ]; then echo "servers: up to date in $(SERVERS_BIN):$${vers%;}"; exit 0; fi; \
+	command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }; \
+	printf '\n\033[1m==> %s\033[0m\n' "servers: cargo install --locked $(SERVERS_CRATES) into $(SERVERS_DIR) (20-40 minutes)"; \
+	mkdir -p "$(SERVERS_DIR)"; \
+	CARGO_TARGET_DIR="$(SERVERS_DIR)/target" cargo install --locked --root "$(SERVERS_DIR)" $(SERVERS_CRATES); \
+	for b in $(SERVERS_BINARIES); do \
+		echo "servers: $$("$(SERVERS_BIN)/$$b" --version | paste -sd " ")"; \
+	done
+
+test: venv build servers
 	@$(MAKE) test-rust
 	@$(MAKE) test-python
 	@$(MAKE) test-benches
@@ -95,11 +126,11 @@ test-rust:
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q tests
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
-	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q benches --benchmark-disable
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q benches --benchmark-disable
 
 lint: venv
 	$(call section,lint: cargo fmt --check)
@@ -111,10 +142,10 @@ lint: venv
 	$(call section,lint: ruff format --check)
 	$(VENV)/bin/ruff format --check python tests benches
 
-bench: venv build
+bench: venv build servers
 	$(call section,bench: pytest benches --benchmark-only)
 	@mkdir -p $(dir $(BENCH_JSON))
-	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
 		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON)
@@ -132,7 +163,7 @@ SOAK ?= 25
 fuzz: build
 	$(call section,fuzz: hypothesis profile "fuzz", $(FUZZ_EXAMPLES) examples per test)
 	env -u ROCKETROUTE_BACKEND HYPOTHESIS_PROFILE=fuzz ROCKETROUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ROCKETROUTE_SOAK=$(SOAK) \
-		$(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance
+		$(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance --ignore=tests/cluster
 	$(call section,fuzz: cargo test (core, the bounded property tests with PROPTEST_CASES=$(FUZZ_EXAMPLES)))
 	PROPTEST_CASES=$(FUZZ_EXAMPLES) cargo test -p rocketroute-core --release
 

@@ -1,0 +1,1 @@
+"""Tests on real RocketMQ servers (name servers and brokers started by harness.py)."""
