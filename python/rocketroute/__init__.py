@@ -8,6 +8,7 @@ forces the reference, ``ROCKETROUTE_BACKEND=native`` makes a missing native modu
 
 from __future__ import annotations
 
+import importlib
 import os as _os
 
 from .errors import (
@@ -140,7 +141,36 @@ else:
 
     BACKEND = "reference"
 
+_CLIENT_NAMES = {
+    "Producer": "producer",
+    "Message": "message",
+    "SendResult": "send_result",
+    "SendStatus": "send_result",
+    "MessageError": "message",
+    "fetch_route": "namesrv",
+    "TopicNotExistError": "namesrv",
+    "RouteChange": "route_change",
+}
+"""The client (:mod:`rocketroute.client`: a producer on real brokers), imported when first used: ``import
+rocketroute`` stays the routing core alone."""
+
+
+def __getattr__(name: str) -> object:
+    module = _CLIENT_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".client.{module}", __name__), name)
+
+
 __all__ = [
+    "Producer",
+    "Message",
+    "SendResult",
+    "SendStatus",
+    "MessageError",
+    "fetch_route",
+    "TopicNotExistError",
+    "RouteChange",
     "RESPONSE_CODES",
     "RETRY_RESPONSE_CODES",
     "ResponseCode",

@@ -1,0 +1,89 @@
+"""A RocketMQ producer on real brokers, built on the routing core: :class:`Producer` (``DefaultMQProducer``),
+:func:`fetch_route` and :class:`NameServerClient` (the name servers), :class:`RouteChange` (what a route refresh
+changed, with its ordering risk), and the message side, encoded exactly as the Java client encodes it (5.3.3, or
+4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the properties string, compression, batches,
+message ids (``MessageClientIDSetter``), the ``SEND_MESSAGE_V2`` request header and the :class:`SendResult` of a
+response. Pure Python over :mod:`rocketroute.remoting`, standard library only."""
+
+from __future__ import annotations
+
+from .message import (
+    COMPRESSED_FLAG,
+    COMPRESSION_ZLIB_TYPE,
+    DEFAULT_MAX_MESSAGE_SIZE,
+    KEY_SEPARATOR,
+    PROPERTY_DELAY_TIME_LEVEL,
+    PROPERTY_KEYS,
+    PROPERTY_MSG_REGION,
+    PROPERTY_TAGS,
+    PROPERTY_TRACE_SWITCH,
+    PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
+    PROPERTY_WAIT_STORE_MSG_OK,
+    SYSTEM_PROPERTY_NAMES,
+    CompressionType,
+    EncodedBatch,
+    EncodedMessage,
+    Message,
+    MessageError,
+    check_message,
+    check_topic,
+    compress_body,
+    encode_batch,
+    encode_for_send,
+    encode_message,
+    properties_to_string,
+    string_to_properties,
+)
+from .message_id import MessageIdGenerator, UniqIdInfo, create_uniq_id, parse_uniq_id
+from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetch_route, parse_namesrv_addrs
+from .producer import Producer
+from .route_change import RouteChange, key_move_share, route_change
+from .send_header import SendMessageRequestHeader, send_header_v1, send_header_v2
+from .send_result import SendResult, SendStatus, send_result_from_response
+
+__all__ = [
+    "NameServerClient",
+    "NameServerError",
+    "Producer",
+    "RouteChange",
+    "TopicNotExistError",
+    "fetch_route",
+    "key_move_share",
+    "parse_namesrv_addrs",
+    "route_change",
+    "COMPRESSED_FLAG",
+    "COMPRESSION_ZLIB_TYPE",
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "KEY_SEPARATOR",
+    "PROPERTY_DELAY_TIME_LEVEL",
+    "PROPERTY_KEYS",
+    "PROPERTY_MSG_REGION",
+    "PROPERTY_TAGS",
+    "PROPERTY_TRACE_SWITCH",
+    "PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX",
+    "PROPERTY_WAIT_STORE_MSG_OK",
+    "SYSTEM_PROPERTY_NAMES",
+    "CompressionType",
+    "EncodedBatch",
+    "EncodedMessage",
+    "Message",
+    "MessageError",
+    "MessageIdGenerator",
+    "SendMessageRequestHeader",
+    "SendResult",
+    "SendStatus",
+    "UniqIdInfo",
+    "check_message",
+    "check_topic",
+    "compress_body",
+    "create_uniq_id",
+    "encode_batch",
+    "encode_for_send",
+    "encode_message",
+    "parse_uniq_id",
+    "properties_to_string",
+    "send_header_v1",
+    "send_header_v2",
+    "send_result_from_response",
+    "string_to_properties",
+]

@@ -1,0 +1,157 @@
+"""The name server side of a client: topic routes (GET_ROUTEINFO_BY_TOPIC), with Java's choice of name server.
+
+Java's ``NettyRemotingClient`` keeps one chosen name server and sends every name server request there. It starts
+from a random index; when the chosen one cannot be connected it walks the list from the next index on until one
+connects (within the same call). A request that times out or loses its connection closes that channel, so the
+next call chooses again from the next index. :class:`NameServerClient` does the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import RocketRouteError
+from ..remoting import (
+    AsyncRemotingClient,
+    RemotingClient,
+    RemotingCommand,
+    RemotingConnectError,
+    RemotingError,
+    RemotingSendRequestError,
+    RequestCode,
+)
+from ..remoting.command import MQ_VERSIONS
+
+__all__ = ["NameServerClient", "NameServerError", "TopicNotExistError", "fetch_route", "parse_namesrv_addrs"]
+
+SUCCESS = 0
+TOPIC_NOT_EXIST = 17
+
+
+class TopicNotExistError(RocketRouteError, LookupError):
+    """The name servers know no route for the topic (response code 17, TOPIC_NOT_EXIST): Java's
+    ``MQClientException`` with that code and the name server's remark."""
+
+    java_class = "org.apache.rocketmq.client.exception.MQClientException"
+
+    def __init__(self, topic: str, remark: str | None, addr: str | None = None) -> None:
+        super().__init__(f"CODE: {TOPIC_NOT_EXIST}  DESC: {remark or ''} (topic {topic!r}, name server {addr})")
+        self.topic = topic
+        self.remark = remark
+        self.addr = addr
+        self.response_code = TOPIC_NOT_EXIST
+
+
+class NameServerError(RemotingError):
+    """A name server answered a request with an error code other than TOPIC_NOT_EXIST."""
+
+    java_class = "org.apache.rocketmq.client.exception.MQClientException"
+
+    def __init__(self, code: int, remark: str | None, addr: str) -> None:
+        super().__init__(f"CODE: {code}  DESC: {remark or ''}", addr=addr)
+        self.response_code = code
+        self.remark = remark
+
+
+def parse_namesrv_addrs(namesrv: str | Sequence[str]) -> list[str]:
+    """``"host:port;host:port"`` (Java's ``namesrvAddr``, ``;`` separated) or a list of ``host:port``."""
+    if isinstance(namesrv, str):
+        addrs = [a.strip() for a in namesrv.split(";")]
+    else:
+        addrs = [str(a).strip() for a in namesrv]
+    addrs = [a for a in addrs if a]
+    if not addrs:
+        raise ValueError("no name server address given (namesrv is empty)")
+    for a in addrs:
+        host, sep, port = a.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"a name server address is host:port, not {a!r}")
+    return addrs
+
+
+class NameServerClient:
+    """Requests to a set of name servers over an :class:`~rocketroute.remoting.AsyncRemotingClient`, choosing the
+    name server as Java's client does (see the module docstring). Use it from the remoting client's loop. Routes
+    are built with ``backend``'s ``TopicRouteData`` (default: the ``rocketroute`` package's)."""
+
+    def __init__(
+        self,
+        namesrv: str | Sequence[str],
+        remoting: AsyncRemotingClient,
+        *,
+        timeout_ms: int = 3000,
+        compat: str = "5.3",
+        rng: random.Random | None = None,
+        backend: Any = None,
+    ) -> None:
+        if backend is None:
+            import rocketroute as backend
+        self.backend = backend
+        self.addrs = parse_namesrv_addrs(namesrv)
+        self.remoting = remoting
+        self.timeout_ms = timeout_ms
+        self.version = MQ_VERSIONS[compat]
+        self._index = (rng or random.Random()).randrange(999)  # Java's initValueIndex: nextInt(999)
+        self._chosen: str | None = None
+
+    @property
+    def chosen(self) -> str | None:
+        """The name server requests go to now (``None`` before the first request or after a failure)."""
+        return self._chosen
+
+    async def invoke(self, request: RemotingCommand, timeout_ms: int | None = None) -> tuple[str, RemotingCommand]:
+        """Send ``request`` to the chosen name server; returns ``(addr, response)``."""
+        timeout = self.timeout_ms if timeout_ms is None else timeout_ms
+        last: RemotingConnectError | None = None
+        candidates = [self._chosen] if self._chosen is not None else []
+        n = len(self.addrs)
+        for _ in range(n):
+            self._index += 1
+            candidates.append(self.addrs[abs(self._index) % n])
+        for addr in candidates:
+            try:
+                response = await self.remoting.invoke(addr, request, timeout)
+            except RemotingSendRequestError:
+                self._chosen = None  # the connection broke under the request: Java throws, the next call rechooses
+                raise
+            except RemotingConnectError as e:
+                last = e  # not connected: Java walks on to the next name server within the same call
+                if self._chosen == addr:
+                    self._chosen = None
+                continue
+            except RemotingError:
+                self._chosen = None  # a timeout: Java closes the channel, the next call chooses again
+                raise
+            self._chosen = addr
+            return addr, response
+        assert last is not None
+        raise last
+
+    async def get_route(self, topic: str, timeout_ms: int | None = None) -> Any:
+        """``getTopicRouteInfoFromNameServer``: the topic's :class:`~rocketroute.TopicRouteData`.
+        :class:`TopicNotExistError` when no name server knows the topic."""
+        request = RemotingCommand.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}, version=self.version)
+        addr, response = await self.invoke(request, timeout_ms)
+        if response.code == SUCCESS and response.body:
+            return self.backend.TopicRouteData.from_json(response.body)
+        if response.code == TOPIC_NOT_EXIST:
+            raise TopicNotExistError(topic, response.remark, addr)
+        raise NameServerError(response.code, response.remark, addr)
+
+
+def fetch_route(
+    namesrv: str | Sequence[str], topic: str, *, timeout_ms: int = 3000, compat: str = "5.3", backend: Any = None
+) -> Any:
+    """The topic's route from the name servers (``"host:port;host:port"`` or a list): a
+    :class:`~rocketroute.TopicRouteData`. The name server is chosen and failed over as Java's client does;
+    raises :class:`TopicNotExistError` (code 17) when the topic has no route, and
+    :class:`~rocketroute.remoting.RemotingConnectError` when no name server could be reached. ``backend``: the
+    module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package)."""
+    addrs = parse_namesrv_addrs(namesrv)
+    with RemotingClient(connect_timeout_ms=timeout_ms) as client:
+        names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
+        future = asyncio.run_coroutine_threadsafe(names.get_route(topic), client.loop)
+        return future.result()

@@ -1,0 +1,510 @@
+"""``Producer``: a RocketMQ producer that sends to real brokers through rocketroute's routing core.
+
+It is ``DefaultMQProducer`` for Python: the same settings (snake_case), the same route lookup
+(``tryToFindTopicPublishInfo``, with the ``TBW102`` fallback for a topic the name servers do not know yet), the
+same send loop (``sendDefaultImpl``, :func:`rocketroute.send_default`) with real latencies feeding the
+``MQFaultStrategy``, the same ordered send (``sendSelectImpl``), oneway and batch sends, and the same bytes on the
+wire (``SEND_MESSAGE_V2`` / ``SEND_BATCH_MESSAGE``). Routes are refreshed every ``poll_name_server_interval`` ms and
+each change is reported with its ordering risk (:class:`~rocketroute.client.route_change.RouteChange`).
+
+Threads: a producer is safe to share. Sync sends run the routing in the calling thread and wait on the remoting
+client's event loop (a daemon thread); :meth:`Producer.send_async` runs the whole send on that loop and can be
+awaited from any event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from ..errors import SendFailedError
+from ..producer_config import producer_defaults
+from ..remoting import RemotingClient, RemotingCommand, RequestCode
+from ..remoting.command import MQ_VERSIONS
+from ..selector import MessageQueueSelector
+from ..send import CommunicationMode, send_default, send_default_async, send_select
+from .message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
+from .namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from .route_change import RouteChange, route_change
+from .send_header import send_header_v2
+from .send_result import SendResult, SendStatus, send_result_from_response
+
+__all__ = ["Producer"]
+
+log = logging.getLogger("rocketroute.producer")
+
+T = TypeVar("T")
+
+MASTER_ID = 0
+
+_SETTINGS = (
+    "send_msg_timeout",
+    "retry_times_when_send_failed",
+    "retry_times_when_send_async_failed",
+    "retry_another_broker_when_not_store_ok",
+    "send_latency_fault_enable",
+    "compress_msg_body_over_howmuch",
+    "compress_level",
+    "compress_type",
+    "max_message_size",
+    "default_topic_queue_nums",
+    "create_topic_key",
+    "poll_name_server_interval",
+    "mq_client_api_timeout",
+    "unit_mode",
+)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class _Encoded:
+    """One send's wire form: request code, what goes into the header, the body and the ids for the result."""
+
+    __slots__ = ("batch_msg_ids", "body", "code", "flag", "msg_id", "properties", "sys_flag", "topic")
+
+    def __init__(self, topic: str, e: EncodedMessage | EncodedBatch, flag: int) -> None:
+        self.topic = topic
+        self.body = e.body
+        self.sys_flag = e.sys_flag
+        self.properties = e.properties
+        self.msg_id = e.msg_id
+        self.flag = flag
+        if isinstance(e, EncodedBatch):
+            self.code = RequestCode.SEND_BATCH_MESSAGE
+            self.batch_msg_ids: tuple[str, ...] | None = e.msg_ids
+        else:
+            self.code = RequestCode.SEND_MESSAGE_V2
+            self.batch_msg_ids = None
+
+
+class Producer:
+    """A producer of group ``group`` on the cluster behind ``namesrv`` (``"host:port;host:port"`` or a list).
+
+    ``compat`` (``"5.3"`` or ``"4.9"``) picks the Java client whose behaviour is copied: routing, fault
+    tolerance, message encoding. Settings are ``DefaultMQProducer``'s, in snake_case, with its defaults
+    (:func:`rocketroute.producer_defaults`): ``send_msg_timeout``, ``retry_times_when_send_failed``,
+    ``retry_times_when_send_async_failed``, ``retry_another_broker_when_not_store_ok``,
+    ``send_latency_fault_enable``, ``compress_msg_body_over_howmuch``, ``compress_level``, ``compress_type``,
+    ``max_message_size``, ``default_topic_queue_nums``, ``create_topic_key``, ``poll_name_server_interval``,
+    ``mq_client_api_timeout``, ``unit_mode``.
+
+    ``on_route_change(change)`` is called (on the remoting thread) for every route change a refresh finds;
+    ``backend`` is the routing module (default: the ``rocketroute`` package, native when built).
+
+    Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
+    """
+
+    def __init__(
+        self,
+        namesrv: str | Sequence[str],
+        group: str = "DEFAULT_PRODUCER",
+        *,
+        compat: str = "5.3",
+        on_route_change: Callable[[RouteChange], None] | None = None,
+        backend: Any = None,
+        **settings: Any,
+    ) -> None:
+        if compat not in MQ_VERSIONS:
+            raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
+        unknown = sorted(set(settings) - set(_SETTINGS))
+        if unknown:
+            raise TypeError(f"unknown producer setting(s): {', '.join(unknown)} (known: {', '.join(_SETTINGS)})")
+        defaults = producer_defaults(compat)
+        cfg = {k: settings.get(k, defaults.get(k)) for k in _SETTINGS}
+        cfg["compress_level"] = cfg["compress_level"] if cfg["compress_level"] is not None else 5
+        cfg["compress_type"] = cfg["compress_type"] or "ZLIB"
+        for k in ("send_msg_timeout", "poll_name_server_interval", "mq_client_api_timeout", "max_message_size"):
+            if isinstance(cfg[k], bool) or not isinstance(cfg[k], int) or cfg[k] <= 0:
+                raise ValueError(f"{k} must be a positive int, not {cfg[k]!r}")
+        self.namesrv_addrs = parse_namesrv_addrs(namesrv)
+        self.group = group
+        self.compat = compat
+        self.settings: Mapping[str, Any] = cfg
+        if backend is None:
+            import rocketroute as backend
+        self._rr = backend
+        self.on_route_change = on_route_change
+        self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg["send_latency_fault_enable"])
+        self._version = MQ_VERSIONS[compat]
+        self._lock = threading.Lock()
+        self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
+        self._routes: dict[str, Any] = {}  # topic -> TopicRouteData (topicRouteTable)
+        self._broker_addrs: dict[str, dict[int, str | None]] = {}  # brokerAddrTable
+        self._remoting: RemotingClient | None = None
+        self._names: NameServerClient | None = None
+        self._poll_handle: asyncio.TimerHandle | None = None
+        self._poll_task: asyncio.Task[None] | None = None
+        self._state = "created"
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    def start(self) -> Producer:
+        """Start the remoting client and the route refresh (every ``poll_name_server_interval`` ms)."""
+        with self._lock:
+            if self._state == "running":
+                return self
+            if self._state != "created":
+                raise RuntimeError(f"the producer is {self._state}; a producer starts once")
+            timeout = self.settings["mq_client_api_timeout"]
+            self._remoting = RemotingClient(connect_timeout_ms=timeout)
+            self._names = NameServerClient(
+                self.namesrv_addrs,
+                self._remoting.async_client,
+                timeout_ms=timeout,
+                compat=self.compat,
+                backend=self._rr,
+            )
+            self._state = "running"
+        self._remoting.loop.call_soon_threadsafe(self._schedule_poll)
+        return self
+
+    def shutdown(self) -> None:
+        """Stop the refresh and close every connection; sends after this raise."""
+        with self._lock:
+            if self._state != "running":
+                self._state = "shut down"
+                return
+            self._state = "shut down"
+            remoting = self._remoting
+        assert remoting is not None
+
+        def cancel() -> None:
+            if self._poll_handle is not None:
+                self._poll_handle.cancel()
+            if self._poll_task is not None:
+                self._poll_task.cancel()
+
+        try:
+            remoting.loop.call_soon_threadsafe(cancel)
+        except RuntimeError:
+            pass
+        remoting.close()
+
+    def __enter__(self) -> Producer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def _running(self) -> tuple[RemotingClient, NameServerClient]:
+        if self._state != "running" or self._remoting is None or self._names is None:
+            raise RuntimeError(f"the producer is {self._state}: call start() (or use it as a context manager)")
+        return self._remoting, self._names
+
+    # -- routes -----------------------------------------------------------------------------------------------
+
+    def _submit(self, coro: Awaitable[T]) -> T:
+        remoting, _ = self._running()
+        return asyncio.run_coroutine_threadsafe(coro, remoting.loop).result()  # type: ignore[arg-type]
+
+    def publish_info(self, topic: str) -> Any:
+        """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
+        return self._submit(self._find_publish_info(topic))
+
+    def route(self, topic: str) -> Any:
+        """The last ``TopicRouteData`` fetched for ``topic``, or ``None``."""
+        return self._routes.get(topic)
+
+    def refresh_routes(self) -> list[RouteChange]:
+        """Fetch every known topic's route now (what the timer does every ``poll_name_server_interval`` ms) and
+        return the changes found."""
+        return self._submit(self._refresh_all())
+
+    async def _find_publish_info(self, topic: str) -> Any:
+        """``tryToFindTopicPublishInfo``."""
+        info = self._publish.get(topic)
+        if info is None or not info.ok():
+            self._publish.setdefault(topic, self._rr.TopicPublishInfo([], compat=self.compat))
+            await self._update_route(topic)
+            info = self._publish[topic]
+        if info.have_topic_router_info or info.ok():
+            return info
+        await self._update_route(topic, is_default=True)
+        return self._publish[topic]
+
+    async def _update_route(self, topic: str, *, is_default: bool = False) -> RouteChange | None:
+        """``updateTopicRouteInfoFromNameServer(topic, isDefault, producer)``: fetch the route (of
+        ``create_topic_key`` when ``is_default``, its queue numbers capped at ``default_topic_queue_nums``); when it
+        changed, update the broker addresses and the topic's publish info. Returns the change of publish queues."""
+        _, names = self._running()
+        rr = self._rr
+        try:
+            if is_default:
+                route = await names.get_route(self.settings["create_topic_key"])
+                cap = self.settings["default_topic_queue_nums"]
+                route = rr.TopicRouteData(
+                    [
+                        rr.QueueData(
+                            q.broker_name,
+                            min(cap, q.read_queue_nums),
+                            min(cap, q.read_queue_nums),
+                            q.perm,
+                            q.topic_sys_flag,
+                        )
+                        for q in route.queue_datas or ()
+                    ],
+                    route.broker_datas,
+                    route.order_topic_conf,
+                )
+            else:
+                route = await names.get_route(topic)
+        except TopicNotExistError:
+            log.debug("no route for topic %s on the name servers", topic)
+            return None
+        old = self._routes.get(topic)
+        info = self._publish.get(topic)
+        changed = old is None or self._route_changed(route, old) or info is None or not info.ok()
+        if not changed:
+            return None
+        for b in route.broker_datas or ():
+            self._broker_addrs[b.broker_name] = dict(b.broker_addrs or {})
+        new_info = rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
+        new_info.have_topic_router_info = True
+        self._routes[topic] = route
+        self._publish[topic] = new_info
+        old_queues = () if info is None else info.message_queues
+        change = route_change(topic, old_queues, new_info.message_queues)
+        if change is not None and old is not None:
+            log.info("route change: %s", change.describe())
+            if self.on_route_change is not None:
+                try:
+                    self.on_route_change(change)
+                except Exception:
+                    log.exception("on_route_change raised")
+        return change
+
+    def _route_changed(self, new: Any, old: Any) -> bool:
+        changed = getattr(new, "topic_route_data_changed", None)
+        if changed is not None:
+            return bool(changed(old))
+        return bool(new != old)
+
+    async def _refresh_all(self) -> list[RouteChange]:
+        changes = []
+        for topic in list(self._publish):
+            try:
+                change = await self._update_route(topic)
+            except Exception as e:  # a name server down: Java logs and tries again next round
+                log.warning("route refresh of %s failed: %s", topic, e)
+                continue
+            if change is not None:
+                changes.append(change)
+        return changes
+
+    def _schedule_poll(self) -> None:
+        if self._state != "running" or self._remoting is None:
+            return
+        loop = self._remoting.loop
+        self._poll_handle = loop.call_later(self.settings["poll_name_server_interval"] / 1000, self._poll)
+
+    def _poll(self) -> None:
+        async def run() -> None:
+            try:
+                await self._refresh_all()
+            finally:
+                self._schedule_poll()
+
+        self._poll_task = asyncio.ensure_future(run())
+
+    def _broker_addr(self, broker_name: str) -> str | None:
+        """``findBrokerAddressInPublish``: the master's address."""
+        addrs = self._broker_addrs.get(broker_name)
+        return None if addrs is None else addrs.get(MASTER_ID)
+
+    # -- encoding ---------------------------------------------------------------------------------------------
+
+    def _encode(self, msg: Message) -> _Encoded:
+        s = self.settings
+        if not isinstance(msg, Message):
+            raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
+        e = encode_for_send(
+            msg,
+            compat=self.compat,
+            compress_over=s["compress_msg_body_over_howmuch"],
+            compress_level=s["compress_level"],
+            compress_type=s["compress_type"],
+            max_message_size=s["max_message_size"],
+        )
+        return _Encoded(msg.topic or "", e, msg.flag)
+
+    def _encode_batch(self, msgs: Iterable[Message]) -> _Encoded:
+        e = encode_batch(list(msgs), compat=self.compat, max_message_size=self.settings["max_message_size"])
+        return _Encoded(e.topic, e, 0)
+
+    def _request(self, enc: _Encoded, mq: Any) -> tuple[str, RemotingCommand]:
+        addr = self._broker_addr(mq.broker_name)
+        if addr is None:
+            raise SendFailedError(f"The broker[{mq.broker_name}] not exist")
+        s = self.settings
+        fields = send_header_v2(
+            producer_group=self.group,
+            topic=enc.topic,
+            queue_id=mq.queue_id,
+            born_timestamp=_now_ms(),
+            sys_flag=enc.sys_flag,
+            flag=enc.flag,
+            properties=enc.properties,
+            default_topic=s["create_topic_key"],
+            default_topic_queue_nums=s["default_topic_queue_nums"],
+            unit_mode=bool(s["unit_mode"]),
+            batch=enc.batch_msg_ids is not None,
+            broker_name=mq.broker_name if self.compat == "5.3" else None,
+            compat=self.compat,
+        )
+        return addr, RemotingCommand.request(enc.code, fields, enc.body, version=self._version)
+
+    def _result(self, enc: _Encoded, mq: Any, addr: str, response: RemotingCommand) -> SendResult:
+        return send_result_from_response(
+            response.code,
+            response.ext_fields,
+            topic=enc.topic,
+            broker_name=mq.broker_name,
+            msg_id=enc.msg_id,
+            batch_msg_ids=enc.batch_msg_ids,
+            remark=response.remark,
+            broker_addr=addr,
+            compat=self.compat,
+        )
+
+    def _retry_result(self) -> Callable[[SendResult], bool] | None:
+        if not self.settings["retry_another_broker_when_not_store_ok"]:
+            return None
+        return lambda r: r.send_status is not SendStatus.SEND_OK
+
+    # -- sync sends -------------------------------------------------------------------------------------------
+
+    def send(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+        *,
+        timeout_ms: int | None = None,
+    ) -> SendResult:
+        """Send one message and wait for the broker's answer.
+
+        Without ``selector``: ``sendDefaultImpl``, up to 1 + ``retry_times_when_send_failed`` attempts on the
+        queues the ``MQFaultStrategy`` picks. With ``selector`` (e.g. ``SelectMessageQueueByHash()``) and ``arg``:
+        ``sendSelectImpl``, one attempt on the selected queue, as Java (no retry, which would break the order)."""
+        return self._send_sync(self._encode(msg), msg, selector, arg, timeout_ms, CommunicationMode.SYNC)
+
+    def send_oneway(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+    ) -> None:
+        """``sendOneway``: one attempt, no answer awaited (the request goes out with the oneway flag)."""
+        self._send_sync(self._encode(msg), msg, selector, arg, None, CommunicationMode.ONEWAY)
+
+    def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
+        """``send(Collection<Message>)``: the messages as one ``SEND_BATCH_MESSAGE`` (same topic, no delay; Java's
+        checks), with the sync retry loop. The result's ``msg_id`` is the messages' ids joined by ``","``."""
+        return self._send_sync(self._encode_batch(msgs), None, None, None, timeout_ms, CommunicationMode.SYNC)
+
+    def _send_sync(
+        self,
+        enc: _Encoded,
+        msg: Message | None,
+        selector: Any,
+        arg: Any,
+        timeout_ms: int | None,
+        mode: CommunicationMode,
+    ) -> Any:
+        remoting, _ = self._running()
+        timeout = self.settings["send_msg_timeout"] if timeout_ms is None else timeout_ms
+        begin = time.monotonic()
+        info = self._publish.get(enc.topic)
+        if info is None or not info.ok():
+            info = self._submit(self._find_publish_info(enc.topic))
+        oneway = mode is CommunicationMode.ONEWAY
+
+        def attempt(mq: Any) -> Any:
+            addr, request = self._request(enc, mq)
+            left = timeout - int((time.monotonic() - begin) * 1000)
+            if oneway:
+                remoting.invoke_oneway(addr, request)
+                return None
+            response = remoting.invoke(addr, request, max(left, 1))
+            return self._result(enc, mq, addr, response)
+
+        if selector is not None:
+            return send_select(info, selector, msg, arg, attempt, timeout_ms=timeout)
+        return send_default(
+            info,
+            self.strategy,
+            attempt,
+            mode=mode,
+            retry_times_when_send_failed=self.settings["retry_times_when_send_failed"],
+            timeout_ms=timeout,
+            retry_result=self._retry_result(),
+        )
+
+    # -- async sends ------------------------------------------------------------------------------------------
+
+    async def send_async(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+        *,
+        timeout_ms: int | None = None,
+    ) -> SendResult:
+        """Send one message without blocking the caller's event loop (Java's ``send(msg, SendCallback)``): up to
+        1 + ``retry_times_when_send_async_failed`` attempts, retried only when the request could not be sent or
+        timed out (a broker's error answer is not retried, as in Java's async path). With ``selector``: one
+        attempt on the selected queue. Await it from any event loop."""
+        enc = self._encode(msg)
+        return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout_ms))
+
+    async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
+        """:meth:`send_batch` without blocking the caller's event loop."""
+        enc = self._encode_batch(msgs)
+        return await self._on_loop(self._send_async(enc, None, None, None, timeout_ms))
+
+    async def _on_loop(self, coro: Awaitable[T]) -> T:
+        remoting, _ = self._running()
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is remoting.loop:
+            return await coro
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, remoting.loop))  # type: ignore[arg-type]
+
+    async def _send_async(
+        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
+    ) -> SendResult:
+        remoting, _ = self._running()
+        client = remoting.async_client
+        timeout = self.settings["send_msg_timeout"] if timeout_ms is None else timeout_ms
+        begin = time.monotonic()
+        info = self._publish.get(enc.topic)
+        if info is None or not info.ok():
+            info = await self._find_publish_info(enc.topic)
+
+        async def attempt(mq: Any) -> SendResult:
+            addr, request = self._request(enc, mq)
+            left = timeout - int((time.monotonic() - begin) * 1000)
+            response = await client.invoke(addr, request, max(left, 1))
+            return self._result(enc, mq, addr, response)
+
+        if selector is not None:
+            # sendSelectImpl's selection and checks, then one awaited attempt
+            mq = send_select(info, selector, msg, arg, lambda q: q, timeout_ms=timeout)
+            return await attempt(mq)
+        return await send_default_async(
+            info,
+            self.strategy,
+            attempt,
+            mode=CommunicationMode.ASYNC,
+            retry_times_when_send_async_failed=self.settings["retry_times_when_send_async_failed"],
+            timeout_ms=timeout,
+            retry_response_codes=(),
+        )
