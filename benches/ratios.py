@@ -178,6 +178,32 @@ def per_item_table(rows: list[Row]) -> list[str]:
     return markdown(header, out, align="ll" + "r" * (len(header) - 3) + "l")
 
 
+def producer_table(path: str) -> list[str]:
+    """The producer on a real broker (benchmarks with ``extra_info["p50_ms"]``): per variant and backend, msgs/s
+    (ops / mean round time), the per-message p50/p99 of the last round, the share of the raw pipelined sender's
+    msgs/s (the group's ``raw`` variant, same backend run), and for the sync sends the routing core's share of a
+    send's client CPU."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    found = []
+    for bench in data.get("benchmarks", []):
+        extra = bench.get("extra_info") or {}
+        if "p50_ms" not in extra or not extra.get("ops"):
+            continue
+        rate = extra["ops"] / bench["stats"]["mean"]
+        found.append((str(extra.get("variant")), _backend(bench) or "?", rate, extra))
+    if not found:
+        return []
+    limit = {lib: rate for variant, lib, rate, _ in found if variant.startswith("raw")}
+    rows = []
+    for variant, lib, rate, extra in found:
+        share = f"{rate / limit[lib]:.0%}" if lib in limit else "n/a"
+        routing = f"{extra['routing_share']:.2%}" if "routing_share" in extra else ""
+        rows.append((variant, lib, f"{rate:,.0f}", f"{extra['p50_ms']:.2f}", f"{extra['p99_ms']:.2f}", share, routing))
+    header = ("variant", "backend", "msgs/s", "p50 ms", "p99 ms", "share of raw limit", "routing share of CPU")
+    return markdown(header, rows, align="llrrrrr")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json", help="the file written by pytest --benchmark-json")
@@ -199,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
         print("Per key (batch calls) or per op (calls from many threads); sizes may differ per backend:")
         print()
         print("\n".join(per_item_table(keyed)))
+    producer = producer_table(args.json)
+    if producer:
+        print()
+        print("The producer on one local broker (1 KiB messages):")
+        print()
+        print("\n".join(producer))
     if any("native" not in row.mean_ns for row in rows):
         print("\nnative: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)")
     return 0

@@ -193,9 +193,12 @@ def _write_summary(out: Path, data: Any) -> None:
 
 
 def _queue_spec_from_args(args: argparse.Namespace) -> Any:
-    """The topic's publish queues from ``--route`` (a route JSON file) or ``--queues``."""
+    """The topic's publish queues from ``--route`` (a route JSON file), ``--namesrv`` (the live route) or
+    ``--queues``."""
     from .spark import queue_spec
 
+    if getattr(args, "namesrv", None):
+        return queue_spec(args.topic, route_json=_live_route_json(args), compat=args.compat)
     if args.route:
         try:
             route_json = Path(args.route).read_text()
@@ -203,6 +206,23 @@ def _queue_spec_from_args(args: argparse.Namespace) -> Any:
             raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
         return queue_spec(args.topic, route_json=route_json, compat=args.compat)
     return queue_spec(args.topic, queues=args.queues, compat=args.compat)
+
+
+def _live_route_json(args: argparse.Namespace) -> str:
+    """The topic's route from the name servers of ``--namesrv``, as JSON (fetched once, before Spark starts)."""
+    cached = getattr(args, "_live_route", None)
+    if cached is not None:
+        return str(cached)
+    from .client.namesrv import fetch_route
+    from .remoting import RemotingError
+
+    try:
+        route = fetch_route(args.namesrv, args.topic, compat=args.compat)
+    except (RemotingError, LookupError, ValueError) as e:
+        raise RocketRouteError(f"cannot fetch the route of {args.topic!r} from {args.namesrv}: {e}") from None
+    args._live_route = route.to_json()
+    _stage(f"route of {args.topic} from {args.namesrv}: {len(route.queue_datas or ())} queue data(s)")
+    return str(args._live_route)
 
 
 def _stage(msg: str) -> None:
@@ -718,6 +738,9 @@ def _add_queue_args(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
     where.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    where.add_argument(
+        "--namesrv", help='the live route from these name servers ("host:port" or "host:port;host:port")'
+    )
     p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
 
 
@@ -875,7 +898,40 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--queues", type=int, default=16)
     b.add_argument("--master", default=None, help="Spark master (default: local[*])")
     b.set_defaults(func=cmd_bench_spark)
+
+    bp = sub.add_parser(
+        "bench-producer",
+        help="send to a real cluster as RocketMQ's benchmark producer does: TPS, RT percentiles, failures",
+        description="Sends messages of --size bytes to --topic through rocketroute.Producer from --threads threads "
+        "(sync), one event loop (async) or in batches, printing a progress line every --interval seconds and a "
+        "summary at the end.",
+    )
+    bp.add_argument("--namesrv", required=True, help='name servers, "host:port" or "host:port;host:port"')
+    bp.add_argument("--topic", required=True)
+    bp.add_argument("--mode", choices=("sync", "async", "batch", "oneway"), default="sync")
+    bp.add_argument("--size", type=int, default=1024, help="message body bytes (default 1024)")
+    bp.add_argument("--threads", type=int, default=4, help="sending threads, sync/batch/oneway (default 4)")
+    bp.add_argument("--in-flight", type=int, default=256, help="async: sends in flight (default 256)")
+    bp.add_argument("--batch-size", type=int, default=32, help="batch: messages per batch (default 32)")
+    bp.add_argument("--keys", action="store_true", help="keyed messages sent with SelectMessageQueueByHash")
+    bp.add_argument("--duration", type=float, default=10.0, help="seconds to send (default 10)")
+    bp.add_argument("--messages", type=int, default=None, help="stop after this many messages")
+    bp.add_argument("--interval", type=float, default=5.0, help="seconds between progress lines (default 5)")
+    bp.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    bp.add_argument("--fault-tolerance", action="store_true", help="send_latency_fault_enable")
+    bp.add_argument("--json", help="also write the summary to this JSON file")
+    bp.set_defaults(func=cmd_bench_producer)
     return p
+
+
+def cmd_bench_producer(args: argparse.Namespace) -> int:
+    from .bench_producer import BenchConfig, run_bench
+
+    cfg = BenchConfig.from_args(args)
+    summary = run_bench(cfg, out=sys.stdout)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    return 0 if summary["failed"] == 0 else 1
 
 
 def main(argv: list[str] | None = None) -> int:
