@@ -123,6 +123,11 @@ def test_rocketmq_header_refuses_what_its_int16_fields_cannot_hold() -> None:
         encode_frame(RemotingCommand(10, opaque=1, language="COBOL"), ROCKETMQ)
 
 
+def test_ext_field_values_that_are_not_strings_are_refused_by_the_encoder() -> None:
+    with pytest.raises(TypeError, match=r"RemotingCommand\.request"):
+        encode_frame(RemotingCommand(10, opaque=1, ext_fields={"x": object()}))  # type: ignore[dict-item]
+
+
 # -- round trips ---------------------------------------------------------------------------------------------------
 
 COMMANDS = [

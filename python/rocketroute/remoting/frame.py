@@ -46,9 +46,17 @@ _JSON_TYPE = SerializeType.JSON
 _ROCKETMQ_TYPE = SerializeType.ROCKETMQ
 _SERIALIZE_TYPES = {0: SerializeType.JSON, 1: SerializeType.ROCKETMQ}
 _json_string = json.encoder.encode_basestring  # a str as a JSON string literal, non-ASCII kept (the C function)
+
+
+def _not_a_string(value: object) -> object:
+    raise TypeError(
+        f"ext field values are str, not {type(value).__name__}: build requests with RemotingCommand.request"
+    )
+
+
 _json_encode_object = (
     json.encoder.c_make_encoder(  # C encoder of a flat dict of strings, built once
-        None, None, _json_string, None, ":", ",", False, False, True
+        None, _not_a_string, _json_string, None, ":", ",", False, False, True
     )
     if json.encoder.c_make_encoder is not None
     else None
@@ -62,7 +70,7 @@ _json_raw_decode = json.JSONDecoder().raw_decode
 def _ext_json(ext: dict[str, str]) -> str:
     if _json_encode_object is not None:
         return "".join(_json_encode_object(ext, 0))
-    return json.dumps(ext, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(ext, ensure_ascii=False, separators=(",", ":"), default=_not_a_string)
 
 
 def _encode_json_header(cmd: RemotingCommand) -> bytes:
