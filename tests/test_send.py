@@ -329,3 +329,15 @@ def test_the_coroutine_loop_retries_as_the_sync_one(backend, compat):
     with pytest.raises(BrokerUnreachableError):
         asyncio.run(backend.send_default_async(tp, strategy, send, clock=clock, retry_times_when_send_async_failed=3))
     assert len(broker.calls) == 4
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_a_malformed_frame_from_the_broker_isolates_it_as_any_remoting_error(backend, compat):
+    # Java fails the pending request with RemotingSendRequestException (a RemotingException): isolation
+    from rocketroute.remoting import FrameError
+
+    tp, strategy, clock = _setup(backend, compat)
+    broker = FakeBroker(clock, failing={"broker-a"}, error=lambda n: FrameError("frame of 2147483651 bytes"))
+    _status, mq = backend.send_default(tp, strategy, broker, clock=clock)
+    assert mq.broker_name == "broker-b"
+    assert strategy.latency_fault_tolerance.is_available("broker-a") is False

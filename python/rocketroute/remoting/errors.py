@@ -21,7 +21,7 @@ How :func:`rocketroute.send_default` treats them: the ``ConnectionError`` and ``
 
 from __future__ import annotations
 
-from ..errors import BrokerResponseError, RocketRouteError
+from ..errors import BrokerResponseError, BrokerUnreachableError, RocketRouteError
 
 __all__ = [
     "RemotingError",
@@ -33,8 +33,11 @@ __all__ = [
 ]
 
 
-class RemotingError(RocketRouteError):
-    """Base class of the remoting errors (Java's ``RemotingException``)."""
+class RemotingError(BrokerUnreachableError):
+    """Base class of the remoting errors (Java's ``RemotingException``). It is a
+    :class:`~rocketroute.BrokerUnreachableError`, so the send loop isolates the broker on any of them, as Java's
+    ``sendDefaultImpl`` does on a ``RemotingException`` (a malformed frame included: Java fails the pending request
+    with ``RemotingSendRequestException``)."""
 
     java_class = "org.apache.rocketmq.remoting.exception.RemotingException"
 
