@@ -144,20 +144,22 @@ class _SendLoop:
             return False
         return True
 
-    def failed(self, e: BaseException) -> None:
-        """Record an attempt that raised; re-raise ``e`` when Java would not retry it."""
+    def failed(self, e: BaseException) -> bool:
+        """Record an attempt that raised; re-raise ``e`` when Java would not retry it. True when the loop ends
+        here with an earlier not-stored result (:attr:`result`), as Java returns it rather than throw."""
         self.last_error = e
         if isinstance(e, BrokerResponseError):
             self._record(e, isolation=True, reachable=False)
             if e.response_code not in self.retry_response_codes:
                 if self.has_result:  # Java returns an earlier not-stored result rather than throw
-                    raise _ReturnEarlier
+                    return True
                 raise e
         elif isinstance(e, (BrokerUnreachableError, ConnectionError, TimeoutError)):
             self._record(e, isolation=True, reachable=not self.start_detector)
         else:
             self._record(e, isolation=False, reachable=True)
         self.times += 1
+        return False
 
     def finish(self) -> Any:
         """After the last attempt: an earlier result, or the error Java throws."""
@@ -186,10 +188,6 @@ class _SendLoop:
             isolation=isolation,
             reachable=reachable,
         )
-
-
-class _ReturnEarlier(Exception):
-    """A non-retryable broker error after a not-stored result: the loop returns that result."""
 
 
 def send_default(
@@ -235,9 +233,7 @@ def send_default(
         try:
             result = send(mq)
         except Exception as e:
-            try:
-                loop.failed(e)
-            except _ReturnEarlier:
+            if loop.failed(e):
                 return loop.result  # type: ignore[no-any-return]
             continue
         if loop.succeeded(result):
@@ -269,9 +265,7 @@ async def send_default_async(
         try:
             result = await send(mq)
         except Exception as e:
-            try:
-                loop.failed(e)
-            except _ReturnEarlier:
+            if loop.failed(e):
                 return loop.result  # type: ignore[no-any-return]
             continue
         if loop.succeeded(result):

@@ -24,11 +24,9 @@ from ..remoting import (
     RequestCode,
 )
 from ..remoting.command import MQ_VERSIONS
+from ..response_code import ResponseCode
 
 __all__ = ["NameServerClient", "NameServerError", "TopicNotExistError", "fetch_route", "parse_namesrv_addrs"]
-
-SUCCESS = 0
-TOPIC_NOT_EXIST = 17
 
 
 class TopicNotExistError(RocketRouteError, LookupError):
@@ -38,11 +36,12 @@ class TopicNotExistError(RocketRouteError, LookupError):
     java_class = "org.apache.rocketmq.client.exception.MQClientException"
 
     def __init__(self, topic: str, remark: str | None, addr: str | None = None) -> None:
-        super().__init__(f"CODE: {TOPIC_NOT_EXIST}  DESC: {remark or ''} (topic {topic!r}, name server {addr})")
+        code = int(ResponseCode.TOPIC_NOT_EXIST)
+        super().__init__(f"CODE: {code}  DESC: {remark or ''} (topic {topic!r}, name server {addr})")
         self.topic = topic
         self.remark = remark
         self.addr = addr
-        self.response_code = TOPIC_NOT_EXIST
+        self.response_code = code
 
 
 class NameServerError(RemotingError):
@@ -135,9 +134,9 @@ class NameServerClient:
         :class:`TopicNotExistError` when no name server knows the topic."""
         request = RemotingCommand.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}, version=self.version)
         addr, response = await self.invoke(request, timeout_ms)
-        if response.code == SUCCESS and response.body:
+        if response.code == ResponseCode.SUCCESS and response.body:
             return self.backend.TopicRouteData.from_json(response.body)
-        if response.code == TOPIC_NOT_EXIST:
+        if response.code == ResponseCode.TOPIC_NOT_EXIST:
             raise TopicNotExistError(topic, response.remark, addr)
         raise NameServerError(response.code, response.remark, addr)
 

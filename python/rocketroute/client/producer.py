@@ -259,7 +259,7 @@ class Producer:
             return None
         old = self._routes.get(topic)
         info = self._publish.get(topic)
-        changed = old is None or self._route_changed(route, old) or info is None or not info.ok()
+        changed = old is None or route.topic_route_data_changed(old) or info is None or not info.ok()
         if not changed:
             return None
         for b in route.broker_datas or ():
@@ -278,12 +278,6 @@ class Producer:
                 except Exception:
                     log.exception("on_route_change raised")
         return change
-
-    def _route_changed(self, new: Any, old: Any) -> bool:
-        changed = getattr(new, "topic_route_data_changed", None)
-        if changed is not None:
-            return bool(changed(old))
-        return bool(new != old)
 
     async def _refresh_all(self) -> list[RouteChange]:
         changes = []

@@ -28,11 +28,13 @@ def key_move_share(old: Sequence[Any], new: Sequence[Any]) -> float:
     old index is not the queue at its new index. Exact over the residues modulo ``lcm(len(old), len(new))`` (which
     hashes spread evenly over ``int`` visit equally often, to within 2^-31 per residue); above 4 Mi residues,
     estimated from 1 Mi evenly spaced ones. An empty side moves every key (1.0; 0.0 when both are empty)."""
-    a, b = len(old), len(new)
+    return _move_share([_ident(q) for q in old], [_ident(q) for q in new])
+
+
+def _move_share(olds: Sequence[Any], news: Sequence[Any]) -> float:
+    a, b = len(olds), len(news)
     if a == 0 or b == 0:
         return 0.0 if a == b else 1.0
-    olds = [_ident(q) for q in old]
-    news = [_ident(q) for q in new]
     if olds == news:
         return 0.0
     lcm = a * b // math.gcd(a, b)
@@ -97,5 +99,5 @@ def route_change(topic: str, old: Sequence[Any], new: Sequence[Any]) -> RouteCha
         removed=tuple(q for q, i in zip(old, olds, strict=True) if i not in new_set),
         brokers_added=tuple(sorted(b for b in new_brokers - old_brokers if b is not None)),
         brokers_gone=tuple(sorted(b for b in old_brokers - new_brokers if b is not None)),
-        key_move_share=key_move_share(old, new),
+        key_move_share=_move_share(olds, news),
     )
