@@ -374,6 +374,54 @@ def test_requests_from_the_peer_are_answered_not_supported() -> None:
     assert answer["remark"] == f" request type {RequestCode.NOTIFY_CONSUMER_IDS_CHANGED} not supported"
 
 
+def test_registered_processors_answer_the_peers_requests() -> None:
+    answers: list[dict[str, Any]] = []
+    seen: list[tuple[int, int, str, dict[str, str]]] = []
+
+    def asks(conn: PeerConn) -> None:
+        req = conn.read_request()
+        ext = {"consumerGroup": "G"}
+        conn.send(build_frame(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, 901, flag=2, ext=ext))  # oneway
+        conn.send(build_frame(RequestCode.GET_CONSUMER_RUNNING_INFO, 902, flag=0, ext=ext))  # answered
+        conn.send(build_frame(RequestCode.CONSUME_MESSAGE_DIRECTLY, 903, flag=0))  # the processor raises
+        answers.append(conn.read_request())
+        answers.append(conn.read_request())
+        conn.answer(req)
+        conn.echo_forever()
+
+    def processor(cmd: RemotingCommand, addr: str) -> RemotingCommand | None:
+        seen.append((cmd.code, cmd.opaque, addr, cmd.ext_fields))
+        if cmd.code == RequestCode.CONSUME_MESSAGE_DIRECTLY:
+            raise RuntimeError("listener broke")
+        return RemotingCommand.request(ResponseCode.SUCCESS, {"ok": "yes"}, remark="fine")
+
+    with FakePeer(asks) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            for code in (
+                RequestCode.NOTIFY_CONSUMER_IDS_CHANGED,
+                RequestCode.GET_CONSUMER_RUNNING_INFO,
+                RequestCode.CONSUME_MESSAGE_DIRECTLY,
+            ):
+                client.register_processor(code, processor)
+            assert (await client.invoke(peer.addr, request(1), LONG_MS)).ext_fields == {"i": "1"}
+
+        run(test)
+    assert [(code, opaque) for code, opaque, _, _ in seen] == [(40, 901), (307, 902), (309, 903)]
+    assert seen[0][2] == peer.addr and seen[0][3] == {"consumerGroup": "G"}
+    ok, failed = answers
+    assert (ok["opaque"], ok["flag"], ok["code"], ok["remark"], ok["extFields"]) == (902, 1, 0, "fine", {"ok": "yes"})
+    assert (failed["opaque"], failed["flag"], failed["code"]) == (903, 1, ResponseCode.SYSTEM_ERROR)
+    assert failed["remark"] == "RuntimeError: listener broke"
+
+
+def test_unregistered_processor_falls_back_to_not_supported() -> None:
+    client = AsyncRemotingClient()
+    client.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, lambda cmd, addr: None)
+    client.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, None)
+    assert client._processors == {}
+
+
 def test_invoke_checked() -> None:
     def error_code(conn: PeerConn) -> None:
         req = conn.read_request()

@@ -13,7 +13,7 @@ import collections
 import logging
 import threading
 import weakref
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..response_code import ResponseCode
@@ -31,6 +31,10 @@ from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 __all__ = ["AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
 _log = logging.getLogger("rocketroute.remoting")
+
+Processor = Callable[[RemotingCommand, str], "RemotingCommand | None"]
+"""A handler of a peer's requests of one code: ``(request, peer_addr) -> response or None`` (see
+:meth:`AsyncRemotingClient.register_processor`)."""
 
 _SUCCESS = (ResponseCode.SUCCESS,)
 _WRITE_HIGH_WATER = 4 * 1024 * 1024
@@ -58,9 +62,16 @@ class _Connection(asyncio.Protocol):
     opaque, for the client's timeout queues); a waiter is an ``asyncio.Future`` (async callers) or a
     :class:`_SyncWaiter` (the sync facade); both are completed only here, on the loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, addr: str, max_frame_size: int) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        addr: str,
+        max_frame_size: int,
+        processors: Mapping[int, Processor] | None = None,
+    ) -> None:
         self.loop = loop
         self.addr = addr
+        self.processors: Mapping[int, Processor] = processors if processors is not None else {}
         self.decoder = FrameDecoder(max_frame_size)
         self.pending: dict[int, tuple[Any, int]] = {}
         self.transport: asyncio.Transport | None = None
@@ -150,14 +161,25 @@ class _Connection(asyncio.Protocol):
     # -- requests from the peer
 
     def _on_request(self, cmd: RemotingCommand) -> None:
-        """Java's ``processRequestCommand`` with no processor registered for the code: answer
-        REQUEST_CODE_NOT_SUPPORTED (" request type <code> not supported") unless the request is oneway."""
-        _log.debug("request %s from %s: no processor", cmd, self.addr)
-        if cmd.flag & RPC_ONEWAY:
+        """Java's ``processRequestCommand``: the processor registered for the code answers (``None``: no answer);
+        with none registered, REQUEST_CODE_NOT_SUPPORTED (" request type <code> not supported"). A processor that
+        raises gets SYSTEM_ERROR with the exception's text, as Java's. Oneway requests are never answered."""
+        processor = self.processors.get(cmd.code)
+        if processor is None:
+            _log.debug("request %s from %s: no processor", cmd, self.addr)
+            response: RemotingCommand | None = RemotingCommand.response_to(
+                cmd, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported"
+            )
+        else:
+            try:
+                response = processor(cmd, self.addr)
+            except Exception as e:  # a processor's bug must not break the connection
+                _log.exception("processor of request code %s failed on a request from %s", cmd.code, self.addr)
+                response = RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")
+        if response is None or cmd.flag & RPC_ONEWAY:
             return
-        response = RemotingCommand.response_to(
-            cmd, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported"
-        )
+        response.opaque = cmd.opaque
+        response.mark_response()
         self.write(encode_frame(response))
 
     # -- closing
@@ -211,6 +233,17 @@ class AsyncRemotingClient:
         self._deadlines: dict[int, collections.deque[tuple[float, _Connection, int, int, int]]] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
+        self._processors: dict[int, Processor] = {}
+
+    def register_processor(self, code: int, processor: Processor | None) -> None:
+        """Answer the peers' requests of ``code`` with ``processor(request, peer_addr)`` (Java's
+        ``registerProcessor``), called on the client's loop: it returns the response (its opaque and response flag
+        are set for it) or ``None`` for no answer, and must not block. ``None`` unregisters. Applies to open
+        connections too."""
+        if processor is None:
+            self._processors.pop(code, None)
+        else:
+            self._processors[code] = processor
 
     # -- connections
 
@@ -232,7 +265,9 @@ class AsyncRemotingClient:
         host, port = parse_addr(addr)
         try:
             _, conn = await asyncio.wait_for(
-                loop.create_connection(lambda: _Connection(loop, addr, self.max_frame_size), host, port),
+                loop.create_connection(
+                    lambda: _Connection(loop, addr, self.max_frame_size, self._processors), host, port
+                ),
                 self.connect_timeout_ms / 1000,
             )
         except asyncio.TimeoutError:
@@ -547,6 +582,11 @@ class RemotingClient:
         while queue:
             submit, *args = queue.popleft()
             submit(*args)
+
+    def register_processor(self, code: int, processor: Processor | None) -> None:
+        """:meth:`AsyncRemotingClient.register_processor` from any thread (a dict update, in effect at once);
+        the processor runs on the client's loop thread."""
+        self.async_client.register_processor(code, processor)
 
     def invoke(self, addr: str, request: RemotingCommand, timeout_ms: int = 3000) -> RemotingCommand:
         """:meth:`AsyncRemotingClient.invoke` from any thread."""
