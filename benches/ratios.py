@@ -204,6 +204,28 @@ def producer_table(path: str) -> list[str]:
     return markdown(header, rows, align="llrrrrr")
 
 
+def consumer_table(path: str) -> list[str]:
+    """The consumer on a real broker (benchmarks with ``extra_info["consumer_variant"]``): per variant and backend,
+    msgs/s consumed (ops / mean round time), or for the join benchmark the fastest time from a member joining to
+    the group having rebalanced."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    rows = []
+    for bench in data.get("benchmarks", []):
+        extra = bench.get("extra_info") or {}
+        variant = extra.get("consumer_variant")
+        if variant is None:
+            continue
+        lib = _backend(bench) or "?"
+        if extra.get("ops"):
+            rows.append((variant, lib, f"{extra['ops'] / bench['stats']['mean']:,.0f} msgs/s"))
+        elif "join_s" in extra:
+            rows.append((variant, lib, f"{extra['join_s'] * 1000:,.0f} ms"))
+    if not rows:
+        return []
+    return markdown(("variant", "backend", "result"), rows, align="llr")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json", help="the file written by pytest --benchmark-json")
@@ -231,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         print("The producer on one local broker (1 KiB messages):")
         print()
         print("\n".join(producer))
+    consumer = consumer_table(args.json)
+    if consumer:
+        print()
+        print("The consumer on one local broker (1 KiB messages):")
+        print()
+        print("\n".join(consumer))
     if any("native" not in row.mean_ns for row in rows):
         print("\nnative: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os as _os
 
+from .consumer_config import consumer_defaults
 from .errors import (
     BrokerResponseError,
     BrokerUnreachableError,
@@ -150,8 +151,12 @@ _CLIENT_NAMES = {
     "fetch_route": "namesrv",
     "TopicNotExistError": "namesrv",
     "RouteChange": "route_change",
+    "Consumer": "consumer",
+    "MessageExt": "message_decode",
+    "ConsumeConcurrentlyStatus": "listener",
+    "ConsumeOrderlyStatus": "listener",
 }
-"""The client (:mod:`rocketroute.client`: a producer on real brokers), imported when first used: ``import
+"""The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers), imported when first used: ``import
 rocketroute`` stays the routing core alone."""
 
 
@@ -164,6 +169,11 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "Producer",
+    "Consumer",
+    "MessageExt",
+    "ConsumeConcurrentlyStatus",
+    "ConsumeOrderlyStatus",
+    "consumer_defaults",
     "Message",
     "SendResult",
     "SendStatus",

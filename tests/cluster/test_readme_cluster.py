@@ -23,6 +23,7 @@ def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
         exec(compile(code, f"README.md python cluster block {i}", "exec"), namespace)
     printed = capsys.readouterr().out
     assert printed.startswith("SEND_OK ")
+    assert f"{topic} TagA order-42 b'hello' " in printed  # the consumer block got the first message
 
     def stored() -> int:
         return sum(cluster.max_offset(b, topic, q) for b in cluster.broker_names for q in range(4))

@@ -1,4 +1,6 @@
-"""A RocketMQ producer on real brokers, built on the routing core: :class:`Producer` (``DefaultMQProducer``),
+"""A RocketMQ producer and consumer on real brokers, built on the routing core: :class:`Consumer`
+(``DefaultMQPushConsumer``: heartbeats, rebalance through the library's strategies, long-polling pulls, offsets,
+concurrent and orderly listeners; pulled messages are :class:`MessageExt`), :class:`Producer` (``DefaultMQProducer``),
 :func:`fetch_route` and :class:`NameServerClient` (the name servers), :class:`RouteChange` (what a route refresh
 changed, with its ordering risk), and the message side, encoded exactly as the Java client encodes it (5.3.3, or
 4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the properties string, compression, batches,
@@ -7,6 +9,13 @@ response. Pure Python over :mod:`rocketroute.remoting`, standard library only.""
 
 from __future__ import annotations
 
+from .consumer import Consumer, ConsumerStats
+from .listener import (
+    ConsumeConcurrentlyContext,
+    ConsumeConcurrentlyStatus,
+    ConsumeOrderlyContext,
+    ConsumeOrderlyStatus,
+)
 from .message import (
     COMPRESSED_FLAG,
     COMPRESSION_ZLIB_TYPE,
@@ -34,14 +43,27 @@ from .message import (
     properties_to_string,
     string_to_properties,
 )
+from .message_decode import MessageDecodeError, MessageExt, decode_message_id, decode_messages
 from .message_id import MessageIdGenerator, UniqIdInfo, create_uniq_id, parse_uniq_id
 from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetch_route, parse_namesrv_addrs
+from .process_queue import ProcessQueue
 from .producer import Producer
 from .route_change import RouteChange, key_move_share, route_change
 from .send_header import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
 
 __all__ = [
+    "Consumer",
+    "ConsumerStats",
+    "ConsumeConcurrentlyContext",
+    "ConsumeConcurrentlyStatus",
+    "ConsumeOrderlyContext",
+    "ConsumeOrderlyStatus",
+    "MessageDecodeError",
+    "MessageExt",
+    "ProcessQueue",
+    "decode_message_id",
+    "decode_messages",
     "NameServerClient",
     "NameServerError",
     "Producer",
