@@ -136,6 +136,8 @@ class Producer:
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
         self._routes: dict[str, Any] = {}  # topic -> TopicRouteData (topicRouteTable)
         self._broker_addrs: dict[str, dict[int, str | None]] = {}  # brokerAddrTable
+        # route fetches under way, by (topic, is_default): callers that need the same route await the one fetch
+        self._route_fetches: dict[tuple[str, bool], asyncio.Future[RouteChange | None]] = {}
         self._remoting: RemotingClient | None = None
         self._names: NameServerClient | None = None
         self._poll_handle: asyncio.TimerHandle | None = None
@@ -231,7 +233,39 @@ class Producer:
     async def _update_route(self, topic: str, *, is_default: bool = False) -> RouteChange | None:
         """``updateTopicRouteInfoFromNameServer(topic, isDefault, producer)``: fetch the route (of
         ``create_topic_key`` when ``is_default``, its queue numbers capped at ``default_topic_queue_nums``); when it
-        changed, update the broker addresses and the topic's publish info. Returns the change of publish queues."""
+        changed, update the broker addresses and the topic's publish info. Returns the change of publish queues.
+
+        Java serialises these fetches under one lock (``lockNamesrv``), so a burst of sends to a new topic asks
+        the name server once per sending thread, one after another. Here the callers that need a route already
+        being fetched await that one fetch (and get ``None``: the change was reported by the fetch's owner), so
+        200 concurrent ``send_async`` calls to a new topic make one request, not 200."""
+        key = (topic, is_default)
+        while (pending := self._route_fetches.get(key)) is not None:
+            try:
+                await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if pending.cancelled():
+                    continue  # the fetch's owner was cancelled, not this caller: fetch again
+                raise
+            return None
+        future: asyncio.Future[RouteChange | None] = asyncio.get_running_loop().create_future()
+        self._route_fetches[key] = future
+        try:
+            change = await self._fetch_route(topic, is_default)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # retrieved: the waiters re-raise it, no "never retrieved" warning if none wait
+            raise
+        else:
+            future.set_result(change)
+            return change
+        finally:
+            del self._route_fetches[key]
+
+    async def _fetch_route(self, topic: str, is_default: bool) -> RouteChange | None:
         _, names = self._running()
         rr = self._rr
         try:
