@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -457,7 +457,7 @@ class Cluster:
     deadline of each wait (a server up, every broker registered, a topic's route everywhere).
     ``request_timeout_ms``: the timeout of each request the harness sends. ``broker_log_filter`` /
     ``namesrv_log_filter``: the servers' ``--log-filter``. ``keep_dirs``: keep the temp dirs after close (default:
-    ``$ROCKETROUTE_CLUSTER_KEEP``).
+    ``$ROCKETROUTE_CLUSTER_KEEP``). ``broker_names``: the brokers' names (default ``broker-a``, ``broker-b``, ...).
 
     Facts of the Rust servers the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and its
     HA port; it exits (status 0) on SIGTERM after unregistering from every name server; a name server drops a broker
@@ -480,6 +480,7 @@ class Cluster:
         broker_log_filter: str = "warn",
         namesrv_log_filter: str = "info",
         keep_dirs: bool | None = None,
+        broker_names: Sequence[str] | None = None,
     ) -> None:
         if namesrvs < 1:
             raise ValueError("a cluster needs at least one name server")
@@ -487,6 +488,9 @@ class Cluster:
             raise ValueError("brokers must be >= 0")
         self._n_namesrvs = namesrvs
         self._n_brokers = brokers
+        if broker_names is not None and len(broker_names) != brokers:
+            raise ValueError(f"{brokers} brokers need {brokers} names, not {list(broker_names)}")
+        self._broker_name_list = list(broker_names) if broker_names is not None else _broker_names(brokers)
         self._bin_dir = bin_dir
         self._base_parent = base_dir
         self.start_timeout_s = start_timeout_s
@@ -527,7 +531,7 @@ class Cluster:
                 self._configure_namesrv(srv, namesrv_bin)
                 self._namesrvs.append(srv)
             self._start_all(self._namesrvs, lambda s: self._configure_namesrv(s, namesrv_bin))
-            for name in _broker_names(self._n_brokers):
+            for name in self._broker_name_list:
                 home = self.base_dir / name
                 home.mkdir()
                 srv = _Server(name=name, kind="broker", home=home, port=0, argv=[], env={})
@@ -814,6 +818,14 @@ class Cluster:
         if resp.code != ResponseCode.SUCCESS:
             raise HarnessError(f"route of {topic} from {ns}: code {resp.code}: {resp.remark}")
         return TopicRouteData.from_json(resp.body or b"")
+
+    def consumer_ids(self, broker_name: str, group: str) -> list[str]:
+        """GET_CONSUMER_LIST_BY_GROUP (38) from one broker: the client ids of ``group`` it knows (empty when it
+        knows none)."""
+        resp = self.invoke(self.brokers[broker_name], RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group})
+        if resp.code != ResponseCode.SUCCESS:
+            return []
+        return list(_parse_json(resp.body).get("consumerIdList") or [])
 
     def create_topic(
         self,
