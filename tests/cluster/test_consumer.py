@@ -376,12 +376,20 @@ def test_orderly_listener_keeps_per_key_order_across_a_rebalance(cluster, fresh_
         time.sleep(0.5)
     by_key: dict[str, list[int]] = collections.defaultdict(list)
     owners: dict[str, set[str]] = collections.defaultdict(set)
+    trail: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
     for key, seq, name in arrivals:
         by_key[key].append(seq)
         owners[key].add(name)
+        trail[key].append((seq, name))
     # each key's messages arrived in the order they were sent, once each, across the hand-overs
     for key in keys:
-        assert by_key[key] == list(range(sent[key])), key
+        want = list(range(sent[key]))
+        if by_key[key] != want:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(by_key[key], want, strict=False)) if a != b),
+                min(len(want), len(by_key[key])),
+            )
+            raise AssertionError(f"{key}: (seq, consumer) around index {at}: {trail[key][max(0, at - 4) : at + 4]}")
     assert any(len(names) > 1 for names in owners.values())  # some keys did change hands
 
 

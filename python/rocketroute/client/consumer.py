@@ -1065,7 +1065,10 @@ class Consumer:
                             suspend = self.settings["suspend_current_queue_time_millis"]
                         self._later(suspend, self._consume_orderly, pq, mq)
                         return
-                    if offset >= 0 and not pq.dropped and self._offsets is not None:
+                    # Java skips this when the queue was dropped during the listener call, so the next owner
+                    # consumes those messages again. Here the give-up waits for this consume lock before it
+                    # commits, so the offset is recorded even then and the commit includes these messages.
+                    if offset >= 0 and self._offsets is not None:
                         self._offsets.update_offset(mq, offset, False)
 
     def _over_reconsume_times(self, msgs: list[Any]) -> bool:
