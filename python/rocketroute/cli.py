@@ -456,6 +456,13 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
     load table's existence."""
     from .spark import parse_consumers
 
+    if getattr(args, "group", None):
+        raise RocketRouteError("--group is for the live plan: give --namesrv too (or --load for the Spark plan)")
+    if not args.load or not args.out:
+        raise RocketRouteError(
+            "the Spark plan needs --load and --out (or give --namesrv and --group for the live plan)"
+        )
+
     counts = parse_consumers(args.consumers)
     params = _plan_params(args)
     options = PlanOptions(counts, params, _plan_strategies(args, params), _parse_resize(args))
@@ -538,7 +545,86 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv, summary.json")
 
 
+_LIVE_ONLY = {"json": None, "check": False}
+_SPARK_ONLY = {"load": None, "out": None, "resize": None, "input": None, "consumers": "2..8", "rooms": None,
+               "consumer_rooms": None, "cid_pattern": "consumer-{i}", "master": None, "overwrite": False}  # fmt: skip
+
+
+def cmd_plan_live(args: argparse.Namespace) -> int:
+    """``plan --namesrv --group``: every name server's route and every broker's member list, the plan of each
+    strategy on the consensus view, and the members whose view differs (no Spark)."""
+    from .client.group_plan import describe_group_plan, plan_group, snapshot_group
+    from .remoting import RemotingError
+    from .spark.plan import strategy_for
+
+    if not args.group:
+        raise RocketRouteError("the live plan (--namesrv) needs --group")
+    given = [f"--{k.replace('_', '-')}" for k, default in _SPARK_ONLY.items() if getattr(args, k, default) != default]
+    if given:
+        raise RocketRouteError(f"{', '.join(given)}: only for the Spark plan (--load), not with --namesrv")
+    if args.compat not in ("5.3", "4.9"):
+        raise RocketRouteError(f"--compat is 5.3 or 4.9, not {args.compat!r}")
+    if args.timeout_ms <= 0:
+        raise RocketRouteError("--timeout-ms must be positive")
+    names = [s.strip().upper() for s in (args.strategies or "AVG").split(",") if s.strip()]
+    params = _plan_params(args)
+    config = None
+    if params["config"]:
+        import rocketroute as rr
+
+        config = [rr.MessageQueue(args.topic, b, q) for b, q in params["config"]]
+    strategies = []
+    for name in names:
+        if name.startswith("MACHINE_ROOM_NEARBY"):
+            raise RocketRouteError(
+                "MACHINE_ROOM_NEARBY needs each consumer's room, which a live member list does not carry; "
+                "plan it offline with --load, --rooms and --consumer-rooms"
+            )
+        strategies.append(
+            (
+                name,
+                strategy_for(
+                    name, vnodes=args.vnodes, load_factor=args.load_factor, idcs=params["idcs"], config=config
+                ),
+            )
+        )
+    _stage(f"asking {args.namesrv} for the route of {args.topic} and its brokers for the members of {args.group}")
+    try:
+        snapshot = snapshot_group(args.namesrv, args.group, args.topic, compat=args.compat, timeout_ms=args.timeout_ms)
+        plans = [plan_group(snapshot, strategy, strategy_name=name) for name, strategy in strategies]
+    except (RemotingError, ValueError) as e:
+        raise RocketRouteError(str(e)) from None
+    print(describe_group_plan(plans, snapshot))
+    if args.json:
+        doc = {"plans": [p.to_dict() for p in plans], "sources": _snapshot_sources(snapshot)}
+        try:
+            Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+        except OSError as e:
+            raise RocketRouteError(f"cannot write --json {args.json!r}: {e.strerror}") from None
+    if args.check and not all(p.consistent for p in plans):
+        return 3
+    return 0
+
+
+def _snapshot_sources(snapshot: Any) -> dict[str, Any]:
+    return {
+        "name_servers": {
+            **{a: {"queue_datas": len(r.queue_datas or ())} for a, r in snapshot.routes.items()},
+            **{a: {"error": e} for a, e in snapshot.route_errors.items()},
+        },
+        "brokers": {
+            **{b: {"addr": snapshot.broker_addrs.get(b), "members": list(m)} for b, m in snapshot.members.items()},
+            **{b: {"addr": snapshot.broker_addrs.get(b), "error": e} for b, e in snapshot.member_errors.items()},
+        },
+    }
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
+    if getattr(args, "namesrv", None):
+        return cmd_plan_live(args)
+    given = [f"--{k}" for k, default in _LIVE_ONLY.items() if getattr(args, k, default) != default]
+    if given:
+        raise RocketRouteError(f"{', '.join(given)}: only for the live plan (--namesrv and --group)")
     options = check_plan(args)
     _stage(
         f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; "
@@ -804,8 +890,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pl.add_argument(
         "--load",
-        required=True,
-        help="per-queue load: route's --out folder, or a table with broker, queue_id, messages[, bytes]",
+        help="per-queue load: route's --out folder, or a table with broker, queue_id, messages[, bytes] "
+        "(the Spark plan; or give --namesrv and --group for the live plan)",
     )
     pl.add_argument("--format", choices=FORMATS, help="the load table's format (default: from the name)")
     pl.add_argument("--topic", required=True)
@@ -835,8 +921,19 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--input", help="the messages, for --resize")
     pl.add_argument("--key", default="key", help="the key column, for --resize")
     pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
+    live = pl.add_argument_group(
+        "live plan",
+        "--namesrv and --group: plan the group from its live route and member lists (no Spark), and flag the members "
+        "whose view differs because the name servers or the brokers disagree",
+    )
+    live.add_argument("--namesrv", help='the name servers, "host:port" or "host:port;host:port" (each one is asked)')
+    live.add_argument("--group", help="the consumer group (its members are asked of every broker of the topic)")
+    live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    live.add_argument("--timeout-ms", type=int, default=3000, help="per request (default 3000)")
+    live.add_argument("--json", help="also write the plan to this JSON file")
+    live.add_argument("--check", action="store_true", help="exit with status 3 when the views differ")
     _add_spark_args(pl)
-    pl.add_argument("--out", required=True, help="output folder (writes OUT/plan/)")
+    pl.add_argument("--out", help="output folder (writes OUT/plan/); the Spark plan needs it")
     _add_overwrite_arg(pl, "OUT/plan")
     pl.set_defaults(func=cmd_plan)
 
