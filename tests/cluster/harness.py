@@ -822,7 +822,9 @@ class Cluster:
     def consumer_ids(self, broker_name: str, group: str) -> list[str]:
         """GET_CONSUMER_LIST_BY_GROUP (38) from one broker: the client ids of ``group`` it knows (empty when it
         knows none)."""
-        resp = self.invoke(self.brokers[broker_name], RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group})
+        resp = self.invoke(
+            self.broker_addr(broker_name), RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group}
+        )
         if resp.code != ResponseCode.SUCCESS:
             return []
         return list(_parse_json(resp.body).get("consumerIdList") or [])
