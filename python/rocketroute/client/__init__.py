@@ -1,15 +1,18 @@
 """A RocketMQ producer and consumer on real brokers, built on the routing core: :class:`Consumer`
 (``DefaultMQPushConsumer``: heartbeats, rebalance through the library's strategies, long-polling pulls, offsets,
-concurrent and orderly listeners; pulled messages are :class:`MessageExt`), :class:`Producer` (``DefaultMQProducer``),
-:func:`fetch_route` and :class:`NameServerClient` (the name servers), :class:`RouteChange` (what a route refresh
-changed, with its ordering risk), and the message side, encoded exactly as the Java client encodes it (5.3.3, or
-4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the properties string, compression, batches,
-message ids (``MessageClientIDSetter``), the ``SEND_MESSAGE_V2`` request header and the :class:`SendResult` of a
-response. Pure Python over :mod:`rocketroute.remoting`, standard library only."""
+concurrent and orderly listeners; pulled messages are :class:`MessageExt`), :class:`Producer`
+(``DefaultMQProducer``), :func:`fetch_route` and :class:`NameServerClient` (the name servers),
+:func:`snapshot_group` and :func:`plan_group` (a running group's plan and the members whose view differs),
+:class:`RouteChange` (what a route refresh changed, with its ordering risk), and the message side, encoded exactly
+as the Java client encodes it (5.3.3, or 4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the
+properties string, compression, batches, message ids (``MessageClientIDSetter``), the ``SEND_MESSAGE_V2`` request
+header and the :class:`SendResult` of a response. Pure Python over :mod:`rocketroute.remoting`, standard library
+only."""
 
 from __future__ import annotations
 
 from .consumer import Consumer, ConsumerStats
+from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -59,6 +62,10 @@ __all__ = [
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyContext",
     "ConsumeOrderlyStatus",
+    "GroupPlan",
+    "GroupSnapshot",
+    "plan_group",
+    "snapshot_group",
     "MessageDecodeError",
     "MessageExt",
     "ProcessQueue",
