@@ -73,3 +73,35 @@ def test_consume_timestamp_is_java_s_yyyymmddhhmmss() -> None:
     assert _java_timestamp_string(ms) == "20261123101500"
     c = Consumer("127.0.0.1:1", "G", ["T"])
     assert len(c.settings["consume_timestamp"]) == 14  # now - 30 min, as Java's default
+
+
+def test_the_rebalance_wait_is_cancelled_even_as_a_notification_arrives() -> None:
+    """Shutdown cancels the rebalance loop; a broker's notification setting the wakeup at that moment must not
+    swallow the cancellation (asyncio.wait_for does on Python 3.11, and shutdown then waited for ever)."""
+    import asyncio
+
+    c = Consumer("127.0.0.1:1", "G", ["T"])
+
+    async def race() -> str:
+        c._rebalance_wakeup = asyncio.Event()
+        task = asyncio.ensure_future(c._wait_for_wakeup(5.0))
+        await asyncio.sleep(0.01)
+        c._rebalance_wakeup.set()
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+        return "returned"
+
+    assert asyncio.run(race()) == "cancelled"
+
+    async def woken() -> float:
+        c._rebalance_wakeup = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        begin = loop.time()
+        loop.call_later(0.05, c._rebalance_wakeup.set)
+        await c._wait_for_wakeup(5.0)
+        return loop.time() - begin
+
+    assert asyncio.run(woken()) < 2.0  # a notification ends the wait early (the timeout is 5 s)

@@ -64,6 +64,9 @@ MODELS = ("CLUSTERING", "BROADCASTING")
 _EXTRA_SETTINGS = ("rebalance_interval", "offset_store_dir")
 
 
+_STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a shutdown if one does not
+
+
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -293,15 +296,17 @@ class Consumer:
             self._state = "stopping"
         remoting, executor = self._remoting, self._executor
         assert remoting is not None and executor is not None
+        # bounded: a shutdown never hangs, whatever a task or a broker does (the loops also end on the state)
         try:
-            self._call(self._stop_pulls())
-        except Exception:
-            log.exception("stopping the pulls failed")
+            self._call(self._stop_pulls(), timeout=_STOP_TIMEOUT_S)
+        except Exception as e:
+            log.warning("stopping the pulls and timers did not finish: %r", e)
         executor.shutdown(wait=True, cancel_futures=True)
+        api_s = self.settings["mq_client_api_timeout"] / 1000
         try:
-            self._call(self._final_commit_and_unregister())
-        except Exception:
-            log.exception("the final commit or unregister failed")
+            self._call(self._final_commit_and_unregister(), timeout=api_s * (2 + 2 * len(self._broker_addrs)) + 1)
+        except Exception as e:
+            log.warning("the final commit or unregister did not finish: %r", e)
         self._state = "shut down"
         remoting.close()
 
@@ -403,7 +408,7 @@ class Consumer:
                     log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 
     async def _every(self, interval_ms: int, job: Callable[[], Any]) -> None:
-        while True:
+        while self._state == "running":  # the state too: see _wait_for_wakeup
             await asyncio.sleep(interval_ms / 1000)
             try:
                 await job()
@@ -539,11 +544,10 @@ class Consumer:
 
     async def _rebalance_loop(self) -> None:
         assert self._rebalance_wakeup is not None
-        while True:
-            try:
-                await asyncio.wait_for(self._rebalance_wakeup.wait(), self.settings["rebalance_interval"] / 1000)
-            except asyncio.TimeoutError:
-                pass
+        while self._state == "running":
+            await self._wait_for_wakeup(self.settings["rebalance_interval"] / 1000)
+            if self._state != "running":
+                return
             self._rebalance_wakeup.clear()
             try:
                 await self._rebalance_all()
@@ -551,6 +555,17 @@ class Consumer:
                 raise
             except Exception:
                 log.exception("rebalance failed")
+
+    async def _wait_for_wakeup(self, timeout_s: float) -> None:
+        """Until a broker's notification sets the wakeup event, or ``timeout_s``. Not ``asyncio.wait_for``: on
+        Python 3.11 it returns normally when it is cancelled just as the event is set (the cancellation is lost),
+        and the rebalance loop then ran on after shutdown had cancelled it, so shutdown waited for ever."""
+        assert self._rebalance_wakeup is not None
+        waiter = asyncio.ensure_future(self._rebalance_wakeup.wait())
+        try:
+            await asyncio.wait([waiter], timeout=timeout_s)
+        finally:
+            waiter.cancel()
 
     async def _rebalance_all(self) -> None:
         """``RebalanceImpl.doRebalance``: each subscribed topic, then the queues of topics no longer subscribed
@@ -810,7 +825,7 @@ class Consumer:
             return
         clustering = self.model == "CLUSTERING"
         size_limit = s["pull_threshold_size_for_queue"] * 1024 * 1024
-        while not pq.dropped:
+        while not pq.dropped and self._state == "running":  # the state too: see _wait_for_wakeup
             pq.last_pull_timestamp = _now_ms()
             if pq.msg_count > s["pull_threshold_for_queue"] or pq.msg_size > size_limit:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
