@@ -9,8 +9,9 @@ forces the reference, ``ROCKETROUTE_BACKEND=native`` makes a missing native modu
 from __future__ import annotations
 
 import importlib
-import os as _os
+from typing import TYPE_CHECKING
 
+from . import _backend
 from .consumer_config import consumer_defaults
 from .errors import (
     BrokerResponseError,
@@ -31,116 +32,24 @@ from .response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, d
 from .selector import MessageQueueSelector, as_selector
 from .send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # the names __all__ takes from the backend, for type checkers (both backends have the same)
+    from ._native import *
 
-_wanted = _os.environ.get("ROCKETROUTE_BACKEND", "").strip().lower()
-if _wanted not in ("", "native", "reference"):
-    raise ImportError(f"ROCKETROUTE_BACKEND must be 'native' or 'reference', not {_wanted!r}")
 
-if _wanted == "reference":
-    _native = None
-else:
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        from . import _native
-    except ImportError:
-        if _wanted == "native":
-            raise
-        _native = None
+        return version("rocketroute")
+    except PackageNotFoundError:  # a source tree on sys.path, never installed
+        return "0+unknown"
 
-if _native is not None:
-    from ._native import (
-        COMPAT_PROFILES,
-        LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST,
-        LOGICAL_QUEUE_MOCK_BROKER_PREFIX,
-        MAX_QUEUES,
-        MAX_VIRTUAL_NODES,
-        METADATA_SCOPE_GLOBAL,
-        AllocateMachineRoomNearby,
-        AllocateMessageQueueAveragely,
-        AllocateMessageQueueAveragelyByCircle,
-        AllocateMessageQueueByConfig,
-        AllocateMessageQueueByMachineRoom,
-        AllocateMessageQueueConsistentHash,
-        AllocateMessageQueueConsistentHashBounded,
-        AllocateMessageQueueSticky,
-        BrokerData,
-        ConsistentHashRouter,
-        Endpoints,
-        GrpcMessageQueue,
-        JavaRandom,
-        LatencyFaultTolerance,
-        ManualClock,
-        MessageQueue,
-        MQFaultStrategy,
-        PermName,
-        PublishingLoadBalancer,
-        QueueData,
-        SelectMessageQueueByHash,
-        SelectMessageQueueByMachineRoom,
-        SelectMessageQueueByRandom,
-        SendWhichQueue,
-        SubscriptionLoadBalancer,
-        SystemClock,
-        TopicPublishInfo,
-        TopicQueueMappingInfo,
-        TopicRouteData,
-        allocate_all,
-        java_int_hash,
-        java_long_hash,
-        java_string_compare,
-        java_string_hash,
-        md5_hash,
-        mock_broker_name,
-    )
 
-    BACKEND = "native"
-else:
-    from .reference import (  # type: ignore[assignment]
-        COMPAT_PROFILES,
-        LOGICAL_QUEUE_MOCK_BROKER_NAME_NOT_EXIST,
-        LOGICAL_QUEUE_MOCK_BROKER_PREFIX,
-        MAX_QUEUES,
-        MAX_VIRTUAL_NODES,
-        METADATA_SCOPE_GLOBAL,
-        AllocateMachineRoomNearby,
-        AllocateMessageQueueAveragely,
-        AllocateMessageQueueAveragelyByCircle,
-        AllocateMessageQueueByConfig,
-        AllocateMessageQueueByMachineRoom,
-        AllocateMessageQueueConsistentHash,
-        AllocateMessageQueueConsistentHashBounded,
-        AllocateMessageQueueSticky,
-        BrokerData,
-        ConsistentHashRouter,
-        Endpoints,
-        GrpcMessageQueue,
-        JavaRandom,
-        LatencyFaultTolerance,
-        ManualClock,
-        MessageQueue,
-        MQFaultStrategy,
-        PermName,
-        PublishingLoadBalancer,
-        QueueData,
-        SelectMessageQueueByHash,
-        SelectMessageQueueByMachineRoom,
-        SelectMessageQueueByRandom,
-        SendWhichQueue,
-        SubscriptionLoadBalancer,
-        SystemClock,
-        TopicPublishInfo,
-        TopicQueueMappingInfo,
-        TopicRouteData,
-        allocate_all,
-        java_int_hash,
-        java_long_hash,
-        java_string_compare,
-        java_string_hash,
-        md5_hash,
-        mock_broker_name,
-    )
+__version__ = _version()
+"""The installed distribution's version (the Cargo workspace's, which maturin gives the wheel)."""
 
-    BACKEND = "reference"
+BACKEND = _backend.BACKEND
+"""``"native"`` (the Rust extension) or ``"reference"`` (pure Python): chosen once, in :mod:`rocketroute._backend`."""
 
 _CLIENT_NAMES = {
     "Producer": "producer",
@@ -252,3 +161,14 @@ __all__ = [
     "send_default_async",
     "send_select",
 ]
+
+
+def _take_from_backend() -> None:
+    """Every name of ``__all__`` not defined above and not a client name comes from the chosen backend."""
+    here = globals()
+    for name in __all__:
+        if name not in here and name not in _CLIENT_NAMES:
+            here[name] = getattr(_backend.core, name)
+
+
+_take_from_backend()

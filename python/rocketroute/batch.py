@@ -11,23 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import BACKEND
+from . import _backend
 
 __all__ = ["java_string_hashes", "hash_select_indices", "round_robin_indices", "route_nodes", "KEY_TYPES"]
 
 KEY_TYPES = ("string", "int", "long")
 
-if BACKEND == "native":
-    from ._native import hash_select_indices, java_string_hashes, round_robin_indices
+_impl = _backend.batch_module()
+java_string_hashes = _impl.java_string_hashes
+hash_select_indices = _impl.hash_select_indices
+round_robin_indices = _impl.round_robin_indices
+
+if _backend.BACKEND == "native":
 
     def route_nodes(router: Any, keys: Any, *, nulls: str | None = "raise") -> list[str | None]:
         """``router.route_node`` of every key (``None`` for an empty ring or a masked null)."""
         return router.route_nodes(keys, nulls=nulls)  # type: ignore[no-any-return]
 
 else:  # pragma: no cover - exercised by ROCKETROUTE_BACKEND=reference
-    from .reference.batch import (  # type: ignore[assignment]
-        hash_select_indices,
-        java_string_hashes,
-        round_robin_indices,
-        route_nodes,
-    )
+    route_nodes = _impl.route_nodes

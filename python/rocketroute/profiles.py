@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import BACKEND
+from . import _backend
 from .reference.profiles import PROFILES, CompatReport
 from .reference.profiles import compat_report as _compat_report
 
@@ -21,14 +21,10 @@ __all__ = [
     "CompatReport",
 ]
 
-if BACKEND == "native":
-    from ._native import ProfileSelector, profile_select_index, profile_select_indices
-else:  # pragma: no cover - exercised by ROCKETROUTE_BACKEND=reference
-    from .reference.profiles import (  # type: ignore[assignment]
-        ProfileSelector,
-        profile_select_index,
-        profile_select_indices,
-    )
+_impl = _backend.profiles_module()
+ProfileSelector = _impl.ProfileSelector
+profile_select_index = _impl.profile_select_index
+profile_select_indices = _impl.profile_select_indices
 
 
 def compat_report(keys: Any, num_queues: int, profiles: Iterable[str] = PROFILES) -> CompatReport:
