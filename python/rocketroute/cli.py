@@ -845,6 +845,11 @@ def _add_overwrite_arg(p: argparse.ArgumentParser, what: str = "OUT") -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rocketroute", description=__doc__.splitlines()[0])
+    import rocketroute
+
+    p.add_argument(
+        "--version", action="version", version=f"rocketroute {rocketroute.__version__} ({rocketroute.BACKEND} backend)"
+    )
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser(
         "route",
