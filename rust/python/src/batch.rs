@@ -16,7 +16,7 @@ use rocketroute_core::counter::POSITIVE_MASK;
 use rocketroute_core::java::{long_hash, utf16_hash};
 
 use crate::counter::PySendWhichQueue;
-use crate::errors::{illegal, java_int, npe, raise, type_name, utf16_units};
+use crate::errors::{div_by_zero, illegal, java_int, npe, type_name, utf16_units};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum KeyType {
@@ -731,7 +731,7 @@ pub fn hash_select_indices<'py>(
     };
     if n == 0 {
         if any_valid {
-            return Err(raise(py, "JavaArithmeticError", "/ by zero"));
+            return Err(div_by_zero());
         }
         return hashed.finish(py);
     }
@@ -806,7 +806,7 @@ pub fn round_robin_indices<'py>(
                 Err(_) => i64::MAX,
             };
             if v == 0 {
-                return Err(raise(py, "JavaArithmeticError", "/ by zero"));
+                return Err(div_by_zero());
             }
             if v < 0 {
                 return Err(illegal(

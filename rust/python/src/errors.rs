@@ -3,44 +3,45 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString, PyType};
+use pyo3::types::{PyBool, PyInt, PyString};
 use rocketroute_core::JavaError;
 
-fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
-    Ok(py
-        .import("rocketroute.errors")?
-        .getattr(name)?
-        .cast_into::<PyType>()?)
+/// The exception classes of `rocketroute.errors`, imported once (on first use) and cached by PyO3.
+mod classes {
+    pyo3::import_exception!(rocketroute.errors, IllegalArgumentError);
+    pyo3::import_exception!(rocketroute.errors, NumberFormatError);
+    pyo3::import_exception!(rocketroute.errors, JavaArithmeticError);
+    pyo3::import_exception!(rocketroute.errors, NullPointerError);
+    pyo3::import_exception!(rocketroute.errors, IndexOutOfBoundsError);
 }
-
-/// A `rocketroute.errors` exception by class name.
-pub fn raise(py: Python<'_>, class: &str, message: impl Into<String>) -> PyErr {
-    match error_class(py, class) {
-        Ok(cls) => PyErr::from_type(cls, message.into()),
-        Err(e) => e,
-    }
-}
+use classes::{
+    IllegalArgumentError, IndexOutOfBoundsError, JavaArithmeticError, NullPointerError,
+    NumberFormatError,
+};
 
 /// The Python exception standing for a Java one.
 pub fn java_err(e: JavaError) -> PyErr {
-    Python::attach(|py| {
-        let class = match &e {
-            JavaError::IllegalArgument(_) => "IllegalArgumentError",
-            JavaError::NumberFormat(_) => "NumberFormatError",
-            JavaError::Arithmetic(_) => "JavaArithmeticError",
-            JavaError::NullPointer(_) => "NullPointerError",
-            JavaError::IndexOutOfBounds(_) => "IndexOutOfBoundsError",
-        };
-        raise(py, class, e.message())
-    })
+    let message = e.message().to_owned();
+    match e {
+        JavaError::IllegalArgument(_) => IllegalArgumentError::new_err(message),
+        JavaError::NumberFormat(_) => NumberFormatError::new_err(message),
+        JavaError::Arithmetic(_) => JavaArithmeticError::new_err(message),
+        JavaError::NullPointer(_) => NullPointerError::new_err(message),
+        JavaError::IndexOutOfBounds(_) => IndexOutOfBoundsError::new_err(message),
+    }
 }
 
-pub fn illegal(py: Python<'_>, message: impl Into<String>) -> PyErr {
-    raise(py, "IllegalArgumentError", message)
+/// Java's `ArithmeticException("/ by zero")`.
+pub fn div_by_zero() -> PyErr {
+    JavaArithmeticError::new_err("/ by zero")
 }
 
-pub fn npe(py: Python<'_>, message: impl Into<String>) -> PyErr {
-    raise(py, "NullPointerError", message)
+pub fn illegal(_py: Python<'_>, message: impl Into<String>) -> PyErr {
+    IllegalArgumentError::new_err(message.into())
+}
+
+pub fn npe(_py: Python<'_>, message: impl Into<String>) -> PyErr {
+    NullPointerError::new_err(message.into())
 }
 
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
