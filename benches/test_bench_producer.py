@@ -9,32 +9,17 @@ from typing import Any
 import pytest
 
 import rocketroute.reference as ref
+from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
 
 TOPIC = "TopicTest"
 KEY = "order-0000000042"  # a 16-character order id
-BROKERS = ("broker-a", "broker-b", "broker-c", "broker-d")
+BROKERS = SAMPLE_BROKERS
 QUEUES_PER_BROKER = 4
 ISOLATED = "broker-b"
 
 assert len(KEY) == 16
 
-ROUTE: dict[str, Any] = {
-    "orderTopicConf": None,
-    "queueDatas": [
-        {
-            "brokerName": b,
-            "readQueueNums": QUEUES_PER_BROKER,
-            "writeQueueNums": QUEUES_PER_BROKER,
-            "perm": 6,
-            "topicSysFlag": 0,
-        }
-        for b in BROKERS
-    ],
-    "brokerDatas": [
-        {"cluster": "DefaultCluster", "brokerName": b, "brokerAddrs": {"0": f"10.0.0.{i + 1}:10911"}}
-        for i, b in enumerate(BROKERS)
-    ],
-}
+ROUTE: dict[str, Any] = sample_route(BROKERS, QUEUES_PER_BROKER)
 """16 queues on 4 brokers, as the name server returns them."""
 
 

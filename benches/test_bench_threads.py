@@ -26,6 +26,7 @@ import pyarrow as pa
 import pytest
 
 import rocketroute.reference as ref
+from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
 
 KEY_WIDTH = 16
 
@@ -145,17 +146,8 @@ def test_hammer_counter(benchmark: Any, request: pytest.FixtureRequest, lib: Mod
 
 
 TOPIC = "TopicTest"
-BROKERS = ("broker-a", "broker-b", "broker-c", "broker-d")
-ROUTE: dict[str, Any] = {
-    "orderTopicConf": None,
-    "queueDatas": [
-        {"brokerName": b, "readQueueNums": 4, "writeQueueNums": 4, "perm": 6, "topicSysFlag": 0} for b in BROKERS
-    ],
-    "brokerDatas": [
-        {"cluster": "DefaultCluster", "brokerName": b, "brokerAddrs": {"0": f"10.0.0.{i + 1}:10911"}}
-        for i, b in enumerate(BROKERS)
-    ],
-}
+BROKERS = SAMPLE_BROKERS
+ROUTE: dict[str, Any] = sample_route(BROKERS, 4)
 LATENCIES = (20, 80, 120, 300)  # below latencyMax[2] = 550: no isolation
 ISOLATED = "broker-d"  # always sent with 600 ms, so isolated for 2 s; the clock does not move
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
+
 from ._child import run_on_backend
 from ._java import INT_MAX, to_int
 
@@ -25,7 +27,7 @@ THREADS = 8
 SOAK = max(1, int(os.environ.get("ROCKETROUTE_SOAK", "1")))
 POSITIVE_MASK = 0x7FFFFFFF
 TOPIC = "TopicTest"
-BROKERS = ("broker-a", "broker-b", "broker-c", "broker-d")
+BROKERS = SAMPLE_BROKERS
 QUEUES_PER_BROKER = 4
 UNKNOWN_BROKER = "broker-gone"  # a fault item whose broker is not in the route (4.9 pick path removes it)
 LATENCIES = (0, 10, 60, 120, 600, 1200, 2500, 4000, 16000)
@@ -153,23 +155,7 @@ def test_counter_from_an_unset_start(backend, compat):
 
 # --- one MQFaultStrategy on one TopicPublishInfo ------------------------------------------------------------------
 
-ROUTE: dict[str, Any] = {
-    "orderTopicConf": None,
-    "queueDatas": [
-        {
-            "brokerName": b,
-            "readQueueNums": QUEUES_PER_BROKER,
-            "writeQueueNums": QUEUES_PER_BROKER,
-            "perm": 6,
-            "topicSysFlag": 0,
-        }
-        for b in BROKERS
-    ],
-    "brokerDatas": [
-        {"cluster": "DefaultCluster", "brokerName": b, "brokerAddrs": {"0": f"10.0.0.{i + 1}:10911"}}
-        for i, b in enumerate(BROKERS)
-    ],
-}
+ROUTE: dict[str, Any] = sample_route(BROKERS, QUEUES_PER_BROKER)
 
 
 def publish_info(backend: Any, compat: str) -> Any:

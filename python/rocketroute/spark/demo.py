@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..sample_route import SAMPLE_BROKERS, sample_route
+
 __all__ = ["BROKERS", "DemoInputs", "ROOMS", "TOPIC", "write_demo_inputs"]
 
 TOPIC = "TopicOrders"
-BROKERS = ("broker-a", "broker-b", "broker-c", "broker-d")
+BROKERS = SAMPLE_BROKERS
 QUEUES_PER_BROKER = 4
 ROOMS = {"broker-a": "az1", "broker-b": "az1", "broker-c": "az2", "broker-d": "az2"}
 T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -41,26 +43,7 @@ class DemoInputs:
 
 def route_json() -> str:
     """The topic's route as the name server returns it: four brokers of four writeable queues."""
-    return json.dumps(
-        {
-            "orderTopicConf": None,
-            "queueDatas": [
-                {
-                    "brokerName": b,
-                    "readQueueNums": QUEUES_PER_BROKER,
-                    "writeQueueNums": QUEUES_PER_BROKER,
-                    "perm": 6,
-                    "topicSysFlag": 0,
-                }
-                for b in BROKERS
-            ],
-            "brokerDatas": [
-                {"cluster": "DefaultCluster", "brokerName": b, "brokerAddrs": {"0": f"10.0.{i}.1:10911"}}
-                for i, b in enumerate(BROKERS)
-            ],
-        },
-        indent=2,
-    )
+    return json.dumps(sample_route(BROKERS, QUEUES_PER_BROKER), indent=2)
 
 
 def trace_rows(seed: int) -> list[tuple[int, str, int, str]]:
