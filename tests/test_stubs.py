@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,3 +61,20 @@ def test_stub_members_exist_on_the_classes(native):
         assert declared == public, cls_name
         for dunder in names - declared - {"__init__"}:
             assert hasattr(cls, dunder), f"{cls_name}.{dunder}"
+
+
+def test_stubtest_finds_no_difference(native, tmp_path):
+    """mypy's stubtest compares every signature, default, property and ``@final`` of the stub with the extension."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.fail("mypy is not installed; install the test extra (pip install -e '.[test]')", pytrace=False)
+    # stubtest writes mypy's cache under the working directory unless a config file moves it
+    config = tmp_path / "mypy.ini"
+    config.write_text(f"[mypy]\ncache_dir = {tmp_path / 'mypy_cache'}\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "rocketroute._native", "--mypy-config-file", str(config)],
+        cwd=Path(rocketroute.__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
