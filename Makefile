@@ -39,25 +39,25 @@ define section
 endef
 
 # The build and tool requirements, read from pyproject.toml ([build-system] requires and the
-# "test" and "dev" extras); `pip install -e .[test]` is not possible before the extension is built.
+# "test", "dev" and "docs" extras); `pip install -e .[test]` is not possible before the extension is built.
 define READ_REQUIREMENTS
 import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nruff>=0.6")
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
 extras = d["project"].get("optional-dependencies", {})
 reqs = list(d["build-system"]["requires"])
-for group in ("test", "dev"):
+for group in ("test", "dev", "docs"):
     reqs += extras.get(group, [])
 print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers test test-rust test-python test-benches lint bench demo walkthrough fuzz clean distclean
+.PHONY: help venv build servers test test-rust test-python test-benches lint bench demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -68,6 +68,7 @@ help:
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table"
+	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
 	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
 	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
 
@@ -138,9 +139,13 @@ lint: venv
 	$(call section,lint: cargo clippy -D warnings)
 	$(IN_VENV) cargo clippy --workspace --all-targets -- -D warnings
 	$(call section,lint: ruff check)
-	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff check python tests benches docs/hooks
 	$(call section,lint: ruff format --check)
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches docs/hooks
+
+docs: venv build
+	$(call section,docs: mkdocs build --strict into site/)
+	NO_MKDOCS_2_WARNING=1 $(IN_VENV) $(VPY) -m mkdocs build --strict -d site
 
 bench: venv build servers
 	$(call section,bench: pytest benches --benchmark-only)

@@ -1,26 +1,25 @@
-"""The README's "Send to a real cluster" example (```python cluster blocks) runs against the real servers."""
+"""The docs' "Send to a real cluster" and "Consume from a real cluster" examples (```python cluster blocks, in the
+pages' nav order) run against the real servers."""
 
 from __future__ import annotations
 
-import re
 import time
-from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+from ..test_docs import nav_pages, python_blocks
 
 
 def _cluster_blocks() -> list[str]:
-    return re.findall(r"```python cluster\n(.*?)```", README.read_text(), flags=re.S)
+    return [b for page in nav_pages() for b in python_blocks(page, "python cluster")]
 
 
 def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
     blocks = _cluster_blocks()
-    assert blocks, "README has no ```python cluster block"
+    assert len(blocks) == 2, "the producer and consumer pages each have a ```python cluster block"
     topic = fresh_topic(queues=4)
     namespace: dict[str, object] = {}
     for i, block in enumerate(blocks):
         code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
-        exec(compile(code, f"README.md python cluster block {i}", "exec"), namespace)
+        exec(compile(code, f"docs python cluster block {i}", "exec"), namespace)
     printed = capsys.readouterr().out
     assert printed.startswith("SEND_OK ")
     assert f"{topic} TagA order-42 b'hello' " in printed  # the consumer block got the first message
