@@ -45,7 +45,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
@@ -57,7 +57,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers test test-rust test-python test-benches lint bench demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers test test-rust test-python test-benches test-dist wheel lint bench demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -68,6 +68,7 @@ help:
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table"
+	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
 	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
 	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
@@ -116,6 +117,7 @@ test: venv build servers
 	@$(MAKE) test-rust
 	@$(MAKE) test-python
 	@$(MAKE) test-benches
+	@$(MAKE) test-dist
 	@$(MAKE) lint
 	$(call section,test: all passed)
 
@@ -139,9 +141,23 @@ lint: venv
 	$(call section,lint: cargo clippy -D warnings)
 	$(IN_VENV) cargo clippy --workspace --all-targets -- -D warnings
 	$(call section,lint: ruff check)
-	$(VENV)/bin/ruff check python tests benches docs/hooks
+	$(VENV)/bin/ruff check python tests benches docs/hooks packaging
 	$(call section,lint: ruff format --check)
-	$(VENV)/bin/ruff format --check python tests benches docs/hooks
+	$(VENV)/bin/ruff format --check python tests benches docs/hooks packaging
+
+# the wheel users install (manylinux2014 abi3, zig linker) and the sdist, checked by auditwheel and installed alone
+DIST_CHECK := target/dist-check
+test-dist: venv
+	$(call section,test: the manylinux2014 abi3 wheel and the sdist (packaging/test_dist.py))
+	rm -rf $(DIST_CHECK)
+	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(DIST_CHECK)
+	$(IN_VENV) $(VPY) -m maturin sdist --out $(DIST_CHECK)
+	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
+
+wheel: venv
+	$(call section,wheel: dist/ (manylinux2014 abi3 wheel and sdist))
+	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out dist
+	$(IN_VENV) $(VPY) -m maturin sdist --out dist
 
 docs: venv build
 	$(call section,docs: mkdocs build --strict into site/)
