@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import rocketroute.reference as ref
-from rocketroute.cli import read_input
 from rocketroute.errors import IllegalArgumentError, RocketRouteError
 from rocketroute.spark import queue_spec, route
+from rocketroute.spark.cli.common import read_input
 from rocketroute.spark.plan import resize_risk
 from rocketroute.spark.replay import replay
 

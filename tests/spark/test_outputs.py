@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rocketroute.cli import check_out, staged_output
 from rocketroute.errors import RocketRouteError
+from rocketroute.spark.cli.common import check_out, staged_output
 
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

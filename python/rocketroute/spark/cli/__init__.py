@@ -1,0 +1,55 @@
+"""The ``rocketroute`` command: the pipeline's jobs on Spark (local by default).
+
+rocketroute route --input messages.parquet --topic TopicTest --queues broker-a:8,broker-b:8 --out out/route
+
+One module per command (:mod:`.route`, :mod:`.plan`, :mod:`.replay`, :mod:`.report`, :mod:`.demo`,
+:mod:`.bench_spark`, :mod:`.bench_producer`), each with its ``cmd_*`` function and an ``add_parser``; what they
+share is in :mod:`.common`. Importing this package imports neither pyspark nor matplotlib: a command that needs
+one says so in one line (``pip install 'rocketroute[spark]'``) when it is missing, and ``bench-producer`` and
+``plan --namesrv`` need neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ...errors import RocketRouteError
+from . import bench_producer, bench_spark, demo, plan, replay, report, route
+from .common import spark_failure
+
+DESCRIPTION = "The ``rocketroute`` command: the pipeline's jobs on Spark (local by default)."
+"""The parser's description (the first line of this docstring)."""
+
+COMMANDS = (route, plan, replay, report, demo, bench_spark, bench_producer)
+"""The command modules, in the order ``--help`` lists them."""
+
+__all__ = ["COMMANDS", "DESCRIPTION", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rocketroute", description=DESCRIPTION)
+    import rocketroute
+
+    p.add_argument(
+        "--version", action="version", version=f"rocketroute {rocketroute.__version__} ({rocketroute.BACKEND} backend)"
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except RocketRouteError as e:
+        print(f"rocketroute {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        reason = spark_failure(e)
+        if reason is None:
+            raise  # a bug: keep the traceback
+        print(f"rocketroute {args.command}: error: the Spark job failed: {reason}", file=sys.stderr)
+        return 1

@@ -1,0 +1,302 @@
+"""What the commands share: reading an input, the output folders, the queue spec, the Spark session, the
+messages on stderr, the Spark failures in a line, the missing extra, and the options several commands take.
+
+Imports neither pyspark nor matplotlib: each is imported where a command uses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...errors import RocketRouteError
+
+FORMATS = ("parquet", "csv", "json")
+
+SPARK_EXTRA = "pip install 'rocketroute[spark]'"
+"""What brings pyspark, pyarrow, numpy and matplotlib (named when one of them is missing)."""
+
+
+def require(*modules: str) -> None:
+    """Refuses a command that needs a module of the ``spark`` extra which is not installed, before anything else
+    and in one line (``rocketroute CMD: error: this command needs pyspark: pip install 'rocketroute[spark]'``).
+    Only looks the module up: nothing is imported."""
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a finder that refuses it; a module without a spec
+            found = False
+        if not found:
+            raise RocketRouteError(f"this command needs {name}: {SPARK_EXTRA}")
+
+
+def _input_format(path: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    name = path.rstrip("/").lower()
+    for f in FORMATS:
+        if name.endswith("." + f) or name.endswith(f".{f}.gz"):
+            return f
+    if name.endswith(".jsonl") or name.endswith(".ndjson"):
+        return "json"
+    raise RocketRouteError(f"cannot tell the format of {path!r}; pass --format {'/'.join(FORMATS)}")
+
+
+def read_input(spark: Any, path: str, fmt: str | None) -> Any:
+    """A DataFrame of the input, or a clear error (before any job) when it cannot be read."""
+    if not os.path.exists(path):
+        raise RocketRouteError(f"input {path!r} does not exist")
+    fmt = _input_format(path, fmt)
+    reader = spark.read
+    if fmt == "csv":
+        # RFC 4180: a quote inside a quoted field is doubled (Spark's default escape is a backslash)
+        reader = reader.option("header", "true").option("escape", '"')
+    try:
+        df = getattr(reader, fmt)(path)
+    except Exception as e:  # Spark's AnalysisException carries the reason
+        raise RocketRouteError(f"cannot read {path!r} as {fmt}: {spark_failure(e) or first_line(e)}") from None
+    if fmt == "csv":
+        _refuse_duplicate_csv_header(spark, path, df.columns)
+    return df
+
+
+def _refuse_duplicate_csv_header(spark: Any, path: str, columns: list[str]) -> None:
+    """Spark reads a CSV header that names a column twice (``key,size,size``) as ``size1, size2`` (the name and
+    its position), so ``--size size`` would find nothing and ``size1`` would be a guess. Refused, naming the
+    column. Only a header that looks renamed so is read again (one line, a tiny job) to tell it from a real
+    ``size1,size2``."""
+    from collections import Counter
+
+    bases = Counter(c[: -len(str(i))].lower() for i, c in enumerate(columns) if c.endswith(str(i)) and c != str(i))
+    if not any(n > 1 for n in bases.values()):
+        return
+    first = spark.read.option("header", "false").option("escape", '"').csv(path).limit(1).collect()
+    header = [h for h in (first[0] if first else []) if h]
+    case_sensitive = str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    counts = Counter(h if case_sensitive else h.lower() for h in header)
+    for h in header:
+        n = counts[h if case_sensitive else h.lower()]
+        if n > 1:
+            raise RocketRouteError(
+                f"the CSV header of {path!r} names the column {h!r} {n} times; rename them so that every column "
+                "has its own name"
+            )
+
+
+def first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:400]
+
+
+def spark_failure(e: BaseException) -> str | None:
+    """What went wrong in a failed Spark job, in a line or two (``None`` when ``e`` is not Spark's): the
+    Spark error (``[ERROR_CLASS] ...``, e.g. a corrupted file) and the root cause under it."""
+    try:
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+    except ImportError:
+        return None
+    if isinstance(e, Py4JJavaError):
+        chain: list[str] = []
+        j = e.java_exception
+        while j is not None and len(chain) < 16:
+            chain.append(str(j.toString()).strip().splitlines()[0][:400])
+            j = j.getCause()
+        if not chain:
+            return first_line(e)
+        classed = [c for c in chain if re.search(r"\[[A-Z][A-Z_.]+\]", c)]  # Spark's [ERROR_CLASS] messages
+        head = classed[-1] if classed else chain[0]
+        root = chain[-1]
+        return head if root == head else f"{head} (cause: {root})"
+    if isinstance(e, PySparkException):
+        return first_line(e)
+    return None
+
+
+def _nearest_existing(p: Path) -> Path:
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_writable_parent(label: str, final: Path) -> None:
+    """The folder that will hold ``final`` (made if missing) must be a writable folder."""
+    parent = _nearest_existing(final.parent)
+    if not parent.is_dir():
+        raise RocketRouteError(f"cannot write {label}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise RocketRouteError(f"cannot write {label}: the folder {str(parent)!r} is not writable")
+
+
+def output_folder(out: str, sub: str | None = None) -> Path:
+    """The folder a job's outputs replace as a whole: ``out`` (``out/sub`` for plan), symbolic links resolved."""
+    return (Path(out) / sub if sub else Path(out)).resolve()
+
+
+def check_out(out: str, *, overwrite: bool, inputs: tuple[str | None, ...] = (), sub: str | None = None) -> Path:
+    """Checks, before Spark starts, that a job can write its outputs: ``--out`` is not a file, its parent is a
+    writable folder, replacing it would delete neither an input nor the current folder, and a non-empty
+    ``--out`` is replaced only with ``--overwrite``. Returns :func:`output_folder`."""
+    label = f"--out {out!r}"
+    if Path(out).exists() and not Path(out).is_dir():
+        raise RocketRouteError(f"{label} is a file, not a folder")
+    check_writable_parent(label, Path(out).resolve())
+    final = output_folder(out, sub)
+    if sub:  # plan: its outputs are OUT/plan, the rest of OUT is not plan's
+        label = repr(str(Path(out) / sub))
+        if final.exists() and not final.is_dir():
+            raise RocketRouteError(f"{label} is a file, not a folder")
+    for held in (os.getcwd(), *(i for i in inputs if i)):
+        h = Path(held).resolve()
+        if h == final or final in h.parents:
+            what = "the current folder" if held == os.getcwd() else f"the input {held!r}"
+            raise RocketRouteError(f"{label} holds {what}, which replacing it would delete; choose another --out")
+    try:
+        non_empty = final.is_dir() and any(final.iterdir())
+    except OSError as e:
+        raise RocketRouteError(f"cannot read {label}: {e.strerror}") from None
+    if non_empty and not overwrite:
+        raise RocketRouteError(f"{label} already exists and is not empty; pass --overwrite to replace it")
+    return final
+
+
+@contextlib.contextmanager
+def staged_output(final: Path) -> Iterator[Path]:
+    """A temporary folder next to ``final`` for a job's whole output set, swapped into place when the block
+    completes: a run replaces everything a previous one wrote (no stale ``compat/``), and a failed or interrupted
+    run leaves the previous outputs as they were and no temporary folder behind."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    stage = final.parent / f".{final.name}.tmp-{uuid.uuid4().hex[:8]}"
+    stage.mkdir()
+    try:
+        yield stage
+        _swap_into_place(stage, final)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _swap_into_place(stage: Path, final: Path) -> None:
+    old = final.parent / f".{final.name}.old-{uuid.uuid4().hex[:8]}"
+    try:
+        if final.exists():
+            final.rename(old)
+            try:
+                stage.rename(final)
+            except BaseException:
+                old.rename(final)  # the previous outputs back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            stage.rename(final)
+    except OSError as e:
+        raise RocketRouteError(f"cannot move the outputs into {str(final)!r}: {e.strerror}") from None
+
+
+def write_summary(out: Path, data: Any) -> None:
+    """``out/summary/summary.json``."""
+    (out / "summary").mkdir()
+    (out / "summary" / "summary.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A few rows already on the driver, as a CSV file with a header (no Spark job)."""
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        if rows:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def renamed_note(renamed: dict[str, str]) -> str:
+    pairs = ", ".join(f"{a!r} as {b!r}" for a, b in renamed.items())
+    return f"the input columns named like an output column are kept under another name: {pairs}"
+
+
+def queue_spec_from_args(args: argparse.Namespace) -> Any:
+    """The topic's publish queues from ``--route`` (a route JSON file), ``--namesrv`` (the live route) or
+    ``--queues``."""
+    from ..route import queue_spec
+
+    if getattr(args, "namesrv", None):
+        return queue_spec(args.topic, route_json=live_route_json(args), compat=args.compat)
+    if args.route:
+        try:
+            route_json = Path(args.route).read_text()
+        except OSError as e:
+            raise RocketRouteError(f"cannot read the route file {args.route!r}: {e.strerror}") from None
+        return queue_spec(args.topic, route_json=route_json, compat=args.compat)
+    return queue_spec(args.topic, queues=args.queues, compat=args.compat)
+
+
+def live_route_json(args: argparse.Namespace) -> str:
+    """The topic's route from the name servers of ``--namesrv``, as JSON (fetched once, before Spark starts)."""
+    cached = getattr(args, "_live_route", None)
+    if cached is not None:
+        return str(cached)
+    from ...client.namesrv import fetch_route
+    from ...remoting import RemotingError
+
+    try:
+        route = fetch_route(args.namesrv, args.topic, compat=args.compat)
+    except (RemotingError, LookupError, ValueError) as e:
+        raise RocketRouteError(f"cannot fetch the route of {args.topic!r} from {args.namesrv}: {e}") from None
+    args._live_route = route.to_json()
+    log(f"route of {args.topic} from {args.namesrv}: {len(route.queue_datas or ())} queue data(s)")
+    return str(args._live_route)
+
+
+def log(msg: str) -> None:
+    """A progress line on stderr (``[rocketroute] ...``)."""
+    print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
+
+
+def master_name(args: argparse.Namespace) -> str:
+    return args.master or "local[*]"
+
+
+@contextlib.contextmanager
+def spark_session(args: argparse.Namespace) -> Iterator[Any]:
+    """A SparkSession for one command, stopped afterwards."""
+    from ..session import local_session
+
+    spark = local_session(args.master, quiet=not getattr(args, "progress", False))
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+def add_queue_args(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--route", help="the topic's route: the name server's TopicRouteData JSON file")
+    where.add_argument("--queues", help='the publish queues in order, e.g. "broker-a:8,broker-b:8"')
+    where.add_argument(
+        "--namesrv", help='the live route from these name servers ("host:port" or "host:port;host:port")'
+    )
+    p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+
+
+def add_spark_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--master", default=None, help="Spark master (default: local[*])")
+    p.add_argument("--progress", action="store_true", help="show Spark's console progress")
+
+
+def add_overwrite_arg(p: argparse.ArgumentParser, what: str = "OUT") -> None:
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help=f"replace a non-empty {what} (all of it) with this run's outputs; without it such a folder is an error",
+    )

@@ -1,0 +1,109 @@
+"""``rocketroute demo``: synthetic orders and a broker trace through route, plan, replay and report on local
+Spark."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from ...errors import RocketRouteError
+from .common import add_overwrite_arg, add_spark_args, check_out, log, require, spark_session, staged_output
+from .plan import check_plan, print_plan, run_plan
+from .replay import check_replay, print_replay, run_replay
+from .route import check_route, run_route
+
+
+def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str]]:
+    """The demo's jobs as the command lines a user would type (``--overwrite``: a re-run replaces them)."""
+    from ..demo import BROKERS, QUEUES_PER_BROKER, ROOMS, TOPIC
+
+    rooms = ",".join(f"{b}={r}" for b, r in ROOMS.items())
+    queues = QUEUES_PER_BROKER * len(BROKERS)
+    return {
+        "route": ["route", "--input", str(inputs.messages), "--topic", TOPIC, "--route", str(inputs.route),
+                  "--key", "key", "--size", "size", "--compare-profiles", "all", "--out", str(out / "route"),
+                  "--overwrite"],
+        "plan": ["plan", "--load", str(out / "route"), "--topic", TOPIC, "--consumers", consumers,
+                 "--rooms", rooms, "--resize", f"{queues}:{queues + 8}", "--input", str(inputs.messages),
+                 "--key", "key", "--out", str(out), "--overwrite"],
+        "replay": ["replay", "--trace", str(inputs.trace), "--sends", str(inputs.sends), "--topic", TOPIC,
+                   "--route", str(inputs.route), "--out", str(out / "replay"), "--overwrite"],
+    }  # fmt: skip
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    require("pyspark", "matplotlib")  # the jobs, then the report
+    from ..demo import write_demo_inputs
+    from ..report import write_report
+    from . import build_parser
+
+    if args.rows < 1 or args.sends < 1:
+        raise RocketRouteError("--rows and --sends must be positive")
+    final = check_out(args.out, overwrite=args.overwrite)
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    log(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; starting Spark")
+    parser = build_parser()
+    # everything (inputs, every job's outputs, the report) goes into one folder next to --out, swapped in at the
+    # end; the command lines shown name --out itself
+    with staged_output(final) as stage, spark_session(args) as spark:
+        log(f"demo: generating the inputs in {out / 'data'}")
+        inputs = write_demo_inputs(spark, stage / "data", rows=args.rows, sends=args.sends, seed=args.seed)
+        commands = _demo_commands(inputs, stage, args.consumers)
+        for argv in commands.values():
+            log("demo: rocketroute " + " ".join(a.replace(str(stage), str(out)) for a in argv))
+        route_args, plan_args, replay_args = (parser.parse_args(commands[c]) for c in ("route", "plan", "replay"))
+        route_summary = run_route(spark, route_args, check_route(route_args))
+        plan_result = run_plan(spark, plan_args, check_plan(plan_args))
+        replay_result = run_replay(spark, replay_args, check_replay(replay_args))
+        log("demo: rendering the report")
+        write_report(
+            stage / "report.html",
+            route_dir=stage / "route",
+            plan_dir=stage,
+            replay_dir=stage / "replay",
+            title=f"rocketroute demo: {args.rows:,} orders on {route_summary['queues']} queues",
+        )
+    report = out / "report.html"
+    print("\n== route (hash selector on the order key)")
+    skew = route_summary["skew"]
+    print(
+        f"input rows {route_summary['input_rows']:,} = routed {route_summary['routed_rows']:,} + rejected "
+        f"{route_summary['rejected_rows']:,}; queue load max/mean {skew['max_over_mean']:.3f}, "
+        f"cv {skew['cv']:.3f}, gini {skew['gini']:.3f}"
+    )
+    compat = route_summary.get("compat")
+    if compat:
+        share = {(r["a"], r["b"]): r["key_share"] for r in compat["pairs"]}
+        others = [p for p in compat["profiles"] if p != "java-hashcode"]
+        print("\n== other clients on the same keys (share of keys on the queue Java remoting picks)")
+        for p in others:
+            s = share.get(("java-hashcode", p))
+            text = "no key in common" if s is None else f"{s:.1%} of keys on the same queue"
+            print(f"a Java remoting producer and a {p} one: {text}")
+    print("\n== plan (4 and 8 consumers)")
+    print_plan(plan_result, str(out), counts=[4, 8])
+    print("\n== replay (broker-b degrades, broker-c fails)")
+    print_replay(replay_result, str(out / "replay"))
+    print(f"\ndemo finished in {time.perf_counter() - t0:.0f} s")
+    print(f"report: {report.resolve()}")
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    d = subparsers.add_parser(
+        "demo",
+        help="synthetic orders and a broker trace through route, plan, replay and report on local Spark",
+        description="Generates Zipf-skewed order keys, sizes, timestamps and a broker trace (one broker degrades, "
+        "one fails), runs route, plan, replay and report on them, prints a summary and the report's path.",
+    )
+    d.add_argument("--rows", type=int, default=1_000_000, help="orders to generate and route (default 1M)")
+    d.add_argument("--sends", type=int, default=200_000, help="about this many of them are replayed (default 200k)")
+    d.add_argument("--consumers", default="2..12", help="plan's consumer counts (default 2..12)")
+    d.add_argument("--seed", type=int, default=7)
+    d.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
+    add_overwrite_arg(d)
+    add_spark_args(d)
+    d.set_defaults(func=cmd_demo)

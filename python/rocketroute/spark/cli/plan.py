@@ -1,0 +1,349 @@
+"""``rocketroute plan``: per-consumer load, imbalance and rebalance churn of each allocation strategy, on Spark
+from a per-queue load table (``--load``), or live from the name servers and brokers (``--namesrv --group``, no
+Spark)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import RocketRouteError
+from .common import (
+    FORMATS,
+    add_overwrite_arg,
+    add_spark_args,
+    check_out,
+    log,
+    master_name,
+    output_folder,
+    read_input,
+    require,
+    spark_session,
+    staged_output,
+    write_csv,
+)
+
+
+def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, int, int]]:
+    """``(broker, queue_id, messages, bytes)`` per queue from a per-queue table (``route``'s ``per_queue``
+    output, or any CSV / Parquet / JSON with those columns; ``bytes`` optional)."""
+    p = Path(path)
+    if p.is_dir() and (p / "per_queue").is_dir():
+        p = p / "per_queue"
+    fmt = fmt or ("csv" if p.is_dir() and any(x.suffix == ".csv" for x in p.iterdir()) else None)
+    df = read_input(spark, str(p), fmt)
+    from ..columns import check_distinct
+
+    check_distinct(df, f"the load table {path!r}")
+    missing = {"broker", "queue_id", "messages"} - set(df.columns)
+    if missing:
+        raise RocketRouteError(f"the load table {path!r} lacks the columns {sorted(missing)}")
+    cols = ["broker", "queue_id", "messages", "bytes" if "bytes" in df.columns else "messages"]
+    rows = df.select(*cols).collect()  # one row per queue: an aggregate
+    try:
+        return [(str(b), int(q), int(m), int(by) if "bytes" in df.columns else 0) for b, q, m, by in rows]
+    except (TypeError, ValueError) as e:
+        raise RocketRouteError(f"the load table {path!r} has a non-integer queue_id / messages / bytes: {e}") from None
+
+
+def _plan_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The room / idc / config parameters of the strategies that need them."""
+    from ..plan import Rooms, parse_rooms
+
+    rooms = None
+    if args.rooms:
+        consumer_rooms = tuple(r.strip() for r in (args.consumer_rooms or "").split(",") if r.strip())
+        rooms = Rooms(parse_rooms(args.rooms), consumer_rooms)
+    elif args.consumer_rooms:
+        raise RocketRouteError("--consumer-rooms needs --rooms (each broker's room)")
+    idcs = [x.strip() for x in args.idcs.split(",") if x.strip()] if args.idcs else None
+    config = None
+    if args.config_queues:
+        config = []
+        for part in (p.strip() for p in args.config_queues.split(",") if p.strip()):
+            broker, _, qid = part.rpartition(":")
+            try:
+                config.append((broker, int(qid)))
+            except ValueError:
+                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}") from None
+            if not broker:
+                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}")
+    return {"rooms": rooms, "idcs": idcs, "config": config}
+
+
+def _parse_resize(args: argparse.Namespace) -> tuple[int, int] | None:
+    if not args.resize:
+        return None
+    try:
+        old, new = (int(x) for x in args.resize.split(":", 1))
+    except ValueError:
+        raise RocketRouteError(f"--resize takes OLD:NEW queue counts, not {args.resize!r}") from None
+    if not args.input:
+        raise RocketRouteError("--resize needs --input (the messages, to read their keys)")
+    return old, new
+
+
+def _plan_strategies(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
+    from ..plan import default_strategies
+
+    if args.strategies:
+        return [s.strip() for s in args.strategies.split(",") if s.strip()]
+    return default_strategies(**params)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """``plan``'s options, parsed and checked before Spark starts."""
+
+    counts: list[int]
+    params: dict[str, Any]
+    strategies: list[str]
+    resize: tuple[int, int] | None
+
+
+def check_plan(args: argparse.Namespace) -> PlanOptions:
+    """What ``plan`` can check before Spark starts: counts, strategies and their parameters, the resize, the
+    load table's existence."""
+    from ..plan import parse_consumers
+
+    if getattr(args, "group", None):
+        raise RocketRouteError("--group is for the live plan: give --namesrv too (or --load for the Spark plan)")
+    if not args.load or not args.out:
+        raise RocketRouteError(
+            "the Spark plan needs --load and --out (or give --namesrv and --group for the live plan)"
+        )
+
+    counts = parse_consumers(args.consumers)
+    params = _plan_params(args)
+    options = PlanOptions(counts, params, _plan_strategies(args, params), _parse_resize(args))
+    import rocketroute as rr
+
+    from ..plan import strategy_for
+
+    config = [rr.MessageQueue(args.topic, b, q) for b, q in params["config"]] if params["config"] else None
+    for name in options.strategies:  # an unknown name or a bad parameter fails before Spark starts
+        strategy_for(
+            name,
+            vnodes=args.vnodes,
+            load_factor=args.load_factor,
+            rooms=params["rooms"],
+            idcs=params["idcs"],
+            config=config,
+        )
+    if not os.path.exists(args.load):
+        raise RocketRouteError(f"load table {args.load!r} does not exist")
+    if args.input and not os.path.exists(args.input):
+        raise RocketRouteError(f"input {args.input!r} does not exist")
+    check_out(args.out, overwrite=args.overwrite, inputs=(args.load, args.input), sub="plan")
+    return options
+
+
+def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
+    """The plan job on ``spark`` (``options`` from :func:`check_plan`): writes ``args.out/plan`` and returns
+    the :class:`PlanResult`."""
+    from ..plan import plan, resize_risk
+
+    counts, params, strategies, resize = options.counts, options.params, options.strategies, options.resize
+    log(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
+    load = _read_load(spark, args.load, args.format)
+    result = plan(
+        load,
+        args.topic,
+        counts,
+        strategies,
+        cid_pattern=args.cid_pattern,
+        vnodes=args.vnodes,
+        load_factor=args.load_factor,
+        **params,
+    )
+    if resize:
+        log(f"plan: the ordering risk of {resize[0]} -> {resize[1]} queues over {args.input}")
+        df = read_input(spark, args.input, None)
+        if args.key not in df.columns:
+            raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
+        result.resize = resize_risk(df, args.key, args.key_type, *resize)
+
+    with staged_output(output_folder(args.out, "plan")) as d:
+        write_csv(d / "consumers.csv", result.consumers)
+        write_csv(d / "imbalance.csv", result.imbalance)
+        write_csv(d / "churn.csv", result.churn)
+        summary = {"topic": args.topic, "queues": len(load), "consumer_counts": counts, "strategies": strategies}
+        summary["resize"] = result.resize
+        (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return result
+
+
+def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
+    """The imbalance and churn table (``counts``: only those consumer counts)."""
+    print(f"{'strategy':<24} {'consumers':>9} {'max/mean':>9} {'cv':>6} {'join moves':>11} {'leave moves':>12}")
+    churn = {(c["strategy"], c["consumers"], c["event"]): c for c in result.churn}
+    for row in result.imbalance:
+        if counts is not None and row["consumers"] not in counts:
+            continue
+        key = (row["strategy"], row["consumers"])
+        join, leave = churn.get((*key, "join")), churn.get((*key, "leave"))
+        print(
+            f"{row['strategy']:<24} {row['consumers']:>9} {row['max_over_mean']:>9.3f} {row['cv']:>6.3f} "
+            f"{join['queues_moved_share'] if join else 0:>11.1%} {leave['queues_moved_share'] if leave else 0:>12.1%}"
+        )
+    if result.resize:
+        r = result.resize
+        print(
+            f"resize {r['from_queues']} -> {r['to_queues']} queues: {r['keys_moved_share']:.1%} of keys "
+            f"({r['messages_moved_share']:.1%} of messages) change queue"
+        )
+    print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv, summary.json")
+
+
+_LIVE_ONLY = {"json": None, "check": False}
+_SPARK_ONLY = {"load": None, "out": None, "resize": None, "input": None, "consumers": "2..8", "rooms": None,
+               "consumer_rooms": None, "cid_pattern": "consumer-{i}", "master": None, "overwrite": False}  # fmt: skip
+
+
+def cmd_plan_live(args: argparse.Namespace) -> int:
+    """``plan --namesrv --group``: every name server's route and every broker's member list, the plan of each
+    strategy on the consensus view, and the members whose view differs (no Spark)."""
+    from ...client.group_plan import describe_group_plan, plan_group, snapshot_group
+    from ...remoting import RemotingError
+    from ..plan import strategy_for
+
+    if not args.group:
+        raise RocketRouteError("the live plan (--namesrv) needs --group")
+    given = [f"--{k.replace('_', '-')}" for k, default in _SPARK_ONLY.items() if getattr(args, k, default) != default]
+    if given:
+        raise RocketRouteError(f"{', '.join(given)}: only for the Spark plan (--load), not with --namesrv")
+    if args.compat not in ("5.3", "4.9"):
+        raise RocketRouteError(f"--compat is 5.3 or 4.9, not {args.compat!r}")
+    if args.timeout_ms <= 0:
+        raise RocketRouteError("--timeout-ms must be positive")
+    names = [s.strip().upper() for s in (args.strategies or "AVG").split(",") if s.strip()]
+    params = _plan_params(args)
+    config = None
+    if params["config"]:
+        import rocketroute as rr
+
+        config = [rr.MessageQueue(args.topic, b, q) for b, q in params["config"]]
+    strategies = []
+    for name in names:
+        if name.startswith("MACHINE_ROOM_NEARBY"):
+            raise RocketRouteError(
+                "MACHINE_ROOM_NEARBY needs each consumer's room, which a live member list does not carry; "
+                "plan it offline with --load, --rooms and --consumer-rooms"
+            )
+        strategies.append(
+            (
+                name,
+                strategy_for(
+                    name, vnodes=args.vnodes, load_factor=args.load_factor, idcs=params["idcs"], config=config
+                ),
+            )
+        )
+    log(f"asking {args.namesrv} for the route of {args.topic} and its brokers for the members of {args.group}")
+    try:
+        snapshot = snapshot_group(args.namesrv, args.group, args.topic, compat=args.compat, timeout_ms=args.timeout_ms)
+        plans = [plan_group(snapshot, strategy, strategy_name=name) for name, strategy in strategies]
+    except (RemotingError, ValueError) as e:
+        raise RocketRouteError(str(e)) from None
+    print(describe_group_plan(plans, snapshot))
+    if args.json:
+        doc = {"plans": [p.to_dict() for p in plans], "sources": _snapshot_sources(snapshot)}
+        try:
+            Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+        except OSError as e:
+            raise RocketRouteError(f"cannot write --json {args.json!r}: {e.strerror}") from None
+    if args.check and not all(p.consistent for p in plans):
+        return 3
+    return 0
+
+
+def _snapshot_sources(snapshot: Any) -> dict[str, Any]:
+    return {
+        "name_servers": {
+            **{a: {"queue_datas": len(r.queue_datas or ())} for a, r in snapshot.routes.items()},
+            **{a: {"error": e} for a, e in snapshot.route_errors.items()},
+        },
+        "brokers": {
+            **{b: {"addr": snapshot.broker_addrs.get(b), "members": list(m)} for b, m in snapshot.members.items()},
+            **{b: {"addr": snapshot.broker_addrs.get(b), "error": e} for b, e in snapshot.member_errors.items()},
+        },
+    }
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    if getattr(args, "namesrv", None):
+        return cmd_plan_live(args)  # no Spark: works without the spark extra
+    require("pyspark")
+    given = [f"--{k}" for k, default in _LIVE_ONLY.items() if getattr(args, k, default) != default]
+    if given:
+        raise RocketRouteError(f"{', '.join(given)}: only for the live plan (--namesrv and --group)")
+    options = check_plan(args)
+    log(
+        f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; "
+        f"starting Spark ({master_name(args)})"
+    )
+    with spark_session(args) as spark:
+        result = run_plan(spark, args, options)
+    print_plan(result, args.out)
+    return 0
+
+
+def add_parser(subparsers: Any) -> None:
+    pl = subparsers.add_parser(
+        "plan",
+        help="per-consumer load, imbalance and rebalance churn of each allocation strategy",
+        description="For every strategy and consumer count: each consumer's queues and load, the imbalance, and "
+        "the queues and load that move when a consumer joins or leaves; with --resize, the share of keys "
+        "whose queue changes when the topic's queue count changes.",
+    )
+    pl.add_argument(
+        "--load",
+        help="per-queue load: route's --out folder, or a table with broker, queue_id, messages[, bytes] "
+        "(the Spark plan; or give --namesrv and --group for the live plan)",
+    )
+    pl.add_argument("--format", choices=FORMATS, help="the load table's format (default: from the name)")
+    pl.add_argument("--topic", required=True)
+    pl.add_argument("--consumers", default="2..8", help='consumer counts: "2..32" or "2,4,8" (default 2..8)')
+    pl.add_argument(
+        "--strategies",
+        help="comma-separated, of AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, MACHINE_ROOM_NEARBY[-INNER], MACHINE_ROOM, "
+        "CONFIG, STICKY, CONSISTENT_HASH_BOUNDED (default: every one whose parameters are given)",
+    )
+    pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH[_BOUNDED] virtual nodes (default 10)")
+    pl.add_argument(
+        "--load-factor",
+        type=float,
+        default=1.25,
+        help="CONSISTENT_HASH_BOUNDED: no consumer above ceil(load_factor * queues / consumers) (default 1.25)",
+    )
+    pl.add_argument(
+        "--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number, {room} the room (--rooms)"
+    )
+    pl.add_argument("--rooms", help="MACHINE_ROOM_NEARBY: each broker's room, e.g. broker-a=az1,broker-b=az2")
+    pl.add_argument(
+        "--consumer-rooms", help="MACHINE_ROOM_NEARBY: rooms the consumers are spread over (default: the brokers')"
+    )
+    pl.add_argument("--idcs", help="MACHINE_ROOM: the consumers' rooms, for brokers named room@broker")
+    pl.add_argument("--config-queues", help="CONFIG: the queues every consumer takes, e.g. broker-a:0,broker-a:1")
+    pl.add_argument("--resize", help="OLD:NEW queue counts, e.g. 8:16 (needs --input)")
+    pl.add_argument("--input", help="the messages, for --resize")
+    pl.add_argument("--key", default="key", help="the key column, for --resize")
+    pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
+    live = pl.add_argument_group(
+        "live plan",
+        "--namesrv and --group: plan the group from its live route and member lists (no Spark), and flag the members "
+        "whose view differs because the name servers or the brokers disagree",
+    )
+    live.add_argument("--namesrv", help='the name servers, "host:port" or "host:port;host:port" (each one is asked)')
+    live.add_argument("--group", help="the consumer group (its members are asked of every broker of the topic)")
+    live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    live.add_argument("--timeout-ms", type=int, default=3000, help="per request (default 3000)")
+    live.add_argument("--json", help="also write the plan to this JSON file")
+    live.add_argument("--check", action="store_true", help="exit with status 3 when the views differ")
+    add_spark_args(pl)
+    pl.add_argument("--out", help="output folder (writes OUT/plan/); the Spark plan needs it")
+    add_overwrite_arg(pl, "OUT/plan")
+    pl.set_defaults(func=cmd_plan)

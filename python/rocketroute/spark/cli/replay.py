@@ -1,0 +1,128 @@
+"""``rocketroute replay``: what each producer's fault strategy would have done on a broker latency / error
+trace."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ...errors import RocketRouteError
+from .common import (
+    add_overwrite_arg,
+    add_queue_args,
+    add_spark_args,
+    check_out,
+    log,
+    master_name,
+    output_folder,
+    queue_spec_from_args,
+    read_input,
+    renamed_note,
+    require,
+    spark_session,
+    staged_output,
+    write_csv,
+    write_summary,
+)
+
+
+def check_replay(args: argparse.Namespace) -> Any:
+    """What ``replay`` can check before Spark starts (both inputs exist, the route parses): the queue spec."""
+    for what, path in (("trace", args.trace), ("sends", args.sends)):
+        if not os.path.exists(path):
+            raise RocketRouteError(f"{what} {path!r} does not exist")
+    check_out(args.out, overwrite=args.overwrite, inputs=(args.trace, args.sends, args.route))
+    return queue_spec_from_args(args)
+
+
+def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
+    """The replay job on ``spark`` (``spec`` from :func:`check_replay`): writes ``args.out`` and returns the
+    :class:`ReplayResult`."""
+    from ..replay import replay
+
+    log(f"replay: {args.sends} against {args.trace} on {len(spec)} queues, fault tolerance on and off")
+    trace = read_input(spark, args.trace, None)
+    sends = read_input(spark, args.sends, None)
+    result = replay(
+        spark,
+        trace,
+        sends,
+        spec.queues,
+        topic=args.topic,
+        compat=args.compat,
+        retries=args.retries,
+        start_index=args.start_index,
+        seed=args.seed,
+        window_ms=args.window_ms,
+    )
+    for which, renamed in result.renamed.items():
+        log(f"replay: {which}: " + renamed_note(renamed))
+    log(f"replay: writing {args.out}")
+    with staged_output(output_folder(args.out)) as out:
+        result.sends.write.parquet(str(out / "sends"))
+        result.traffic.coalesce(1).write.option("header", True).csv(str(out / "traffic"))
+        result.rejected_trace.write.parquet(str(out / "rejected" / "trace"))
+        result.rejected_sends.write.parquet(str(out / "rejected" / "sends"))
+        write_csv(out / "trace" / "trace.csv", _trace_dicts(result.trace))
+        summary: dict[str, Any] = {"modes": result.summary, "rows": result.counts}
+        if result.renamed:
+            summary["renamed_columns"] = result.renamed
+        write_summary(out, summary)
+    result.unpersist()
+    return result
+
+
+def print_replay(result: Any, out: str) -> None:
+    c = result.counts
+    print(
+        f"trace rows {c['trace_rows']} = used {c['trace_used']} + rejected {c['trace_rejected']}; "
+        f"send rows {c['send_rows']} = replayed {c['sends_replayed']} + rejected {c['sends_rejected']}"
+    )
+    header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded", "max delay")
+    print(f"{'mode':<22} " + " ".join(f"{h:>9}" for h in header))
+    for r in result.summary:
+        cells = (r["sends"], r["failures"], r["retries"], r["p50_ms"], r["p99_ms"], r["max_ms"])
+        print(
+            f"{r['mode']:<22} "
+            + " ".join(f"{c:>9}" for c in cells)
+            + f" {r['degraded_share']:>9.1%} {(r['max_delay_ms'] or 0) / 1000:>8.1f}s"
+        )
+    print(f"outputs: {out}/sends, traffic, trace, rejected/trace, rejected/sends, summary/summary.json")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    require("pyspark")
+    spec = check_replay(args)
+    log(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark ({master_name(args)})")
+    with spark_session(args) as spark:
+        result = run_replay(spark, args, spec)
+    print_replay(result, args.out)
+    return 0
+
+
+def _trace_dicts(rows: list[tuple[int, str, int, bool]]) -> list[dict[str, Any]]:
+    return [{"ts_ms": t, "broker": b, "latency_ms": lat, "ok": str(ok).lower()} for t, b, lat, ok in rows]
+
+
+def add_parser(subparsers: Any) -> None:
+    rp = subparsers.add_parser(
+        "replay",
+        help="what each producer's fault strategy would have done on a broker latency / error trace",
+        description="Replays every producer's sends (ts_ms, producer_id) in time order through its own "
+        "MQFaultStrategy and retry loop, with fault tolerance on and off, against a broker trace "
+        "(ts_ms, broker, latency_ms, ok): per-send outcomes, per-broker traffic share per time window, and "
+        "a summary (latency percentiles, failures, retries, share of sends that hit a degraded broker).",
+    )
+    rp.add_argument("--trace", required=True, help="broker trace: ts_ms, broker, latency_ms, ok")
+    rp.add_argument("--sends", required=True, help="send events: ts_ms, producer_id")
+    rp.add_argument("--topic", required=True)
+    add_queue_args(rp)
+    rp.add_argument("--retries", type=int, default=2, help="retryTimesWhenSendFailed (default 2)")
+    rp.add_argument("--start-index", type=int, default=-1, help="every producer's first stored index")
+    rp.add_argument("--seed", type=int, default=0, help="base seed of the producers' random draws")
+    rp.add_argument("--window-ms", type=int, default=1000, help="traffic-share window (default 1000 ms)")
+    add_spark_args(rp)
+    rp.add_argument("--out", required=True, help="output folder")
+    add_overwrite_arg(rp)
+    rp.set_defaults(func=cmd_replay)

@@ -1,0 +1,133 @@
+"""The command line's layout: :mod:`rocketroute.spark.cli`, one module per command, imports no pyspark; without
+pyspark (or matplotlib) a command that needs it says so in one line, and the commands that need neither
+(``bench-producer``, ``plan --namesrv``) still work. Each case without pyspark runs in a subprocess whose import
+system refuses it, as an interpreter without the ``spark`` extra would."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import rocketroute.cli
+import rocketroute.spark.cli
+
+COMMANDS = ["route", "plan", "replay", "report", "demo", "bench-spark", "bench-producer"]
+MODULES = ["route", "plan", "replay", "report", "demo", "bench_spark", "bench_producer"]
+NEEDS = "this command needs {}: pip install 'rocketroute[spark]'"
+
+# argv[1]: the top-level modules to hide (comma-separated); the rest: rocketroute's command line
+_WITHOUT = """
+import sys
+
+HIDDEN = tuple(sys.argv[1].split(","))
+
+
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in HIDDEN:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Missing())
+from rocketroute.spark.cli import main
+
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _without(hidden: str, *argv: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _WITHOUT, hidden, *argv],
+        capture_output=True, text=True, timeout=120, check=False, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_importing_the_cli_imports_neither_pyspark_nor_matplotlib():
+    code = (
+        "import sys, rocketroute.cli, rocketroute.spark.cli\n"
+        "print(sorted(m for m in ('pyspark', 'py4j', 'matplotlib') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["route", "--input", "x", "--topic", "t", "--queues", "a:4", "--out", "o"],
+        ["plan", "--load", "x", "--topic", "t", "--out", "o"],
+        ["plan", "--topic", "t"],  # before any other check
+        ["replay", "--trace", "x", "--sends", "y", "--topic", "t", "--queues", "a:4", "--out", "o"],
+        ["demo", "--rows", "10", "--out", "o"],
+        ["bench-spark", "--rows", "10"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_a_spark_command_without_pyspark_says_so_in_one_line(argv, tmp_path):
+    done = _without("pyspark", *argv, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"rocketroute {argv[0]}: error: {NEEDS.format('pyspark')}\n"
+    assert done.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_report_without_matplotlib_says_so_in_one_line(tmp_path):
+    (tmp_path / "route").mkdir()
+    done = _without("matplotlib", "report", "--route", "route", "--out", "r.html", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"rocketroute report: error: {NEEDS.format('matplotlib')}\n"
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_help_needs_no_pyspark():
+    for argv in ([], *([c] for c in COMMANDS)):
+        done = _without("pyspark,matplotlib", *argv, "--help")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("usage: rocketroute"), done.stdout
+
+
+def test_bench_producer_runs_without_pyspark():
+    done = _without(
+        "pyspark,matplotlib", "bench-producer", "--namesrv", "127.0.0.1:1", "--topic", "t", "--duration", "0.5"
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("rocketroute bench-producer: error: cannot reach the cluster at 127.0.0.1:1")
+    assert "pyspark" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_live_plan_runs_without_pyspark():
+    argv = ["plan", "--namesrv", "127.0.0.1:1", "--topic", "t", "--group", "g", "--timeout-ms", "200"]
+    done = _without("pyspark,matplotlib", *argv)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("[rocketroute] asking 127.0.0.1:1 for the route of t")
+    assert len(lines) == 2 and lines[1].startswith("rocketroute plan: error: no name server gave a route for 't'")
+    assert "pyspark" not in done.stderr
+
+
+def test_one_module_per_command_in_the_order_of_before():
+    parser = rocketroute.spark.cli.build_parser()
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == COMMANDS
+    for command, module in zip(COMMANDS, MODULES, strict=True):
+        mod = importlib.import_module(f"rocketroute.spark.cli.{module}")
+        assert callable(mod.add_parser)
+        func = sub.choices[command].get_default("func")
+        assert func.__module__ == mod.__name__, command
+    assert [m.__name__ for m in rocketroute.spark.cli.COMMANDS] == [f"rocketroute.spark.cli.{m}" for m in MODULES]
+
+
+def test_the_old_entry_point_is_the_new_one():
+    assert rocketroute.cli.main is rocketroute.spark.cli.main
+    assert rocketroute.cli.build_parser is rocketroute.spark.cli.build_parser
+    assert rocketroute.cli.__doc__.splitlines()[0] == rocketroute.spark.cli.DESCRIPTION
+    assert rocketroute.spark.cli.build_parser().description == rocketroute.spark.cli.DESCRIPTION
+    done = subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0 and done.stdout.startswith("rocketroute "), done.stderr
