@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # the names __all__ takes from the backend, for type checkers
 
 
 def _version() -> str:
+    """``__version__``: the installed distribution's version (the Cargo workspace's, which maturin gives the
+    wheel), read when first asked (importlib.metadata costs about 40 ms: not on ``import rocketroute``)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -44,9 +46,6 @@ def _version() -> str:
     except PackageNotFoundError:  # a source tree on sys.path, never installed
         return "0+unknown"
 
-
-__version__ = _version()
-"""The installed distribution's version (the Cargo workspace's, which maturin gives the wheel)."""
 
 BACKEND = _backend.BACKEND
 """``"native"`` (the Rust extension) or ``"reference"`` (pure Python): chosen once, in :mod:`rocketroute._backend`."""
@@ -70,6 +69,9 @@ rocketroute`` stays the routing core alone."""
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        globals()["__version__"] = value = _version()
+        return value
     module = _CLIENT_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")

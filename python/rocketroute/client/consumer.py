@@ -48,17 +48,23 @@ from .listener import (
 )
 from .message_decode import reset_retry_topic
 from .message_id import local_ip_candidates
-from .namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
-from .subscription import ConsumerData, SubscriptionData, build_subscription, heartbeat_body, retry_topic
+from .subscription import (
+    ConsumerData,
+    SubscriptionData,
+    build_subscription,
+    heartbeat_body,
+    query_consumer_ids,
+    retry_topic,
+)
 
 __all__ = ["Consumer", "ConsumerStats"]
 
 log = logging.getLogger("rocketroute.consumer")
 
-MASTER_ID = 0
 CONSUME_FROM = ("CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP")
 MODELS = ("CLUSTERING", "BROADCASTING")
 _EXTRA_SETTINGS = ("rebalance_interval", "offset_store_dir")
@@ -521,18 +527,17 @@ class Consumer:
         random.shuffle(names)
         last: Exception | None = None
         for name in names:
-            addrs = self._broker_addrs.get(name) or {}
-            addr = addrs.get(MASTER_ID) or next((a for a in addrs.values() if a is not None), None)
+            addr = master_or_first(self._broker_addrs.get(name))
             if addr is None:
                 continue
-            request = RemotingCommand.request(
-                RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": self.group}, version=MQ_VERSIONS[self.compat]
-            )
             try:
-                response = await self._remoting.async_client.invoke_checked(
-                    addr, request, self.settings["mq_client_api_timeout"]
+                ids = await query_consumer_ids(
+                    self._remoting.async_client,
+                    addr,
+                    self.group,
+                    compat=self.compat,
+                    timeout_ms=self.settings["mq_client_api_timeout"],
                 )
-                ids = list(json.loads(response.body or b"{}").get("consumerIdList") or [])
             except Exception as e:
                 last = e
                 continue

@@ -16,20 +16,17 @@ not at all. ``rocketroute plan --namesrv`` prints it.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
-from ..remoting.command import MQ_VERSIONS
+from ..remoting import RemotingClient, RemotingError
 from ..views import ViewReport, analyse_views
-from .namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
+from .subscription import query_consumer_ids
 
 __all__ = ["GroupPlan", "GroupSnapshot", "View", "fetch_group_snapshot", "plan_group", "snapshot_group"]
-
-MASTER_ID = 0
 
 
 @dataclass(frozen=True)
@@ -134,11 +131,6 @@ class GroupPlan:
         }
 
 
-def _master_addr(broker_data: Any) -> str | None:
-    addrs = dict(broker_data.broker_addrs or {})
-    return addrs.get(MASTER_ID) or next((a for _, a in sorted(addrs.items()) if a), None)
-
-
 async def fetch_group_snapshot(
     remoting: Any,
     namesrv: str | Sequence[str],
@@ -180,16 +172,12 @@ async def fetch_group_snapshot(
     broker_addrs: dict[str, str] = {}
     for route in routes.values():
         for b in route.broker_datas or ():
-            addr = _master_addr(b)
+            addr = master_or_first(b.broker_addrs)
             if addr is not None:
                 broker_addrs.setdefault(b.broker_name, addr)
 
     async def members_of(addr: str) -> tuple[str, ...]:
-        request = RemotingCommand.request(
-            RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group}, version=MQ_VERSIONS[compat]
-        )
-        response = await remoting.invoke_checked(addr, request, timeout_ms)
-        return tuple(str(c) for c in json.loads(response.body or b"{}").get("consumerIdList") or ())
+        return tuple(await query_consumer_ids(remoting, addr, group, compat=compat, timeout_ms=timeout_ms))
 
     names = sorted(broker_addrs)
     members: dict[str, tuple[str, ...]] = {}

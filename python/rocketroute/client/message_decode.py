@@ -56,6 +56,7 @@ from .message import (
     RETRY_GROUP_TOPIC_PREFIX,
     string_to_properties,
 )
+from .message_id import hex_id_bytes
 
 __all__ = [
     "BORNHOST_V6_FLAG",
@@ -356,14 +357,7 @@ def decode_message_id(msg_id: str) -> MessageId:
     Any other length, a non-hex char or a port outside 0..65535 raises
     :class:`~rocketroute.errors.IllegalArgumentError` (Java reads garbage or throws); lower-case hex is accepted
     (Java's ``string2bytes`` misreads it)."""
-    if not isinstance(msg_id, str):
-        raise TypeError(f"msg_id must be a str, not {type(msg_id).__name__}")
-    if len(msg_id) not in (32, 56):
-        raise IllegalArgumentError(f"an offset message id has 32 or 56 hex chars, not {len(msg_id)}: {msg_id!r}")
-    try:
-        raw = bytes.fromhex(msg_id)
-    except ValueError:
-        raise IllegalArgumentError(f"an offset message id is hex: {msg_id!r}") from None
+    raw = hex_id_bytes(msg_id, "an offset message id")
     ip_len = 4 if len(raw) == 16 else 16
     (port,) = _INT.unpack_from(raw, ip_len)
     if not 0 <= port <= 0xFFFF:

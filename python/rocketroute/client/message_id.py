@@ -299,6 +299,19 @@ class UniqIdInfo(NamedTuple):
     timestamp_ms: int
 
 
+def hex_id_bytes(msg_id: str, what: str) -> bytes:
+    """The bytes of a message id of 32 or 56 hex chars (an IPv4 or an IPv6 host): ``TypeError`` for a non-str,
+    :class:`IllegalArgumentError` naming ``what`` for another length or a non-hex char."""
+    if not isinstance(msg_id, str):
+        raise TypeError(f"msg_id must be a str, not {type(msg_id).__name__}")
+    if len(msg_id) not in (32, 56):
+        raise IllegalArgumentError(f"{what} has 32 or 56 hex chars, not {len(msg_id)}: {msg_id!r}")
+    try:
+        return bytes.fromhex(msg_id)
+    except ValueError:
+        raise IllegalArgumentError(f"{what} is hex: {msg_id!r}") from None
+
+
 def parse_uniq_id(msg_id: str, *, now_ms: int | None = None, tz: datetime.tzinfo | None = None) -> UniqIdInfo:
     """The IP (``getIPStrFromID``), pid (``getPidFromID``) and time (``getNearlyTimeFromID``) of a message id.
 
@@ -306,14 +319,7 @@ def parse_uniq_id(msg_id: str, *, now_ms: int | None = None, tz: datetime.tzinfo
     ``now_ms``, in ``tz``), or of the previous month when that would not be before now. Ids of 32 hex chars
     carry an IPv4 address, of 56 an IPv6 one; any other length or a non-hex char raises
     :class:`IllegalArgumentError` (Java would read garbage)."""
-    if not isinstance(msg_id, str):
-        raise TypeError(f"msg_id must be a str, not {type(msg_id).__name__}")
-    if len(msg_id) not in (32, 56):
-        raise IllegalArgumentError(f"a message id has 32 or 56 hex chars, not {len(msg_id)}: {msg_id!r}")
-    try:
-        raw = bytes.fromhex(msg_id)
-    except ValueError:
-        raise IllegalArgumentError(f"a message id is hex: {msg_id!r}") from None
+    raw = hex_id_bytes(msg_id, "a message id")
     ip_len = 16 if len(raw) == 28 else 4
     pid = int.from_bytes(raw[ip_len : ip_len + 2], "big")
     span = int.from_bytes(raw[ip_len + 6 : ip_len + 10], "big")

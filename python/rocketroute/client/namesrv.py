@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import RocketRouteError
@@ -26,7 +26,25 @@ from ..remoting import (
 from ..remoting.command import MQ_VERSIONS
 from ..response_code import ResponseCode
 
-__all__ = ["NameServerClient", "NameServerError", "TopicNotExistError", "fetch_route", "parse_namesrv_addrs"]
+__all__ = [
+    "MASTER_ID",
+    "NameServerClient",
+    "NameServerError",
+    "TopicNotExistError",
+    "fetch_route",
+    "master_or_first",
+    "parse_namesrv_addrs",
+]
+
+MASTER_ID = 0
+"""A broker's master in a route's ``brokerAddrs`` (Java's ``MixAll.MASTER_ID``)."""
+
+
+def master_or_first(broker_addrs: Mapping[int, str | None] | None) -> str | None:
+    """The master's address, else the node with the lowest id (a broker whose master is down): where a client
+    asks for things any node of the broker knows, such as the group's members."""
+    addrs = broker_addrs or {}
+    return addrs.get(MASTER_ID) or next((a for _, a in sorted(addrs.items()) if a), None)
 
 
 class TopicNotExistError(RocketRouteError, LookupError):

@@ -28,7 +28,7 @@ from ..remoting.command import MQ_VERSIONS
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode, send_default, send_default_async, send_select
 from .message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from .namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, parse_namesrv_addrs
 from .route_change import RouteChange, route_change
 from .send_header import send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
@@ -39,7 +39,6 @@ log = logging.getLogger("rocketroute.producer")
 
 T = TypeVar("T")
 
-MASTER_ID = 0
 
 _SETTINGS = (
     "send_msg_timeout",

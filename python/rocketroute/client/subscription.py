@@ -18,9 +18,12 @@ from typing import Any
 
 from ..errors import IllegalArgumentError
 from ..reference.java import java_string_hash
+from ..remoting import RemotingCommand, RequestCode
+from ..remoting.command import MQ_VERSIONS
 
 __all__ = [
     "SUB_ALL",
+    "query_consumer_ids",
     "ConsumerData",
     "SubscriptionData",
     "build_subscription",
@@ -127,3 +130,14 @@ def heartbeat_body(
         "consumerDataSet": [c.to_json() for c in consumers],
     }
     return json.dumps(data, separators=(",", ":")).encode()
+
+
+async def query_consumer_ids(remoting: Any, addr: str, group: str, *, compat: str, timeout_ms: int) -> list[str]:
+    """GET_CONSUMER_LIST_BY_GROUP (38) to one broker on ``remoting`` (an ``AsyncRemotingClient``, from its loop):
+    the client ids of ``group`` it knows (empty when it knows none). An error answer raises
+    ``RemotingCommandError``."""
+    request = RemotingCommand.request(
+        RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group}, version=MQ_VERSIONS[compat]
+    )
+    response = await remoting.invoke_checked(addr, request, timeout_ms)
+    return [str(c) for c in json.loads(response.body or b"{}").get("consumerIdList") or ()]
