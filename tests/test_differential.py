@@ -45,7 +45,9 @@ def _plain(v: Any) -> Any:
 def _outcome(fn: Callable[[], Any]) -> tuple[Any, ...]:
     try:
         return ("ok", _plain(fn()))
-    except Exception as e:  # the class and message are what must agree
+    except TypeError as e:  # an argument's TypeError may word itself as PyO3 does: the class must agree
+        return ("raised", type(e).__name__)
+    except Exception as e:  # the class and the (Java) message are what must agree
         return ("raised", type(e).__name__, str(e))
 
 

@@ -1,5 +1,6 @@
 """Hostile values in every argument position of the public API: both backends raise the same documented
-exception (class and message), and nothing crashes the process."""
+exception (its class, and its message unless it is an argument's TypeError, which may word itself as PyO3
+does), and nothing crashes the process."""
 
 from __future__ import annotations
 

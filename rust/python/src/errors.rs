@@ -4,6 +4,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
+use rocketroute_core::ring::RingError;
 use rocketroute_core::JavaError;
 
 /// The exception classes of `rocketroute.errors`, imported once (on first use) and cached by PyO3.
@@ -18,6 +19,60 @@ use classes::{
     IllegalArgumentError, IndexOutOfBoundsError, JavaArithmeticError, NullPointerError,
     NumberFormatError,
 };
+
+/// What a binding call fails with: a Java exception from the core or a Python one. `?` converts
+/// either (and PyO3's cast errors), and PyO3 raises it as the Python exception it stands for.
+#[derive(Debug)]
+pub enum Error {
+    Java(JavaError),
+    Py(PyErr),
+}
+
+/// The result of a binding call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<JavaError> for Error {
+    fn from(e: JavaError) -> Self {
+        Error::Java(e)
+    }
+}
+
+impl From<PyErr> for Error {
+    fn from(e: PyErr) -> Self {
+        Error::Py(e)
+    }
+}
+
+impl From<pyo3::CastError<'_, '_>> for Error {
+    fn from(e: pyo3::CastError<'_, '_>) -> Self {
+        Error::Py(e.into())
+    }
+}
+
+impl From<pyo3::CastIntoError<'_>> for Error {
+    fn from(e: pyo3::CastIntoError<'_>) -> Self {
+        Error::Py(e.into())
+    }
+}
+
+/// A ring failure: the Java exception, or what a custom hash function raised.
+impl<E: Into<Error>> From<RingError<E>> for Error {
+    fn from(e: RingError<E>) -> Self {
+        match e {
+            RingError::Java(j) => Error::Java(j),
+            RingError::Hash(h) => h.into(),
+        }
+    }
+}
+
+impl From<Error> for PyErr {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Java(j) => java_err(j),
+            Error::Py(p) => p,
+        }
+    }
+}
 
 /// The Python exception standing for a Java one.
 pub fn java_err(e: JavaError) -> PyErr {

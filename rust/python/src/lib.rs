@@ -5,6 +5,7 @@ mod allocate;
 mod batch;
 mod bounded;
 mod clock;
+mod convert;
 mod counter;
 mod errors;
 mod fault;
