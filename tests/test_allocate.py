@@ -113,6 +113,39 @@ def test_strategy_names(backend):
     assert nearby(backend, ch).name == "MACHINE_ROOM_NEARBY-CONSISTENT_HASH"
 
 
+def test_every_strategy_derives_from_the_one_base(backend):
+    """The eight strategies share ``AllocateMessageQueueStrategy`` (its ``name`` and ``allocate``), which is not
+    made directly; a strategy of one's own need not derive from it to be used by ``allocate_all``."""
+    base = backend.AllocateMessageQueueStrategy
+    avg = backend.AllocateMessageQueueAveragely()
+    strategies = [
+        avg,
+        backend.AllocateMessageQueueAveragelyByCircle(),
+        backend.AllocateMessageQueueByConfig([]),
+        backend.AllocateMessageQueueByMachineRoom(["room1"]),
+        backend.AllocateMessageQueueConsistentHash(),
+        backend.AllocateMessageQueueConsistentHashBounded(),
+        backend.AllocateMessageQueueSticky(),
+        nearby(backend, avg),
+    ]
+    for s in strategies:
+        assert isinstance(s, base), s
+    assert len({type(s) for s in strategies}) == 8
+    with pytest.raises(TypeError):
+        base()
+    mqs = [backend.MessageQueue("T", "b", i) for i in range(4)]
+
+    class Mine:  # duck-typed: only allocate and name
+        name = "MINE"
+
+        def allocate(self, consumer_group, current_cid, mq_all, cid_all):
+            return [mq for i, mq in enumerate(mq_all) if cid_all[i % len(cid_all)] == current_cid]
+
+    assert not isinstance(Mine(), base)
+    got = backend.allocate_all(Mine(), mqs, ("c1", "c2"))
+    assert {c: [q.queue_id for q in v] for c, v in got.items()} == {"c1": [0, 2], "c2": [1, 3]}
+
+
 # ---------------------------------------------------------------------------------------------- partitions
 
 

@@ -105,6 +105,7 @@ __all__ = [
     "AllocateMessageQueueConsistentHash",
     "AllocateMessageQueueConsistentHashBounded",
     "AllocateMessageQueueSticky",
+    "AllocateMessageQueueStrategy",
     "BACKEND",
     "Churn",
     "ConsistentHashRouter",

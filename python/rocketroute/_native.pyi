@@ -3,6 +3,8 @@
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, final
 
+from typing_extensions import disjoint_base
+
 # the module's __all__ as PyO3 fills it: every name the extension adds, the diagnostics hooks included
 __all__ = [
     "AllocateMachineRoomNearby",
@@ -13,6 +15,7 @@ __all__ = [
     "AllocateMessageQueueConsistentHash",
     "AllocateMessageQueueConsistentHashBounded",
     "AllocateMessageQueueSticky",
+    "AllocateMessageQueueStrategy",
     "BrokerData",
     "COMPAT_PROFILES",
     "ConsistentHashRouter",
@@ -771,8 +774,27 @@ class ConsistentHashRouter:
     def __len__(self) -> int:
         """The number of ring entries."""
 
+@disjoint_base
+class AllocateMessageQueueStrategy:
+    """A consumer group's queue allocation (Java's ``AllocateMessageQueueStrategy``): the base of the
+    strategies, not made directly. ``allocate(consumer_group, current_cid, mq_all, cid_all)`` gives the
+    current consumer's queues; ``allocate_all`` every consumer's."""
+
+    @property
+    def name(self) -> str:
+        """The strategy's name, as RocketMQ's ``getName()`` (e.g. ``"AVG"``)."""
+    def allocate(
+        self,
+        consumer_group: str | None,
+        current_cid: str | None,
+        mq_all: Sequence[MessageQueue] | None,
+        cid_all: Sequence[str] | None,
+    ) -> list[MessageQueue] | None:
+        """The queues of ``current_cid`` among ``cid_all``, from ``mq_all``: Java's checks, an empty list for a
+        consumer not in ``cid_all``."""
+
 @final
-class AllocateMessageQueueAveragely:
+class AllocateMessageQueueAveragely(AllocateMessageQueueStrategy):
     """``AVG``: consecutive blocks, the first ``len(mq_all) % len(cid_all)`` consumers one queue more."""
 
     def __new__(cls) -> AllocateMessageQueueAveragely:
@@ -790,7 +812,7 @@ class AllocateMessageQueueAveragely:
         """``allocate(consumerGroup, currentCID, mqAll, cidAll)``: ``current_cid``'s queues."""
 
 @final
-class AllocateMessageQueueAveragelyByCircle:
+class AllocateMessageQueueAveragelyByCircle(AllocateMessageQueueStrategy):
     """``AVG_BY_CIRCLE``: queue ``i`` goes to consumer ``i % len(cid_all)``."""
 
     def __new__(cls) -> AllocateMessageQueueAveragelyByCircle:
@@ -808,7 +830,7 @@ class AllocateMessageQueueAveragelyByCircle:
         """``allocate(consumerGroup, currentCID, mqAll, cidAll)``: ``current_cid``'s queues."""
 
 @final
-class AllocateMessageQueueByConfig:
+class AllocateMessageQueueByConfig(AllocateMessageQueueStrategy):
     """``CONFIG``: every consumer gets ``message_queue_list`` whatever the arguments (Java checks nothing)."""
 
     def __new__(cls, message_queue_list: Iterable[MessageQueue] | None = None) -> AllocateMessageQueueByConfig:
@@ -829,7 +851,7 @@ class AllocateMessageQueueByConfig:
         """``message_queue_list``, whatever the arguments."""
 
 @final
-class AllocateMessageQueueByMachineRoom:
+class AllocateMessageQueueByMachineRoom(AllocateMessageQueueStrategy):
     """``MACHINE_ROOM``: queues of brokers named ``"<room>@<name>"`` with ``room`` in ``consumer_idcs``, in
     blocks."""
 
@@ -851,7 +873,7 @@ class AllocateMessageQueueByMachineRoom:
         """``allocate(consumerGroup, currentCID, mqAll, cidAll)``: ``current_cid``'s queues."""
 
 @final
-class AllocateMessageQueueConsistentHash:
+class AllocateMessageQueueConsistentHash(AllocateMessageQueueStrategy):
     """``CONSISTENT_HASH``: each queue goes to the consumer ``str(mq)`` routes to on a ring of the consumers.
     The last ring is kept, keyed by the exact consumer list: a rebalance asks again with the same group."""
 
@@ -881,7 +903,7 @@ class AllocateMessageQueueConsistentHash:
         """``allocate(consumerGroup, currentCID, mqAll, cidAll)``: ``current_cid``'s queues."""
 
 @final
-class AllocateMessageQueueSticky:
+class AllocateMessageQueueSticky(AllocateMessageQueueStrategy):
     """``STICKY``: a balanced assignment that keeps as many queues as possible with the consumer that owned them
     in ``previous`` (``{cid: queues}``), so a join or leave moves the fewest queues. Not a Java strategy."""
 
@@ -911,7 +933,7 @@ class AllocateMessageQueueSticky:
         """The whole assignment, ``{cid: queues}`` for each distinct consumer of ``cid_all``, in order."""
 
 @final
-class AllocateMessageQueueConsistentHashBounded:
+class AllocateMessageQueueConsistentHashBounded(AllocateMessageQueueStrategy):
     """``CONSISTENT_HASH_BOUNDED``: consistent hashing with bounded loads: each queue goes to the first consumer
     clockwise on the ``CONSISTENT_HASH`` ring holding fewer than ``capacity`` queues. Not a Java strategy."""
 
@@ -952,7 +974,7 @@ class AllocateMessageQueueConsistentHashBounded:
         """The whole assignment, ``{cid: queues}`` for each distinct consumer of ``cid_all``, in order."""
 
 @final
-class AllocateMachineRoomNearby:
+class AllocateMachineRoomNearby(AllocateMessageQueueStrategy):
     """``MACHINE_ROOM_NEARBY-<inner>``: consumers take their own room's queues with the inner strategy; queues of
     a room without consumers are shared by all consumers."""
 

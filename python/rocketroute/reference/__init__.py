@@ -25,6 +25,7 @@ from .allocate import (
     AllocateMessageQueueByConfig,
     AllocateMessageQueueByMachineRoom,
     AllocateMessageQueueConsistentHash,
+    AllocateMessageQueueStrategy,
     MachineRoomResolver,
     allocate_all,
 )

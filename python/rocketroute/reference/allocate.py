@@ -13,6 +13,7 @@ from .ring import ConsistentHashRouter, HashFunction, check_ring_size
 from .route import java_split
 
 __all__ = [
+    "AllocateMessageQueueStrategy",
     "AllocateMessageQueueAveragely",
     "AllocateMessageQueueAveragelyByCircle",
     "AllocateMessageQueueByConfig",
@@ -80,9 +81,19 @@ def _check(current_cid: str | None, mqs: list[MessageQueue] | None, cids: list[s
     return current_cid in cids  # type: ignore[operator]
 
 
-class _Strategy:
+class AllocateMessageQueueStrategy:
+    """A consumer group's queue allocation (Java's ``AllocateMessageQueueStrategy``): the base of the
+    strategies, not made directly. ``allocate(consumer_group, current_cid, mq_all, cid_all)`` gives the
+    current consumer's queues; :func:`allocate_all` every consumer's. A strategy of your own need not derive
+    from it: any object with ``allocate`` and ``name`` will do."""
+
     __slots__ = ()
     name: str
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> AllocateMessageQueueStrategy:
+        if cls is AllocateMessageQueueStrategy:
+            raise TypeError("No constructor defined for AllocateMessageQueueStrategy")
+        return super().__new__(cls)
 
     def allocate(
         self,
@@ -105,7 +116,7 @@ class _Strategy:
         return f"{type(self).__name__}()"
 
 
-class _GlobalStrategy(_Strategy):
+class _GlobalStrategy(AllocateMessageQueueStrategy):
     """A strategy that computes the whole group's assignment at once (``STICKY``, ``CONSISTENT_HASH_BOUNDED``):
     ``allocate`` is the current consumer's part of it, ``allocate_all`` all of it."""
 
@@ -135,7 +146,7 @@ class _GlobalStrategy(_Strategy):
         raise NotImplementedError
 
 
-class AllocateMessageQueueAveragely(_Strategy):
+class AllocateMessageQueueAveragely(AllocateMessageQueueStrategy):
     """``AVG``: consecutive blocks, the first ``len(mq_all) % len(cid_all)`` consumers one queue more."""
 
     __slots__ = ()
@@ -153,7 +164,7 @@ class AllocateMessageQueueAveragely(_Strategy):
         return [mqs[start + i] for i in range(min(average, n - start))]
 
 
-class AllocateMessageQueueAveragelyByCircle(_Strategy):
+class AllocateMessageQueueAveragelyByCircle(AllocateMessageQueueStrategy):
     """``AVG_BY_CIRCLE``: queue ``i`` goes to consumer ``i % len(cid_all)``."""
 
     __slots__ = ()
@@ -164,7 +175,7 @@ class AllocateMessageQueueAveragelyByCircle(_Strategy):
         return mqs[index :: len(cids)]
 
 
-class AllocateMessageQueueByConfig(_Strategy):
+class AllocateMessageQueueByConfig(AllocateMessageQueueStrategy):
     """``CONFIG``: every consumer gets ``message_queue_list``, whatever the arguments (Java checks nothing
     here, and returns the configured list itself, ``None`` included)."""
 
@@ -191,7 +202,7 @@ class AllocateMessageQueueByConfig(_Strategy):
         return f"AllocateMessageQueueByConfig({self._list!r})"
 
 
-class AllocateMessageQueueByMachineRoom(_Strategy):
+class AllocateMessageQueueByMachineRoom(AllocateMessageQueueStrategy):
     """``MACHINE_ROOM``: only queues of brokers named ``"<room>@<name>"`` with ``room`` in ``consumer_idcs``,
     split into equal blocks, the remainder dealt one each to the first consumers."""
 
@@ -240,7 +251,7 @@ def ring_params(virtual_node_cnt: int | None, hash_function: HashFunction | None
     return virtual_node_cnt, hash_function
 
 
-class AllocateMessageQueueConsistentHash(_Strategy):
+class AllocateMessageQueueConsistentHash(AllocateMessageQueueStrategy):
     """``CONSISTENT_HASH``: each queue goes to the consumer its ``str(mq)`` routes to on a
     :class:`ConsistentHashRouter` of the consumers (``virtual_node_cnt`` virtual nodes each)."""
 
@@ -296,7 +307,7 @@ def _utf16_key(s: str) -> bytes:
     return s.encode("utf-16-be", "surrogatepass")
 
 
-class AllocateMachineRoomNearby(_Strategy):
+class AllocateMachineRoomNearby(AllocateMessageQueueStrategy):
     """``MACHINE_ROOM_NEARBY-<inner>``: consumers take the queues of their own machine room with the inner
     strategy; queues of a room without consumers are shared by all consumers.
 

@@ -26,7 +26,7 @@ def _previous(previous: object) -> dict[str, tuple[MessageQueue, ...]]:
         if cid is None:
             raise NullPointerError("previous holds a None consumer id")
         if not isinstance(cid, str):
-            raise TypeError(f"previous consumer ids must be str, not {type(cid).__name__}")
+            raise TypeError(f"previous: a consumer id must be a str, not {type(cid).__name__}")
         utf8_name("previous", cid)
         if queues is None:
             out[cid] = ()
@@ -34,7 +34,7 @@ def _previous(previous: object) -> dict[str, tuple[MessageQueue, ...]]:
         held = tuple(queues)
         for mq in held:
             if not isinstance(mq, MessageQueue):
-                raise TypeError(f"previous must hold MessageQueue, not {type(mq).__name__}")
+                raise TypeError(f"previous: a queue must be a MessageQueue, not {type(mq).__name__}")
         out[cid] = held
     return out
 

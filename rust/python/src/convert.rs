@@ -239,7 +239,9 @@ impl<N: ArgName> FromPyObject<'_, '_> for Names<N> {
             let s = item.cast::<PyString>().map_err(|_| {
                 PyTypeError::new_err(format!("must hold str, not {}", type_name(&item)))
             })?;
-            let t = s.to_str().map_err(|_| illegal(obj.py(), lone_surrogate(N::NAME)))?;
+            let t = s
+                .to_str()
+                .map_err(|_| illegal(obj.py(), lone_surrogate(N::NAME)))?;
             out.push(Arc::from(t));
         }
         Ok(Names(out, PhantomData))

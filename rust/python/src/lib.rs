@@ -3,7 +3,6 @@
 
 mod allocate;
 mod batch;
-mod bounded;
 mod clock;
 mod convert;
 mod counter;
@@ -18,7 +17,6 @@ mod ring;
 mod route;
 mod select;
 mod static_topic;
-mod sticky;
 mod strategy;
 
 use pyo3::prelude::*;
@@ -33,11 +31,11 @@ mod _native {
         allocate_all, PyAllocateMachineRoomNearby, PyAllocateMessageQueueAveragely,
         PyAllocateMessageQueueAveragelyByCircle, PyAllocateMessageQueueByConfig,
         PyAllocateMessageQueueByMachineRoom, PyAllocateMessageQueueConsistentHash,
+        PyAllocateMessageQueueConsistentHashBounded, PyAllocateMessageQueueSticky,
+        PyAllocateStrategy,
     };
     #[pymodule_export]
     use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
-    #[pymodule_export]
-    use crate::bounded::PyAllocateMessageQueueConsistentHashBounded;
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
@@ -70,8 +68,6 @@ mod _native {
     };
     #[pymodule_export]
     use crate::static_topic::{mock_broker_name, PyTopicQueueMappingInfo};
-    #[pymodule_export]
-    use crate::sticky::PyAllocateMessageQueueSticky;
     #[pymodule_export]
     use crate::strategy::PyMQFaultStrategy;
 

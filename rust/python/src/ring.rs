@@ -6,17 +6,33 @@ use std::sync::{Arc, RwLock};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
+use pyo3::Borrowed;
 use rocketroute_core::ring::{md5_fn, md5_hash, ConsistentHashRouter, RingError};
 
-use crate::errors::{
-    illegal, java_err, java_int, java_utf8_text, name_text, npe, req_str, type_name,
-};
+use crate::convert::{arg, JavaInt, Name, Text};
+use crate::errors::{illegal, java_err, java_utf8_text, npe, type_name};
+
+/// A `hash_function=` argument: a Python callable `str -> int` (its result checked to be a Java long).
+pub struct HashFunction(pub Py<PyAny>);
+
+impl FromPyObject<'_, '_> for HashFunction {
+    type Error = PyErr;
+
+    fn extract(f: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if !f.is_callable() {
+            return Err(PyTypeError::new_err(
+                "hash_function must be a callable str -> int",
+            ));
+        }
+        Ok(HashFunction(f.to_owned().unbind()))
+    }
+}
 
 /// A ring hash: MD5 by default, else the Python callable (checked to return a Java long).
-pub fn hash_key(py: Python<'_>, f: Option<&Py<PyAny>>, key: &str) -> PyResult<i64> {
+pub fn hash_key(py: Python<'_>, f: Option<&HashFunction>, key: &str) -> PyResult<i64> {
     match f {
         None => Ok(md5_hash(key)),
-        Some(f) => checked_hash(py, f.bind(py).call1((key,))?),
+        Some(f) => checked_hash(py, f.0.bind(py).call1((key,))?),
     }
 }
 
@@ -43,24 +59,17 @@ fn md5_of(s: &Bound<'_, PyString>) -> PyResult<i64> {
 
 /// RocketMQ's `MD5Hash.hash`: the first 4 bytes of MD5(UTF-8 of `key`), big-endian, unsigned.
 #[pyfunction(name = "md5_hash")]
-pub fn md5_hash_py(key: &Bound<'_, PyAny>) -> PyResult<i64> {
-    md5_of(req_str(key, "key")?)
+pub fn md5_hash_py(key: Text<'_, arg::Key>) -> PyResult<i64> {
+    md5_of(&key.0)
 }
 
-fn node_arg(node: &Bound<'_, PyAny>) -> PyResult<Arc<str>> {
-    if node.is_none() {
-        return Err(npe(node.py(), "node is None"));
-    }
-    let s = node.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("node must be a str, not {}", type_name(node)))
-    })?;
-    Ok(Arc::from(name_text(s, "node")?))
-}
+/// A ring node argument.
+type Node<'a> = Name<'a, arg::Node>;
 
 #[pyclass(frozen, name = "ConsistentHashRouter", module = "rocketroute._native")]
 pub struct PyConsistentHashRouter {
     ring: RwLock<ConsistentHashRouter>,
-    hash_fn: Option<Py<PyAny>>,
+    hash_fn: Option<HashFunction>,
 }
 
 /// How often an `add_node` with a Python hash function starts again because the ring changed while
@@ -124,22 +133,11 @@ impl PyConsistentHashRouter {
     }
 
     /// A key's ring hash; a custom hash function gets the key itself, lone surrogates and all.
-    fn key_hash(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<i64> {
-        let k = req_str(key, "key")?;
+    fn key_hash(&self, py: Python<'_>, k: &Bound<'_, PyString>) -> PyResult<i64> {
         match &self.hash_fn {
             None => md5_of(k),
-            Some(f) => checked_hash(py, f.bind(py).call1((k,))?),
+            Some(f) => checked_hash(py, f.0.bind(py).call1((k,))?),
         }
-    }
-}
-
-pub fn hash_fn_arg(f: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Py<PyAny>>> {
-    match f.filter(|f| !f.is_none()) {
-        None => Ok(None),
-        Some(f) if f.is_callable() => Ok(Some(f.clone().unbind())),
-        Some(_) => Err(PyTypeError::new_err(
-            "hash_function must be a callable str -> int",
-        )),
     }
 }
 
@@ -150,22 +148,19 @@ impl PyConsistentHashRouter {
     fn new(
         py: Python<'_>,
         nodes: Option<&Bound<'_, PyAny>>,
-        virtual_node_cnt: Option<&Bound<'_, PyAny>>,
-        hash_function: Option<&Bound<'_, PyAny>>,
+        virtual_node_cnt: Option<JavaInt<arg::VirtualNodeCnt>>,
+        hash_function: Option<HashFunction>,
     ) -> PyResult<Self> {
-        let hash_fn = hash_fn_arg(hash_function)?;
-        let count = match virtual_node_cnt {
-            Some(v) => java_int(v, "virtual_node_cnt")?,
-            None => 10,
-        };
+        let count = virtual_node_cnt.map_or(10, |c| c.0);
         let router = PyConsistentHashRouter {
             ring: RwLock::new(ConsistentHashRouter::new()),
-            hash_fn,
+            hash_fn: hash_function,
         };
-        if let Some(nodes) = nodes.filter(|n| !n.is_none()) {
+        if let Some(nodes) = nodes {
             for node in nodes.try_iter()? {
-                let node = node_arg(&node?)?;
-                router.add(py, &node, count)?;
+                let node = node?;
+                let node: Node<'_> = node.extract()?;
+                router.add(py, &Arc::from(&*node), count)?;
             }
         }
         Ok(router)
@@ -175,35 +170,30 @@ impl PyConsistentHashRouter {
     fn add_node(
         &self,
         py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        vnode_count: &Bound<'_, PyAny>,
+        node: Node<'_>,
+        vnode_count: JavaInt<arg::VnodeCount>,
     ) -> PyResult<()> {
-        let count = java_int(vnode_count, "vnode_count")?;
+        let count = vnode_count.0;
         if count < 0 {
             return Err(illegal(py, format!("illegal virtual node counts :{count}")));
         }
-        let node = node_arg(node)?;
-        self.add(py, &node, count)
+        self.add(py, &Arc::from(&*node), count)
     }
 
-    fn remove_node(&self, node: &Bound<'_, PyAny>) -> PyResult<()> {
-        let node = node_arg(node)?;
+    fn remove_node(&self, node: Node<'_>) {
         self.write().remove_node(&node);
-        Ok(())
     }
 
-    fn existing_replicas(&self, node: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let node = node_arg(node)?;
-        Ok(self.read().existing_replicas(&node))
+    fn existing_replicas(&self, node: Node<'_>) -> usize {
+        self.read().existing_replicas(&node)
     }
 
     /// The node `key` routes to, or `None` for an empty ring.
-    fn route_node(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        let k = req_str(key, "key")?;
+    fn route_node(&self, py: Python<'_>, key: Text<'_, arg::Key>) -> PyResult<Option<String>> {
         if self.read().is_empty() {
             return Ok(None);
         }
-        let h = self.key_hash(py, k.as_any())?;
+        let h = self.key_hash(py, &key.0)?;
         let node = self.read().route_hash(h).cloned();
         Ok(node.map(|n| n.to_string()))
     }
@@ -235,7 +225,9 @@ impl PyConsistentHashRouter {
                         }
                         out.push(None);
                     } else {
-                        out.push(Some(self.key_hash(py, &k)?));
+                        out.push(Some(
+                            self.key_hash(py, &k.extract::<Text<'_, arg::Key>>()?.0)?,
+                        ));
                     }
                 }
                 out
