@@ -89,7 +89,19 @@ pub mod arg {
     arg_names! {}
 
     // names added for the route model (route, publish_info, static_topic, grpc_balancer)
-    arg_names! {}
+    arg_names! {
+        Addresses = "addresses";
+        CurrIdMapKey = "curr_id_map key";
+        CurrIdMapValue = "curr_id_map value";
+        Endpoints = "endpoints";
+        FilterServerTableKey = "filter_server_table key";
+        MappingKey = "topic_queue_mapping_by_broker key";
+        MessageGroup = "message_group";
+        MessageQueues = "message_queues";
+        OrderTopicConf = "order_topic_conf";
+        RouteJson = "route JSON";
+        Scheme = "scheme";
+    }
 
     // names added for batch and profiles
     arg_names! {}
@@ -278,4 +290,419 @@ impl FromPyObject<'_, '_> for CompatArg {
 /// The compat profile of an optional argument.
 pub fn compat_of(c: Option<CompatArg>) -> Compat {
     c.map_or_else(Compat::default, |c| c.0)
+}
+
+// --- the route model's arguments (route, publish_info, static_topic, grpc_balancer) ---
+
+use std::hash::Hash;
+
+use pyo3::types::{PyByteArray, PyBytes, PyMapping};
+use pyo3::PyTypeInfo;
+use rocketroute_core::grpc_balancer::{Address, AddressScheme, MessageType, Permission};
+use rocketroute_core::java_collections::OrderedMap;
+use rocketroute_core::route::{broker_id, FilterServerTable, MAX_QUEUES};
+use rocketroute_core::static_topic::QueueMapping;
+
+use crate::errors::java_err;
+use crate::grpc_balancer::PyGrpcMessageQueue;
+use crate::static_topic::PyTopicQueueMappingInfo;
+
+/// An argument that tells "left out" (`Missing`, its default in the signature) from a value given, `None`
+/// (Java's null) included.
+pub enum Given<T> {
+    Missing,
+    Value(T),
+}
+
+impl<'a, 'py, T: FromPyObject<'a, 'py>> FromPyObject<'a, 'py> for Given<T> {
+    type Error = T::Error;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> Result<Self, Self::Error> {
+        T::extract(obj).map(Given::Value)
+    }
+}
+
+/// A Python `bool` and nothing else (an `int`, or numpy's `bool_`, is a `TypeError`), as the reference checks.
+pub struct Bool(pub bool);
+
+impl FromPyObject<'_, '_> for Bool {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        obj.cast::<PyBool>()
+            .map(|b| Bool(b.is_true()))
+            .map_err(|_| PyTypeError::new_err(format!("must be a bool, not {}", type_name(&obj))))
+    }
+}
+
+/// A `T` that may not be `None`: `None` is `NullPointerError`, as Java would dereference it.
+pub struct Required<N, T>(pub T, PhantomData<N>);
+
+impl<'a, 'py, N: ArgName, T: FromPyObject<'a, 'py>> FromPyObject<'a, 'py> for Required<N, T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Err(npe(obj.py(), format!("{} is None", N::NAME)));
+        }
+        T::extract(obj)
+            .map(|v| Required(v, PhantomData))
+            .map_err(Into::into)
+    }
+}
+
+/// Any iterable of the class `T`, as the caller's objects.
+pub struct Items<'py, T>(pub Vec<Bound<'py, T>>);
+
+impl<'py, T: PyTypeInfo> FromPyObject<'_, 'py> for Items<'py, T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for item in obj.try_iter()? {
+            out.push(item?.cast_into::<T>().map_err(|e| {
+                PyTypeError::new_err(format!(
+                    "must hold {}, not {}",
+                    T::NAME,
+                    type_name(e.into_inner().as_any())
+                ))
+            })?);
+        }
+        Ok(Items(out))
+    }
+}
+
+/// A part of an argument (a key, a value, an item) as `T`; a `TypeError` names the part, as PyO3 names the
+/// argument (`argument 'curr_id_map': value must be an int, not str`).
+fn part<'a, 'py, T: FromPyObject<'a, 'py>>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<T> {
+    obj.extract::<T>().map_err(|e| {
+        let (py, e) = (obj.py(), e.into());
+        if e.get_type(py).is(py.get_type::<PyTypeError>()) {
+            PyTypeError::new_err(format!("{what} {}", e.value(py)))
+        } else {
+            e
+        }
+    })
+}
+
+/// A Python mapping read into an [`OrderedMap`] in its iteration order (a later equal key replaces the value in
+/// place, as `HashMap.put`), each key and value converted by `entry`.
+fn ordered_map<'py, K: Hash + Eq + Clone, V>(
+    obj: Borrowed<'_, 'py, PyAny>,
+    mut entry: impl FnMut(&Bound<'py, PyAny>, &Bound<'py, PyAny>) -> PyResult<(K, V)>,
+) -> PyResult<OrderedMap<K, V>> {
+    let m = obj
+        .cast::<PyMapping>()
+        .map_err(|_| PyTypeError::new_err(format!("must be a mapping, not {}", type_name(&obj))))?;
+    let mut out = OrderedMap::new();
+    for item in m.items()?.iter() {
+        let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+        let (k, v) = entry(&k, &v)?;
+        out.put(k, v);
+    }
+    Ok(out)
+}
+
+/// `broker_addrs`: broker id (an int, or a decimal string as JSON writes keys) -> address or `None`.
+pub struct BrokerAddrs(pub rocketroute_core::route::BrokerAddrs);
+
+impl FromPyObject<'_, '_> for BrokerAddrs {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ordered_map(obj, |k, v| {
+            let addr = part::<Option<Name<arg::BrokerAddress>>>(v, "broker address")?;
+            Ok((broker_id_key(k)?, addr.map(|a| a.0.to_owned())))
+        })
+        .map(BrokerAddrs)
+    }
+}
+
+fn broker_id_key(k: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let py = k.py();
+    if k.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(
+            "broker id must be an int or a decimal string",
+        ));
+    }
+    if k.is_instance_of::<PyInt>() {
+        return k.extract::<i64>().map_err(|_| {
+            illegal(
+                py,
+                format!(
+                    "broker id {} is out of the Java long range",
+                    k.repr().map(|r| r.to_string()).unwrap_or_default()
+                ),
+            )
+        });
+    }
+    if let Ok(s) = k.cast::<PyString>() {
+        return match s.to_str() {
+            Ok(t) => broker_id(t).map_err(java_err),
+            // not a number, whatever else it holds
+            Err(_) => Err(illegal(
+                py,
+                format!("broker id {} is not a number", s.repr()?),
+            )),
+        };
+    }
+    Err(PyTypeError::new_err(format!(
+        "broker id must be an int or a decimal string, not {}",
+        type_name(k)
+    )))
+}
+
+/// `filter_server_table`: broker address -> a list of filter servers, or `None`.
+pub struct FilterServers(pub FilterServerTable);
+
+impl FromPyObject<'_, '_> for FilterServers {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ordered_map(obj, |k, v| {
+            let key = part::<Name<arg::FilterServerTableKey>>(k, "key")?
+                .0
+                .to_owned();
+            if v.is_none() {
+                return Ok((key, None));
+            }
+            if v.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err("values must be lists of str, not str"));
+            }
+            let mut servers = Vec::new();
+            for s in v.try_iter()? {
+                servers.push(
+                    part::<Name<arg::FilterServer>>(&s?, "filter server")?
+                        .0
+                        .to_owned(),
+                );
+            }
+            Ok((key, Some(servers)))
+        })
+        .map(FilterServers)
+    }
+}
+
+/// `topic_queue_mapping_by_broker`: broker name -> `TopicQueueMappingInfo`.
+pub struct QueueMappings(pub QueueMapping);
+
+impl FromPyObject<'_, '_> for QueueMappings {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ordered_map(obj, |k, v| {
+            let key = part::<Name<arg::MappingKey>>(k, "key")?.0.to_owned();
+            let info = v.cast::<PyTopicQueueMappingInfo>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "values must be TopicQueueMappingInfo, not {}",
+                    type_name(v)
+                ))
+            })?;
+            Ok((key, info.get().inner.clone()))
+        })
+        .map(QueueMappings)
+    }
+}
+
+/// `curr_id_map`: Java int -> Java int; a key may be a decimal string, as JSON writes keys.
+pub struct IdMap(pub OrderedMap<i32, i32>);
+
+impl FromPyObject<'_, '_> for IdMap {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ordered_map(obj, |k, v| {
+            let key = match k.cast::<PyString>() {
+                Ok(s) => {
+                    let text = s.to_str().unwrap_or("?");
+                    broker_id(text)
+                        .ok()
+                        .and_then(|v| i32::try_from(v).ok())
+                        .ok_or_else(|| {
+                            illegal(
+                                k.py(),
+                                format!("{} {text:?} is not a Java int", arg::CurrIdMapKey::NAME),
+                            )
+                        })?
+                }
+                Err(_) => part::<JavaInt<arg::CurrIdMapKey>>(k, "key")?.0,
+            };
+            Ok((key, part::<JavaInt<arg::CurrIdMapValue>>(v, "value")?.0))
+        })
+        .map(IdMap)
+    }
+}
+
+/// A route's JSON: text, bytes (decoded as Java's `new String(data, UTF_8)`: bad bytes become U+FFFD) or a
+/// decoded mapping (written back as text). Anything else is `IllegalArgumentError`.
+pub struct RouteJson(pub String);
+
+impl FromPyObject<'_, '_> for RouteJson {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        let text = if obj.is_instance_of::<PyString>() {
+            obj.extract::<Name<arg::RouteJson>>()?.0.to_owned()
+        } else if let Ok(b) = obj.cast::<PyBytes>() {
+            String::from_utf8_lossy(b.as_bytes()).into_owned()
+        } else if let Ok(b) = obj.cast::<PyByteArray>() {
+            String::from_utf8_lossy(&b.to_vec()).into_owned()
+        } else if obj.cast::<PyMapping>().is_ok() {
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("allow_nan", false)?;
+            py.import("json")?
+                .call_method("dumps", (obj,), Some(&kwargs))
+                .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
+                .extract()?
+        } else {
+            return Err(illegal(py, "route JSON must be an object"));
+        };
+        Ok(RouteJson(text))
+    }
+}
+
+fn is_text(v: &Bound<'_, PyAny>) -> bool {
+    v.is_instance_of::<PyString>() || v.is_instance_of::<PyBytes>()
+}
+
+/// An address scheme: `"IPv4"`, `"IPv6"` or `"DOMAIN_NAME"`.
+pub struct Scheme(pub AddressScheme);
+
+impl FromPyObject<'_, '_> for Scheme {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        let s = obj
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("must be a str, not {}", type_name(&obj))))?;
+        match s.to_str().ok().and_then(AddressScheme::parse) {
+            Some(v) => Ok(Scheme(v)),
+            None => Err(illegal(
+                obj.py(),
+                format!(
+                    "unknown address scheme {}; expected one of ('IPv4', 'IPv6', 'DOMAIN_NAME')",
+                    s.repr()?
+                ),
+            )),
+        }
+    }
+}
+
+/// `(host, port)` pairs: any iterable but a `str` or `bytes`.
+pub struct Addresses(pub Vec<Address>);
+
+impl FromPyObject<'_, '_> for Addresses {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if is_text(&obj) {
+            return Err(PyTypeError::new_err(
+                "must be an iterable of (host, port) pairs, not a str",
+            ));
+        }
+        let mut out = Vec::new();
+        for a in obj.try_iter()? {
+            let a = a?;
+            let bad = || -> PyResult<PyErr> {
+                Ok(PyTypeError::new_err(format!(
+                    "an address must be a (host, port) pair, not {}",
+                    a.repr()?
+                )))
+            };
+            let pair = match a.cast::<pyo3::types::PySequence>() {
+                Ok(pair) if !is_text(&a) => pair,
+                _ => return Err(bad()?),
+            };
+            if pair.len()? != 2 {
+                return Err(bad()?);
+            }
+            let (host, port) = (pair.get_item(0)?, pair.get_item(1)?);
+            out.push(Address {
+                host: part::<Name<arg::Host>>(&host, "host")?.0.to_owned(),
+                port: part::<JavaInt<arg::Port>>(&port, "port")?.0,
+            });
+        }
+        Ok(Addresses(out))
+    }
+}
+
+/// A gRPC queue's permission: `"NONE"`, `"READ"`, `"WRITE"` or `"READ_WRITE"`.
+pub struct PermissionArg(pub Permission);
+
+impl FromPyObject<'_, '_> for PermissionArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        let s = obj
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("must be a str, not {}", type_name(&obj))))?;
+        Permission::parse(s.to_str().unwrap_or(""))
+            .map(PermissionArg)
+            .map_err(java_err)
+    }
+}
+
+const MESSAGE_TYPES: &str = "('NORMAL', 'FIFO', 'LITE', 'DELAY', 'PRIORITY', 'TRANSACTION')";
+
+/// The message types a gRPC queue accepts: any iterable of their names but a `str` or `bytes`.
+pub struct MessageTypes(pub Arc<[MessageType]>);
+
+impl FromPyObject<'_, '_> for MessageTypes {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if is_text(&obj) {
+            return Err(PyTypeError::new_err(
+                "must be an iterable of str, not a str",
+            ));
+        }
+        let mut out = Vec::new();
+        for t in obj.try_iter()? {
+            let t = t?;
+            let s = t.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!("must hold str, not {}", type_name(&t)))
+            })?;
+            match s.to_str().ok().and_then(MessageType::parse) {
+                Some(m) => out.push(m),
+                None => {
+                    return Err(illegal(
+                        obj.py(),
+                        format!(
+                            "unknown message type {}; expected one of {MESSAGE_TYPES}",
+                            s.repr()?
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(MessageTypes(Arc::from(out)))
+    }
+}
+
+/// A gRPC route's queues: any iterable of `GrpcMessageQueue`, as the caller's objects; more than
+/// [`MAX_QUEUES`] is `IllegalArgumentError`.
+pub struct GrpcQueues<'py>(pub Vec<Bound<'py, PyGrpcMessageQueue>>);
+
+impl<'py> FromPyObject<'_, 'py> for GrpcQueues<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for q in obj.try_iter()? {
+            out.push(q?.cast_into::<PyGrpcMessageQueue>().map_err(|e| {
+                PyTypeError::new_err(format!(
+                    "must hold GrpcMessageQueue, not {}",
+                    type_name(e.into_inner().as_any())
+                ))
+            })?);
+            if out.len() > MAX_QUEUES {
+                return Err(illegal(
+                    obj.py(),
+                    format!("route has more than {MAX_QUEUES} queues"),
+                ));
+            }
+        }
+        Ok(GrpcQueues(out))
+    }
 }

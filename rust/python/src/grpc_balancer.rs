@@ -8,15 +8,18 @@ use std::sync::Arc;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyList, PySequence, PyString, PyTuple};
+use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 use rocketroute_core::grpc_balancer::{
-    random_start_index, Address, AddressScheme, Endpoints, GrpcMessageQueue, MessageType,
-    Permission, PublishingLoadBalancer, SubscriptionLoadBalancer,
+    random_start_index, Endpoints, GrpcMessageQueue, MessageType, Permission,
+    PublishingLoadBalancer, SubscriptionLoadBalancer,
 };
-use rocketroute_core::route::MAX_QUEUES;
-use rocketroute_core::MessageQueue;
+use rocketroute_core::{JavaResult, MessageQueue};
 
-use crate::errors::{illegal, java_err, java_int, java_utf8_text, npe, req_name, type_name};
+use crate::convert::{
+    arg, Addresses, GrpcQueues, Items, JavaInt, MessageTypes, Name, PermissionArg, Required,
+    Scheme, Text,
+};
+use crate::errors::{java_utf8_text, type_name, Result};
 use crate::message_queue::PyMessageQueue;
 
 fn py_hash<T: Hash>(v: &T) -> isize {
@@ -34,10 +37,6 @@ fn eq_only(py: Python<'_>, op: CompareOp, eq: Option<bool>) -> Py<PyAny> {
     PyBool::new(py, r).to_owned().into_any().unbind()
 }
 
-fn is_text(v: &Bound<'_, PyAny>) -> bool {
-    v.is_instance_of::<PyString>() || v.is_instance_of::<PyBytes>()
-}
-
 /// `Endpoints(scheme, addresses)` arguments, for pickling.
 type EndpointsArgs<'py> = (&'static str, Bound<'py, PyTuple>);
 
@@ -46,64 +45,14 @@ pub struct PyEndpoints {
     pub inner: Arc<Endpoints>,
 }
 
-fn scheme_arg(scheme: &Bound<'_, PyAny>) -> PyResult<AddressScheme> {
-    if scheme.is_none() {
-        return Err(npe(scheme.py(), "scheme is None"));
-    }
-    let s = scheme.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("scheme must be a str, not {}", type_name(scheme)))
-    })?;
-    match s.to_str().ok().and_then(AddressScheme::parse) {
-        Some(v) => Ok(v),
-        None => Err(illegal(
-            scheme.py(),
-            format!(
-                "unknown address scheme {}; expected one of ('IPv4', 'IPv6', 'DOMAIN_NAME')",
-                s.repr()?
-            ),
-        )),
-    }
-}
-
-fn address_arg(a: &Bound<'_, PyAny>) -> PyResult<Address> {
-    let bad = || -> PyResult<PyErr> {
-        Ok(PyTypeError::new_err(format!(
-            "an address must be a (host, port) pair, not {}",
-            a.repr()?
-        )))
-    };
-    if is_text(a) {
-        return Err(bad()?);
-    }
-    let Ok(seq) = a.cast::<PySequence>() else {
-        return Err(bad()?);
-    };
-    if seq.len()? != 2 {
-        return Err(bad()?);
-    }
-    let host = req_name(&seq.get_item(0)?, "host")?.to_owned();
-    let port = java_int(&seq.get_item(1)?, "port")?;
-    Ok(Address { host, port })
-}
-
 #[pymethods]
 impl PyEndpoints {
     #[new]
-    fn new(scheme: &Bound<'_, PyAny>, addresses: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let scheme = scheme_arg(scheme)?;
-        if addresses.is_none() {
-            return Err(npe(addresses.py(), "addresses is None"));
-        }
-        if is_text(addresses) {
-            return Err(PyTypeError::new_err(
-                "addresses must be an iterable of (host, port) pairs, not a str",
-            ));
-        }
-        let mut parsed = Vec::new();
-        for a in addresses.try_iter()? {
-            parsed.push(address_arg(&a?)?);
-        }
-        let inner = Endpoints::new(scheme, parsed).map_err(java_err)?;
+    fn new(
+        scheme: Required<arg::Scheme, Scheme>,
+        addresses: Required<arg::Addresses, Addresses>,
+    ) -> Result<Self> {
+        let inner = Endpoints::new(scheme.0 .0, addresses.0 .0)?;
         Ok(PyEndpoints {
             inner: Arc::new(inner),
         })
@@ -171,99 +120,31 @@ pub struct PyGrpcMessageQueue {
     pub inner: GrpcMessageQueue,
 }
 
-fn permission_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Permission> {
-    let Some(v) = v.filter(|v| !v.is_none()) else {
-        return Ok(Permission::ReadWrite);
-    };
-    let s = v.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("permission must be a str, not {}", type_name(v)))
-    })?;
-    match s.to_str() {
-        Ok(t) => Permission::parse(t).map_err(java_err),
-        Err(_) => Permission::parse("").map_err(java_err),
-    }
-}
-
-const MESSAGE_TYPES: &str = "('NORMAL', 'FIFO', 'LITE', 'DELAY', 'PRIORITY', 'TRANSACTION')";
-
-fn message_types_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<[MessageType]>> {
-    let Some(v) = v.filter(|v| !v.is_none()) else {
-        return Ok(Arc::from([MessageType::Normal]));
-    };
-    if is_text(v) {
-        return Err(PyTypeError::new_err(
-            "accept_message_types must be an iterable of str, not a str",
-        ));
-    }
-    let mut out = Vec::new();
-    for t in v.try_iter()? {
-        let t = t?;
-        let s = t.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "a message type must be a str, not {}",
-                type_name(&t)
-            ))
-        })?;
-        match s.to_str().ok().and_then(MessageType::parse) {
-            Some(m) => out.push(m),
-            None => {
-                return Err(illegal(
-                    t.py(),
-                    format!(
-                        "unknown message type {}; expected one of {MESSAGE_TYPES}",
-                        s.repr()?
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(Arc::from(out))
-}
-
 #[pymethods]
 impl PyGrpcMessageQueue {
     #[new]
     #[pyo3(signature = (topic, broker_name, broker_id, endpoints, queue_id, permission = None, accept_message_types = None))]
     fn new(
-        topic: &Bound<'_, PyAny>,
-        broker_name: &Bound<'_, PyAny>,
-        broker_id: &Bound<'_, PyAny>,
-        endpoints: &Bound<'_, PyAny>,
-        queue_id: &Bound<'_, PyAny>,
-        permission: Option<&Bound<'_, PyAny>>,
-        accept_message_types: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let topic = Arc::from(req_name(topic, "topic")?);
-        let broker_name = Arc::from(req_name(broker_name, "broker_name")?);
-        let broker_id = java_int(broker_id, "broker_id")?;
-        if endpoints.is_none() {
-            return Err(npe(endpoints.py(), "endpoints is None"));
-        }
-        let endpoints = endpoints
-            .cast::<PyEndpoints>()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "endpoints must be an Endpoints, not {}",
-                    type_name(endpoints)
-                ))
-            })?
-            .get()
-            .inner
-            .clone();
-        let queue_id = java_int(queue_id, "queue_id")?;
-        let permission = permission_arg(permission)?;
-        let accept_message_types = message_types_arg(accept_message_types)?;
-        Ok(PyGrpcMessageQueue {
+        topic: Name<'_, arg::Topic>,
+        broker_name: Name<'_, arg::BrokerName>,
+        broker_id: JavaInt<arg::BrokerId>,
+        endpoints: Required<arg::Endpoints, Bound<'_, PyEndpoints>>,
+        queue_id: JavaInt<arg::QueueId>,
+        permission: Option<PermissionArg>,
+        accept_message_types: Option<MessageTypes>,
+    ) -> Self {
+        PyGrpcMessageQueue {
             inner: GrpcMessageQueue {
-                topic,
-                broker_name,
-                broker_id,
-                endpoints,
-                queue_id,
-                permission,
-                accept_message_types,
+                topic: Arc::from(&*topic),
+                broker_name: Arc::from(&*broker_name),
+                broker_id: broker_id.0,
+                endpoints: endpoints.0.get().inner.clone(),
+                queue_id: queue_id.0,
+                permission: permission.map_or(Permission::ReadWrite, |p| p.0),
+                accept_message_types: accept_message_types
+                    .map_or_else(|| Arc::from([MessageType::Normal]), |t| t.0),
             },
-        })
+        }
     }
 
     #[getter]
@@ -380,53 +261,22 @@ impl PyGrpcMessageQueue {
     }
 }
 
-/// A route argument: the caller's queue objects and their core values.
-fn route_arg(
-    message_queues: &Bound<'_, PyAny>,
-) -> PyResult<(Vec<Py<PyGrpcMessageQueue>>, Vec<GrpcMessageQueue>)> {
-    let py = message_queues.py();
-    if message_queues.is_none() {
-        return Err(npe(py, "message_queues is None"));
-    }
-    let mut objects = Vec::new();
-    let mut core = Vec::new();
-    for q in message_queues.try_iter()? {
-        let q = q?;
-        let g = q.cast::<PyGrpcMessageQueue>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "a message queue must be a GrpcMessageQueue, not {}",
-                type_name(&q)
-            ))
-        })?;
-        core.push(g.get().inner.clone());
-        objects.push(g.clone().unbind());
-        if core.len() > MAX_QUEUES {
-            return Err(illegal(
-                py,
-                format!("route has more than {MAX_QUEUES} queues"),
-            ));
-        }
-    }
-    Ok((objects, core))
-}
-
-fn start_arg(start_index: Option<&Bound<'_, PyAny>>) -> PyResult<i32> {
-    match start_index {
-        Some(s) if !s.is_none() => java_int(s, "start_index"),
-        _ => Ok(random_start_index()),
-    }
+/// A balancer's start: the one given, else a random one, as Java draws it.
+fn start_or_random(start_index: Option<JavaInt<arg::StartIndex>>) -> i32 {
+    start_index.map_or_else(random_start_index, |s| s.0)
 }
 
 /// The caller's objects for the balancer's queues.
-fn kept(
-    py: Python<'_>,
-    objects: &[Py<PyGrpcMessageQueue>],
-    positions: &[usize],
-) -> Vec<Py<PyGrpcMessageQueue>> {
+fn kept(queues: GrpcQueues<'_>, positions: &[usize]) -> Vec<Py<PyGrpcMessageQueue>> {
     positions
         .iter()
-        .map(|&i| objects[i].clone_ref(py))
+        .map(|&i| queues.0[i].clone().unbind())
         .collect()
+}
+
+/// The core values of a route's queues.
+fn route_of(queues: &GrpcQueues<'_>) -> Vec<GrpcMessageQueue> {
+    queues.0.iter().map(|q| q.get().inner.clone()).collect()
 }
 
 fn not_a_balancer(other: &Bound<'_, PyAny>) -> PyErr {
@@ -448,13 +298,11 @@ pub struct PyPublishingLoadBalancer {
 
 impl PyPublishingLoadBalancer {
     fn build(
-        py: Python<'_>,
-        message_queues: &Bound<'_, PyAny>,
-        make: impl FnOnce(&[GrpcMessageQueue]) -> rocketroute_core::JavaResult<PublishingLoadBalancer>,
-    ) -> PyResult<Self> {
-        let (objects, core) = route_arg(message_queues)?;
-        let inner = make(&core).map_err(java_err)?;
-        let queues = kept(py, &objects, inner.route_positions());
+        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+        make: impl FnOnce(&[GrpcMessageQueue]) -> JavaResult<PublishingLoadBalancer>,
+    ) -> Result<Self> {
+        let inner = make(&route_of(&message_queues.0))?;
+        let queues = kept(message_queues.0, inner.route_positions());
         Ok(PyPublishingLoadBalancer { inner, queues })
     }
 }
@@ -464,14 +312,11 @@ impl PyPublishingLoadBalancer {
     #[new]
     #[pyo3(signature = (message_queues, *, start_index = None))]
     fn new(
-        py: Python<'_>,
-        message_queues: &Bound<'_, PyAny>,
-        start_index: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let start = start_arg(start_index)?;
-        Self::build(py, message_queues, |r| {
-            PublishingLoadBalancer::new(r, start)
-        })
+        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+        start_index: Option<JavaInt<arg::StartIndex>>,
+    ) -> Result<Self> {
+        let start = start_or_random(start_index);
+        Self::build(message_queues, |r| PublishingLoadBalancer::new(r, start))
     }
 
     #[getter]
@@ -494,56 +339,29 @@ impl PyPublishingLoadBalancer {
         Err(not_a_balancer(other))
     }
 
-    fn update(&self, py: Python<'_>, message_queues: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::build(py, message_queues, |r| self.inner.update(r))
+    fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
+        Self::build(message_queues, |r| self.inner.update(r))
     }
 
     #[pyo3(signature = (excluded = None, count = None))]
     fn take_message_queues<'py>(
         &self,
         py: Python<'py>,
-        excluded: Option<&Bound<'py, PyAny>>,
-        count: Option<&Bound<'py, PyAny>>,
+        excluded: Option<Items<'py, PyEndpoints>>,
+        count: Option<JavaInt<arg::Count>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut held: Vec<Bound<'py, PyEndpoints>> = Vec::new();
-        if let Some(ex) = excluded {
-            if !ex.is_none() {
-                for e in ex.try_iter()? {
-                    let e = e?;
-                    let ep = e.cast::<PyEndpoints>().map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "excluded must hold Endpoints, not {}",
-                            type_name(&e)
-                        ))
-                    })?;
-                    held.push(ep.clone());
-                }
-            }
-        }
-        let count = match count {
-            Some(c) if !c.is_none() => java_int(c, "count")?,
-            _ => 1,
-        };
-        let refs: Vec<&Endpoints> = held.iter().map(|e| &*e.get().inner).collect();
-        let picks = self.inner.take_positions(&refs, count);
+        let excluded = excluded.map_or_else(Vec::new, |e| e.0);
+        let refs: Vec<&Endpoints> = excluded.iter().map(|e| &*e.get().inner).collect();
+        let picks = self.inner.take_positions(&refs, count.map_or(1, |c| c.0));
         PyList::new(py, picks.into_iter().map(|p| self.queues[p].clone_ref(py)))
     }
 
     fn take_message_queue_by_message_group(
         &self,
         py: Python<'_>,
-        message_group: &Bound<'_, PyAny>,
+        message_group: Text<'_, arg::MessageGroup>,
     ) -> PyResult<Py<PyGrpcMessageQueue>> {
-        if message_group.is_none() {
-            return Err(npe(py, "message_group is None"));
-        }
-        let s = message_group.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "message_group must be a str, not {}",
-                type_name(message_group)
-            ))
-        })?;
-        let text = java_utf8_text(s)?;
+        let text = java_utf8_text(&message_group.0)?;
         let p = self.inner.message_group_position(text.as_bytes());
         Ok(self.queues[p].clone_ref(py))
     }
@@ -573,13 +391,11 @@ pub struct PySubscriptionLoadBalancer {
 
 impl PySubscriptionLoadBalancer {
     fn build(
-        py: Python<'_>,
-        message_queues: &Bound<'_, PyAny>,
-        make: impl FnOnce(&[GrpcMessageQueue]) -> rocketroute_core::JavaResult<SubscriptionLoadBalancer>,
-    ) -> PyResult<Self> {
-        let (objects, core) = route_arg(message_queues)?;
-        let inner = make(&core).map_err(java_err)?;
-        let queues = kept(py, &objects, inner.route_positions());
+        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+        make: impl FnOnce(&[GrpcMessageQueue]) -> JavaResult<SubscriptionLoadBalancer>,
+    ) -> Result<Self> {
+        let inner = make(&route_of(&message_queues.0))?;
+        let queues = kept(message_queues.0, inner.route_positions());
         Ok(PySubscriptionLoadBalancer { inner, queues })
     }
 }
@@ -589,14 +405,11 @@ impl PySubscriptionLoadBalancer {
     #[new]
     #[pyo3(signature = (message_queues, *, start_index = None))]
     fn new(
-        py: Python<'_>,
-        message_queues: &Bound<'_, PyAny>,
-        start_index: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let start = start_arg(start_index)?;
-        Self::build(py, message_queues, |r| {
-            SubscriptionLoadBalancer::new(r, start)
-        })
+        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+        start_index: Option<JavaInt<arg::StartIndex>>,
+    ) -> Result<Self> {
+        let start = start_or_random(start_index);
+        Self::build(message_queues, |r| SubscriptionLoadBalancer::new(r, start))
     }
 
     #[getter]
@@ -619,8 +432,8 @@ impl PySubscriptionLoadBalancer {
         Err(not_a_balancer(other))
     }
 
-    fn update(&self, py: Python<'_>, message_queues: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::build(py, message_queues, |r| self.inner.update(r))
+    fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
+        Self::build(message_queues, |r| self.inner.update(r))
     }
 
     fn take_message_queue(&self, py: Python<'_>) -> Py<PyGrpcMessageQueue> {

@@ -3,13 +3,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString, PyTuple};
-use rocketroute_core::{SendWhichQueue, TopicPublishInfo};
+use pyo3::types::PyTuple;
+use rocketroute_core::{Compat, SendWhichQueue, TopicPublishInfo};
 
-use crate::counter::{compat_arg, PySendWhichQueue};
-use crate::errors::{java_err, name_text, npe, opt_str, req_name, type_name};
+use crate::convert::{arg, compat_of, Bool, CompatArg, Name, Queues};
+use crate::counter::PySendWhichQueue;
+use crate::errors::{npe, Result};
 use crate::message_queue::PyMessageQueue;
 use crate::route::PyTopicRouteData;
 
@@ -29,23 +29,15 @@ impl PyTopicPublishInfo {
     }
 }
 
-fn index_arg(
+/// The caller's index, or a fresh one.
+fn index_or_new(
     py: Python<'_>,
-    compat: rocketroute_core::Compat,
-    obj: Option<&Bound<'_, PyAny>>,
+    compat: Compat,
+    index: Option<Py<PySendWhichQueue>>,
 ) -> PyResult<Py<PySendWhichQueue>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(o
-            .cast::<PySendWhichQueue>()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "send_which_queue must be a SendWhichQueue, not {}",
-                    type_name(o)
-                ))
-            })?
-            .clone()
-            .unbind()),
-        _ => Py::new(
+    match index {
+        Some(i) => Ok(i),
+        None => Py::new(
             py,
             PySendWhichQueue {
                 inner: Arc::new(SendWhichQueue::with_entropy(compat)),
@@ -60,53 +52,30 @@ impl PyTopicPublishInfo {
     #[pyo3(signature = (message_queues, *, order_topic = false, route = None, compat = None, send_which_queue = None))]
     fn new(
         py: Python<'_>,
-        message_queues: &Bound<'_, PyAny>,
+        message_queues: Queues<'_>,
         order_topic: bool,
-        route: Option<&Bound<'_, PyAny>>,
-        compat: Option<&Bound<'_, PyAny>>,
-        send_which_queue: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let compat = compat_arg(compat)?;
-        let mut objs = Vec::new();
-        let mut mqs = Vec::new();
-        for item in message_queues.try_iter()? {
-            let item = item?;
-            let mq = item.cast::<PyMessageQueue>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "message_queues must hold MessageQueue, not {}",
-                    type_name(&item)
-                ))
-            })?;
-            mqs.push(mq.get().inner.clone());
-            objs.push(mq.clone().unbind());
-        }
-        let route_obj = match route {
-            Some(r) if !r.is_none() => Some(
-                r.cast::<PyTopicRouteData>()
-                    .map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "route must be a TopicRouteData, not {}",
-                            type_name(r)
-                        ))
-                    })?
-                    .clone()
-                    .unbind(),
-            ),
-            _ => None,
-        };
-        let index = index_arg(py, compat, send_which_queue)?;
+        route: Option<Py<PyTopicRouteData>>,
+        compat: Option<CompatArg>,
+        send_which_queue: Option<Py<PySendWhichQueue>>,
+    ) -> Result<Self> {
+        let compat = compat_of(compat);
+        let mqs = message_queues
+            .0
+            .iter()
+            .map(|q| q.get().inner.clone())
+            .collect();
+        let index = index_or_new(py, compat, send_which_queue)?;
         let core = TopicPublishInfo::new(
             mqs,
             order_topic,
-            route_obj.as_ref().map(|r| r.get().inner.clone()),
+            route.as_ref().map(|r| r.get().inner.clone()),
             compat,
             index.get().inner.clone(),
-        )
-        .map_err(java_err)?;
+        )?;
         Ok(PyTopicPublishInfo {
             core,
-            queues: objs,
-            route: route_obj,
+            queues: message_queues.0.into_iter().map(Bound::unbind).collect(),
+            route,
             index,
             have_route: AtomicBool::new(false),
         })
@@ -118,26 +87,18 @@ impl PyTopicPublishInfo {
     #[pyo3(signature = (topic, route, compat = None))]
     fn from_route(
         py: Python<'_>,
-        topic: &Bound<'_, PyAny>,
-        route: &Bound<'_, PyAny>,
-        compat: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let compat = compat_arg(compat)?;
-        let route = route.cast::<PyTopicRouteData>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "route must be a TopicRouteData, not {}",
-                type_name(route)
-            ))
-        })?;
-        let topic = req_name(topic, "topic")?.to_owned();
-        let index = index_arg(py, compat, None)?;
+        topic: Name<'_, arg::Topic>,
+        route: &Bound<'_, PyTopicRouteData>,
+        compat: Option<CompatArg>,
+    ) -> Result<Self> {
+        let compat = compat_of(compat);
+        let index = index_or_new(py, compat, None)?;
         let core = TopicPublishInfo::from_route(
             &topic,
             &route.get().inner,
             compat,
             index.get().inner.clone(),
-        )
-        .map_err(java_err)?;
+        )?;
         let queues = core
             .queues()
             .iter()
@@ -169,15 +130,8 @@ impl PyTopicPublishInfo {
     }
 
     #[setter]
-    fn set_have_topic_router_info(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if !value.is_instance_of::<PyBool>() {
-            return Err(PyTypeError::new_err(format!(
-                "have_topic_router_info must be a bool, not {}",
-                type_name(value)
-            )));
-        }
-        self.have_route.store(value.is_truthy()?, Ordering::Release);
-        Ok(())
+    fn set_have_topic_router_info(&self, value: Bool) {
+        self.have_route.store(value.0, Ordering::Release);
     }
 
     #[getter]
@@ -226,19 +180,9 @@ impl PyTopicPublishInfo {
     fn select_one_message_queue(
         &self,
         py: Python<'_>,
-        last_broker_name: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyMessageQueue>> {
-        let last = match last_broker_name {
-            Some(l) => opt_str(l, "last_broker_name")?,
-            None => None,
-        };
-        let pos = match last {
-            None => self.core.select_one(None),
-            Some(s) => self
-                .core
-                .select_one(Some(name_text(s, "last_broker_name")?)),
-        }
-        .map_err(java_err)?;
+        last_broker_name: Option<Name<'_, arg::LastBrokerName>>,
+    ) -> Result<Py<PyMessageQueue>> {
+        let pos = self.core.select_one(last_broker_name.as_deref())?;
         Ok(self.queue(py, pos))
     }
 
@@ -273,12 +217,13 @@ impl PyTopicPublishInfo {
     }
 
     /// `writeQueueNums` of the first queue data of `broker_name` in the route (4.9: writeable only), or -1.
-    fn write_queue_nums_by_broker(&self, broker_name: &Bound<'_, PyAny>) -> PyResult<i32> {
-        let name: Option<Bound<'_, PyString>> = opt_str(broker_name, "broker_name")?.cloned();
-        let s = match &name {
-            Some(n) => Some(name_text(n, "broker_name")?),
-            None => None,
-        };
-        self.core.write_queue_nums_by_broker(s).map_err(java_err)
+    #[pyo3(signature = (broker_name))]
+    fn write_queue_nums_by_broker(
+        &self,
+        broker_name: Option<Name<'_, arg::BrokerName>>,
+    ) -> Result<i32> {
+        Ok(self
+            .core
+            .write_queue_nums_by_broker(broker_name.as_deref())?)
     }
 }

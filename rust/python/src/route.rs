@@ -2,22 +2,17 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyMapping, PyString, PyTuple,
-};
-use rocketroute_core::route::{
-    broker_id, perm, BrokerData, FilterServerTable, QueueData, TopicRouteData,
-};
-use rocketroute_core::static_topic::QueueMapping;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use rocketroute_core::route::{perm, BrokerData, QueueData, TopicRouteData};
 
-use crate::counter::compat_arg;
-use crate::errors::{illegal, java_err, java_int, name_text, opt_str, req_name, type_name};
-use crate::message_queue::PyMessageQueue;
-use crate::static_topic::{
-    given_bool, mapping_info_dict, opt_text, ordered_map, Given, PyTopicQueueMappingInfo,
+use crate::convert::{
+    arg, compat_of, Bool, BrokerAddrs, CompatArg, FilterServers, Given, Items, JavaInt, Name,
+    QueueMappings, RouteJson,
 };
+use crate::errors::Result;
+use crate::message_queue::PyMessageQueue;
+use crate::static_topic::{mapping_info_dict, PyTopicQueueMappingInfo};
 
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]
 pub struct PyPermName;
@@ -34,32 +29,32 @@ impl PyPermName {
     const PERM_INHERIT: i32 = perm::PERM_INHERIT;
 
     #[staticmethod]
-    fn perm_to_string(perm: &Bound<'_, PyAny>) -> PyResult<String> {
-        Ok(perm::to_string(java_int(perm, "perm")?))
+    fn perm_to_string(perm: JavaInt<arg::Perm>) -> String {
+        perm::to_string(perm.0)
     }
     #[staticmethod]
-    fn is_readable(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_readable(java_int(perm, "perm")?))
+    fn is_readable(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_readable(perm.0)
     }
     #[staticmethod]
-    fn is_writeable(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_writeable(java_int(perm, "perm")?))
+    fn is_writeable(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_writeable(perm.0)
     }
     #[staticmethod]
-    fn is_inherited(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_inherited(java_int(perm, "perm")?))
+    fn is_inherited(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_inherited(perm.0)
     }
     #[staticmethod]
-    fn is_priority(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_priority(java_int(perm, "perm")?))
+    fn is_priority(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_priority(perm.0)
     }
     #[staticmethod]
-    fn is_valid(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_valid(java_int(perm, "perm")?))
+    fn is_valid(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_valid(perm.0)
     }
     #[staticmethod]
-    fn is_accessible(perm: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(perm::is_accessible(java_int(perm, "perm")?))
+    fn is_accessible(perm: JavaInt<arg::Perm>) -> bool {
+        perm::is_accessible(perm.0)
     }
 }
 
@@ -73,27 +68,21 @@ impl PyQueueData {
     #[new]
     #[pyo3(signature = (broker_name, read_queue_nums, write_queue_nums, perm = None, topic_sys_flag = None))]
     fn new(
-        broker_name: &Bound<'_, PyAny>,
-        read_queue_nums: &Bound<'_, PyAny>,
-        write_queue_nums: &Bound<'_, PyAny>,
-        perm: Option<&Bound<'_, PyAny>>,
-        topic_sys_flag: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        Ok(PyQueueData {
+        broker_name: Option<Name<'_, arg::BrokerName>>,
+        read_queue_nums: JavaInt<arg::ReadQueueNums>,
+        write_queue_nums: JavaInt<arg::WriteQueueNums>,
+        perm: Option<JavaInt<arg::Perm>>,
+        topic_sys_flag: Option<JavaInt<arg::TopicSysFlag>>,
+    ) -> Self {
+        PyQueueData {
             inner: QueueData {
-                broker_name: opt_text(broker_name, "broker_name")?.map(Arc::from),
-                read_queue_nums: java_int(read_queue_nums, "read_queue_nums")?,
-                write_queue_nums: java_int(write_queue_nums, "write_queue_nums")?,
-                perm: match perm {
-                    Some(p) => java_int(p, "perm")?,
-                    None => perm::PERM_READ | perm::PERM_WRITE,
-                },
-                topic_sys_flag: match topic_sys_flag {
-                    Some(f) => java_int(f, "topic_sys_flag")?,
-                    None => 0,
-                },
+                broker_name: broker_name.as_deref().map(Arc::from),
+                read_queue_nums: read_queue_nums.0,
+                write_queue_nums: write_queue_nums.0,
+                perm: perm.map_or(perm::PERM_READ | perm::PERM_WRITE, |p| p.0),
+                topic_sys_flag: topic_sys_flag.map_or(0, |f| f.0),
             },
-        })
+        }
     }
 
     #[getter]
@@ -129,14 +118,8 @@ impl PyQueueData {
     }
 
     /// Java's `compareTo`: the broker names in UTF-16 order (a None name is a NullPointerError).
-    fn compare_to(&self, other: &Bound<'_, PyAny>) -> PyResult<i32> {
-        let o = other.cast::<PyQueueData>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "other must be a QueueData, not {}",
-                type_name(other)
-            ))
-        })?;
-        self.inner.compare_to(&o.get().inner).map_err(java_err)
+    fn compare_to(&self, other: &Bound<'_, PyQueueData>) -> Result<i32> {
+        Ok(self.inner.compare_to(&other.get().inner)?)
     }
 
     fn __repr__(&self) -> String {
@@ -171,87 +154,26 @@ pub struct PyBrokerData {
     pub inner: BrokerData,
 }
 
-fn addr_key(k: &Bound<'_, PyAny>) -> PyResult<i64> {
-    let py = k.py();
-    if k.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(
-            "broker id must be an int or a decimal string",
-        ));
-    }
-    if k.is_instance_of::<PyInt>() {
-        return k.extract::<i64>().map_err(|_| {
-            illegal(
-                py,
-                format!(
-                    "broker id {} is out of the Java long range",
-                    k.repr().map(|r| r.to_string()).unwrap_or_default()
-                ),
-            )
-        });
-    }
-    if let Ok(s) = k.cast::<PyString>() {
-        return match s.to_str() {
-            Ok(t) => broker_id(t).map_err(java_err),
-            // not a number, whatever else it holds
-            Err(_) => Err(illegal(
-                py,
-                format!("broker id {} is not a number", s.repr()?),
-            )),
-        };
-    }
-    Err(PyTypeError::new_err(format!(
-        "broker id must be an int or a decimal string, not {}",
-        type_name(k)
-    )))
-}
-
 #[pymethods]
 impl PyBrokerData {
     #[new]
-    #[pyo3(signature = (cluster, broker_name, broker_addrs = None, *, zone_name = None, enable_acting_master = Given::Missing))]
+    #[pyo3(signature = (cluster, broker_name, broker_addrs = None, *, zone_name = None, enable_acting_master = Bool(false)))]
     fn new(
-        cluster: &Bound<'_, PyAny>,
-        broker_name: &Bound<'_, PyAny>,
-        broker_addrs: Option<&Bound<'_, PyAny>>,
-        zone_name: Option<&Bound<'_, PyAny>>,
-        enable_acting_master: Given<'_>,
-    ) -> PyResult<Self> {
-        let zone_name = match zone_name {
-            Some(z) => opt_text(z, "zone_name")?,
-            None => None,
-        };
-        let enable_acting_master = given_bool(enable_acting_master, "enable_acting_master")?;
-        let cluster = match opt_str(cluster, "cluster")? {
-            Some(s) => Some(name_text(s, "cluster")?.to_owned()),
-            None => None,
-        };
-        let broker_name: Arc<str> = Arc::from(req_name(broker_name, "broker_name")?);
-        let broker_addrs = match broker_addrs {
-            Some(a) if !a.is_none() => Some(ordered_map(a, "broker_addrs", |k, v| {
-                let addr = if v.is_none() {
-                    None
-                } else {
-                    let s = v.cast::<PyString>().map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "broker address must be a str or None, not {}",
-                            type_name(v)
-                        ))
-                    })?;
-                    Some(name_text(s, "broker address")?.to_owned())
-                };
-                Ok((addr_key(k)?, addr))
-            })?),
-            _ => None,
-        };
-        Ok(PyBrokerData {
+        cluster: Option<Name<'_, arg::Cluster>>,
+        broker_name: Name<'_, arg::BrokerName>,
+        broker_addrs: Option<BrokerAddrs>,
+        zone_name: Option<Name<'_, arg::ZoneName>>,
+        enable_acting_master: Bool,
+    ) -> Self {
+        PyBrokerData {
             inner: BrokerData {
-                cluster,
-                broker_name,
-                broker_addrs,
-                zone_name,
-                enable_acting_master,
+                cluster: cluster.as_deref().map(String::from),
+                broker_name: Arc::from(&*broker_name),
+                broker_addrs: broker_addrs.map(|a| a.0),
+                zone_name: zone_name.as_deref().map(String::from),
+                enable_acting_master: enable_acting_master.0,
             },
-        })
+        }
     }
 
     #[getter]
@@ -296,14 +218,8 @@ impl PyBrokerData {
     }
 
     /// Java's `compareTo`: the broker names in UTF-16 order.
-    fn compare_to(&self, other: &Bound<'_, PyAny>) -> PyResult<i32> {
-        let o = other.cast::<PyBrokerData>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "other must be a BrokerData, not {}",
-                type_name(other)
-            ))
-        })?;
-        Ok(self.inner.compare_to(&o.get().inner))
+    fn compare_to(&self, other: &Bound<'_, PyBrokerData>) -> i32 {
+        self.inner.compare_to(&other.get().inner)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -358,58 +274,6 @@ fn mq_list<'py>(
     PyList::new(py, objs)
 }
 
-fn items_of<'py, T: pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync, R>(
-    obj: &Bound<'py, PyAny>,
-    what: &str,
-    holds: &str,
-    get: impl Fn(&T) -> R,
-) -> PyResult<Vec<R>> {
-    let mut out = Vec::new();
-    for item in obj.try_iter()? {
-        let item = item?;
-        let v = item.cast::<T>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{what} must hold {holds}, not {}",
-                type_name(&item)
-            ))
-        })?;
-        out.push(get(v.get()));
-    }
-    Ok(out)
-}
-
-fn filter_table(obj: &Bound<'_, PyAny>) -> PyResult<FilterServerTable> {
-    ordered_map(obj, "filter_server_table", |k, v| {
-        let key = req_name(k, "filter_server_table key")?.to_owned();
-        if v.is_none() {
-            return Ok((key, None));
-        }
-        if v.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err(
-                "filter_server_table values must be lists of str, not str",
-            ));
-        }
-        let mut l = Vec::new();
-        for s in v.try_iter()? {
-            l.push(req_name(&s?, "filter server")?.to_owned());
-        }
-        Ok((key, Some(l)))
-    })
-}
-
-fn mapping_table(obj: &Bound<'_, PyAny>) -> PyResult<QueueMapping> {
-    ordered_map(obj, "topic_queue_mapping_by_broker", |k, v| {
-        let key = req_name(k, "topic_queue_mapping_by_broker key")?.to_owned();
-        let info = v.cast::<PyTopicQueueMappingInfo>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "topic_queue_mapping_by_broker must hold TopicQueueMappingInfo, not {}",
-                type_name(v)
-            ))
-        })?;
-        Ok((key, info.get().inner.clone()))
-    })
-}
-
 impl PyTopicRouteData {
     fn wrap(py: Python<'_>, inner: TopicRouteData) -> PyResult<Py<PyTopicRouteData>> {
         Py::new(py, PyTopicRouteData { inner })
@@ -421,77 +285,32 @@ impl PyTopicRouteData {
     #[new]
     #[pyo3(signature = (queue_datas = Given::Missing, broker_datas = Given::Missing, order_topic_conf = None, *, filter_server_table = Given::Missing, topic_queue_mapping_by_broker = None))]
     fn new(
-        queue_datas: Given<'_>,
-        broker_datas: Given<'_>,
-        order_topic_conf: Option<&Bound<'_, PyAny>>,
-        filter_server_table: Given<'_>,
-        topic_queue_mapping_by_broker: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
+        queue_datas: Given<Option<Items<'_, PyQueueData>>>,
+        broker_datas: Given<Option<Items<'_, PyBrokerData>>>,
+        order_topic_conf: Option<Name<'_, arg::OrderTopicConf>>,
+        filter_server_table: Given<Option<FilterServers>>,
+        topic_queue_mapping_by_broker: Option<QueueMappings>,
+    ) -> Self {
         let mut route = TopicRouteData::default();
         if let Given::Value(q) = queue_datas {
-            route.queue_datas = if q.is_none() {
-                None
-            } else {
-                Some(items_of(
-                    &q,
-                    "queue_datas",
-                    "QueueData",
-                    |d: &PyQueueData| d.inner.clone(),
-                )?)
-            };
+            route.queue_datas = q.map(|q| q.0.iter().map(|d| d.get().inner.clone()).collect());
         }
         if let Given::Value(b) = broker_datas {
-            route.broker_datas = if b.is_none() {
-                None
-            } else {
-                Some(items_of(
-                    &b,
-                    "broker_datas",
-                    "BrokerData",
-                    |d: &PyBrokerData| d.inner.clone(),
-                )?)
-            };
+            route.broker_datas = b.map(|b| b.0.iter().map(|d| d.get().inner.clone()).collect());
         }
-        route.order_topic_conf = match order_topic_conf {
-            Some(c) => opt_text(c, "order_topic_conf")?,
-            None => None,
-        };
+        route.order_topic_conf = order_topic_conf.as_deref().map(String::from);
         if let Given::Value(f) = filter_server_table {
-            route.filter_server_table = if f.is_none() {
-                None
-            } else {
-                Some(filter_table(&f)?)
-            };
+            route.filter_server_table = f.map(|f| f.0);
         }
-        route.topic_queue_mapping_by_broker = match topic_queue_mapping_by_broker {
-            Some(m) if !m.is_none() => Some(mapping_table(m)?),
-            _ => None,
-        };
-        Ok(PyTopicRouteData { inner: route })
+        route.topic_queue_mapping_by_broker = topic_queue_mapping_by_broker.map(|m| m.0);
+        PyTopicRouteData { inner: route }
     }
 
     /// Builds from the name server's JSON (text, bytes or a decoded dict; camelCase or snake_case keys).
     #[staticmethod]
-    fn from_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text: String = if let Ok(s) = data.cast::<PyString>() {
-            name_text(s, "route JSON")?.to_owned()
-        } else if let Ok(b) = data.cast::<PyBytes>() {
-            // Java decodes the body with `new String(data, UTF_8)`: bad bytes become U+FFFD
-            String::from_utf8_lossy(b.as_bytes()).into_owned()
-        } else if let Ok(b) = data.cast::<PyByteArray>() {
-            String::from_utf8_lossy(&b.to_vec()).into_owned()
-        } else if data.cast::<PyMapping>().is_ok() {
-            let kwargs = pyo3::types::PyDict::new(py);
-            kwargs.set_item("allow_nan", false)?;
-            py.import("json")?
-                .call_method("dumps", (data,), Some(&kwargs))
-                .map_err(|e| illegal(py, format!("route is not valid JSON: {e}")))?
-                .extract()?
-        } else {
-            return Err(illegal(py, "route JSON must be an object"));
-        };
+    fn from_json(data: RouteJson) -> Result<Self> {
         Ok(PyTopicRouteData {
-            inner: TopicRouteData::from_json_str(&text).map_err(java_err)?,
+            inner: TopicRouteData::from_json_str(&data.0)?,
         })
     }
 
@@ -564,15 +383,14 @@ impl PyTopicRouteData {
     }
 
     /// Queue datas in the order Java's `Collections.sort` leaves them (by broker name, stable).
-    fn sorted_queue_datas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    fn sorted_queue_datas<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyTuple>> {
         let objs = self
             .inner
-            .sorted_queue_datas()
-            .map_err(java_err)?
+            .sorted_queue_datas()?
             .into_iter()
             .map(|q| Py::new(py, PyQueueData { inner: q }))
             .collect::<PyResult<Vec<_>>>()?;
-        PyTuple::new(py, objs)
+        Ok(PyTuple::new(py, objs)?)
     }
 
     /// The queues a consumer reads, without duplicates, sorted by `MessageQueue.compareTo` (5.3: the logic
@@ -581,15 +399,12 @@ impl PyTopicRouteData {
     fn subscribe_queues<'py>(
         &self,
         py: Python<'py>,
-        topic: &Bound<'_, PyAny>,
-        compat: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let compat = compat_arg(compat)?;
-        let topic = req_name(topic, "topic")?.to_owned();
-        let mqs = py
-            .detach(|| self.inner.subscribe_queues(&topic, compat))
-            .map_err(java_err)?;
-        mq_list(py, mqs)
+        topic: Name<'_, arg::Topic>,
+        compat: Option<CompatArg>,
+    ) -> Result<Bound<'py, PyList>> {
+        let compat = compat_of(compat);
+        let mqs = py.detach(|| self.inner.subscribe_queues(&topic, compat))?;
+        Ok(mq_list(py, mqs)?)
     }
 
     /// The publish queues and whether the topic is ordered (5.3: the logic queues of a static topic).
@@ -597,14 +412,11 @@ impl PyTopicRouteData {
     fn publish_queues<'py>(
         &self,
         py: Python<'py>,
-        topic: &Bound<'_, PyAny>,
-        compat: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyList>, bool)> {
-        let compat = compat_arg(compat)?;
-        let topic = req_name(topic, "topic")?.to_owned();
-        let (mqs, order) = py
-            .detach(|| self.inner.publish_queues(&topic, compat))
-            .map_err(java_err)?;
+        topic: Name<'_, arg::Topic>,
+        compat: Option<CompatArg>,
+    ) -> Result<(Bound<'py, PyList>, bool)> {
+        let compat = compat_of(compat);
+        let (mqs, order) = py.detach(|| self.inner.publish_queues(&topic, compat))?;
         Ok((mq_list(py, mqs)?, order))
     }
 
@@ -613,12 +425,9 @@ impl PyTopicRouteData {
     fn endpoints_for_static_topic<'py>(
         &self,
         py: Python<'py>,
-        topic: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let topic = req_name(topic, "topic")?.to_owned();
-        let mut entries = py
-            .detach(|| self.inner.endpoints_for_static_topic(&topic))
-            .map_err(java_err)?;
+        topic: Name<'_, arg::Topic>,
+    ) -> Result<Bound<'py, PyDict>> {
+        let mut entries = py.detach(|| self.inner.endpoints_for_static_topic(&topic))?;
         entries.sort_by(|a, b| a.0.java_cmp(&b.0));
         let d = PyDict::new(py);
         for (mq, broker) in entries {
@@ -629,26 +438,17 @@ impl PyTopicRouteData {
 
     /// Java's `hashCode()` (4.9.8's has no mapping term).
     #[pyo3(signature = (compat = None))]
-    fn java_hash_code(&self, compat: Option<&Bound<'_, PyAny>>) -> PyResult<i32> {
-        Ok(self.inner.java_hash_code(compat_arg(compat)?))
+    fn java_hash_code(&self, compat: Option<CompatArg>) -> i32 {
+        self.inner.java_hash_code(compat_of(compat))
     }
 
     /// 5.3.3's `topicRouteDataChanged(old)`: whether this route differs from `old` once both are copied and
     /// their queue and broker datas sorted (None is a change).
-    fn topic_route_data_changed(&self, old: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let old = if old.is_none() {
-            None
-        } else {
-            Some(old.cast::<PyTopicRouteData>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "old must be a TopicRouteData or None, not {}",
-                    type_name(old)
-                ))
-            })?)
-        };
-        self.inner
-            .topic_route_data_changed(old.as_ref().map(|o| &o.get().inner))
-            .map_err(java_err)
+    #[pyo3(signature = (old))]
+    fn topic_route_data_changed(&self, old: Option<&Bound<'_, PyTopicRouteData>>) -> Result<bool> {
+        Ok(self
+            .inner
+            .topic_route_data_changed(old.map(|o| &o.get().inner))?)
     }
 
     /// 5.3.3's copy constructor `new TopicRouteData(route)`: null lists and filter table become empty.
@@ -662,19 +462,16 @@ impl PyTopicRouteData {
     fn clone_topic_route_data(
         &self,
         py: Python<'_>,
-        compat: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTopicRouteData>> {
-        let r = self
-            .inner
-            .clone_topic_route_data(compat_arg(compat)?)
-            .map_err(java_err)?;
-        Self::wrap(py, r)
+        compat: Option<CompatArg>,
+    ) -> Result<Py<PyTopicRouteData>> {
+        let r = self.inner.clone_topic_route_data(compat_of(compat))?;
+        Ok(Self::wrap(py, r)?)
     }
 
     /// 5.3.3's `deepCloneTopicRouteData()`: NullPointerError on a None list or filter table.
-    fn deep_clone_topic_route_data(&self, py: Python<'_>) -> PyResult<Py<PyTopicRouteData>> {
-        let r = self.inner.deep_clone_topic_route_data().map_err(java_err)?;
-        Self::wrap(py, r)
+    fn deep_clone_topic_route_data(&self, py: Python<'_>) -> Result<Py<PyTopicRouteData>> {
+        let r = self.inner.deep_clone_topic_route_data()?;
+        Ok(Self::wrap(py, r)?)
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -1,88 +1,10 @@
 //! `TopicQueueMappingInfo`, `mock_broker_name` and the static-topic constants.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyMapping, PyString};
-use rocketroute_core::java_collections::OrderedMap;
-use rocketroute_core::route::broker_id;
+use pyo3::types::PyDict;
 use rocketroute_core::static_topic::{self, TopicQueueMappingInfo};
 
-use crate::errors::{illegal, java_int, java_long, name_text, opt_str, req_name, type_name};
-
-/// An argument that tells "left out" from an explicit `None` (Java's null).
-pub enum Given<'py> {
-    Missing,
-    Value(Bound<'py, PyAny>),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Given<'py> {
-    type Error = PyErr;
-
-    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        Ok(Given::Value(ob.to_owned()))
-    }
-}
-
-/// A `bool` argument (False when left out; anything but a bool is a TypeError).
-pub fn given_bool(v: Given<'_>, name: &str) -> PyResult<bool> {
-    match v {
-        Given::Missing => Ok(false),
-        Given::Value(b) if b.is_instance_of::<PyBool>() => b.is_truthy(),
-        Given::Value(b) => Err(PyTypeError::new_err(format!(
-            "{name} must be a bool, not {}",
-            type_name(&b)
-        ))),
-    }
-}
-
-/// An optional name (`None` stands for Java's null).
-pub fn opt_text(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<String>> {
-    Ok(match opt_str(obj, name)? {
-        Some(s) => Some(name_text(s, name)?.to_owned()),
-        None => None,
-    })
-}
-
-/// A mapping key or value that is a Java int: an int, or (a key as JSON writes it) a decimal string.
-fn id_int(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i32> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_str().unwrap_or("?");
-        return broker_id(text)
-            .ok()
-            .and_then(|v| i32::try_from(v).ok())
-            .ok_or_else(|| illegal(obj.py(), format!("{name} {text:?} is not a Java int")));
-    }
-    java_int(obj, name)
-}
-
-/// A Python mapping read into an [`OrderedMap`] in its iteration order (a later equal key replaces the value in
-/// place, as `HashMap.put`), each key and value converted by `entry`; `what` names the argument in the
-/// `TypeError` for a non-mapping.
-pub fn ordered_map<K: std::hash::Hash + Eq + Clone, V>(
-    obj: &Bound<'_, PyAny>,
-    what: &str,
-    mut entry: impl FnMut(&Bound<'_, PyAny>, &Bound<'_, PyAny>) -> PyResult<(K, V)>,
-) -> PyResult<OrderedMap<K, V>> {
-    let m = obj.cast::<PyMapping>().map_err(|_| {
-        PyTypeError::new_err(format!("{what} must be a mapping, not {}", type_name(obj)))
-    })?;
-    let mut out = OrderedMap::new();
-    for item in m.items()?.iter() {
-        let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        let (k, v) = entry(&k, &v)?;
-        out.put(k, v);
-    }
-    Ok(out)
-}
-
-pub fn id_map(obj: &Bound<'_, PyAny>) -> PyResult<OrderedMap<i32, i32>> {
-    ordered_map(obj, "curr_id_map", |k, v| {
-        Ok((
-            id_int(k, "curr_id_map key")?,
-            java_int(v, "curr_id_map value")?,
-        ))
-    })
-}
+use crate::convert::{arg, Bool, Given, IdMap, JavaInt, JavaLong, Name};
 
 #[pyclass(frozen, name = "TopicQueueMappingInfo", module = "rocketroute._native")]
 pub struct PyTopicQueueMappingInfo {
@@ -92,32 +14,32 @@ pub struct PyTopicQueueMappingInfo {
 #[pymethods]
 impl PyTopicQueueMappingInfo {
     #[new]
-    #[pyo3(signature = (topic, total_queues, bname, epoch, *, scope = Given::Missing, dirty = Given::Missing, curr_id_map = Given::Missing))]
+    #[pyo3(signature = (topic, total_queues, bname, epoch, *, scope = Given::Missing, dirty = Bool(false), curr_id_map = Given::Missing))]
     fn new(
-        topic: &Bound<'_, PyAny>,
-        total_queues: &Bound<'_, PyAny>,
-        bname: &Bound<'_, PyAny>,
-        epoch: &Bound<'_, PyAny>,
-        scope: Given<'_>,
-        dirty: Given<'_>,
-        curr_id_map: Given<'_>,
-    ) -> PyResult<Self> {
+        topic: Option<Name<'_, arg::Topic>>,
+        total_queues: JavaInt<arg::TotalQueues>,
+        bname: Option<Name<'_, arg::BName>>,
+        epoch: JavaLong<arg::Epoch>,
+        scope: Given<Option<Name<'_, arg::Scope>>>,
+        dirty: Bool,
+        curr_id_map: Given<Option<IdMap>>,
+    ) -> Self {
         let mut info = TopicQueueMappingInfo::new(
-            opt_text(topic, "topic")?,
-            java_int(total_queues, "total_queues")?,
-            opt_text(bname, "bname")?,
-            java_long(epoch, "epoch")?,
+            topic.as_deref().map(String::from),
+            total_queues.0,
+            bname.as_deref().map(String::from),
+            epoch.0,
         );
         if let Given::Value(s) = scope {
-            info.scope = opt_text(&s, "scope")?;
+            info.scope = s.as_deref().map(String::from);
         }
-        info.dirty = given_bool(dirty, "dirty")?;
+        info.dirty = dirty.0;
         if let Given::Value(m) = curr_id_map {
-            info.curr_id_map = if m.is_none() { None } else { Some(id_map(&m)?) };
+            info.curr_id_map = m.map(|m| m.0);
         }
-        Ok(PyTopicQueueMappingInfo {
+        PyTopicQueueMappingInfo {
             inner: std::sync::Arc::new(info),
-        })
+        }
     }
 
     #[getter]
@@ -216,8 +138,8 @@ pub fn mapping_info_dict<'py>(
 
 /// `TopicQueueMappingUtils.getMockBrokerName(scope)`: the broker name of a scope's logic queues.
 #[pyfunction]
-pub fn mock_broker_name(scope: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(static_topic::mock_broker_name(req_name(scope, "scope")?))
+pub fn mock_broker_name(scope: Name<'_, arg::Scope>) -> String {
+    static_topic::mock_broker_name(&scope)
 }
 
 pub fn add_constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
