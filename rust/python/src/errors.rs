@@ -134,11 +134,6 @@ pub fn java_long(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
     Ok(int_value(obj, name, "long")?.unwrap_or(0))
 }
 
-/// An optional flag read as Python truth (`None`/absent gives `default`), as the reference does.
-pub fn flag(v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<bool> {
-    v.map_or(Ok(default), |v| v.is_truthy())
-}
-
 /// A required `str` (`None` is a NullPointerError, as Java would dereference it).
 pub fn req_str<'a, 'py>(
     obj: &'a Bound<'py, PyAny>,
