@@ -1,10 +1,10 @@
-//! `ManualClock` and `SystemClock`.
+//! `ManualClock` and `SystemClock` (a `clock=` argument is [`crate::convert::ClockArg`]).
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rocketroute_core::{Clock, ManualClock};
 
-use crate::errors::{illegal, java_long};
+use crate::convert::{arg, JavaLong};
+use crate::errors::illegal;
 
 #[pyclass(frozen, name = "ManualClock", module = "rocketroute._native")]
 pub struct PyManualClock {
@@ -15,28 +15,23 @@ pub struct PyManualClock {
 impl PyManualClock {
     #[new]
     #[pyo3(signature = (now_ms = None))]
-    fn new(now_ms: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let now = match now_ms {
-            Some(v) => java_long(v, "now_ms")?,
-            None => 0,
-        };
-        Ok(PyManualClock {
-            inner: ManualClock::new(now),
-        })
+    fn new(now_ms: Option<JavaLong<arg::NowMs>>) -> Self {
+        PyManualClock {
+            inner: ManualClock::new(now_ms.map_or(0, |v| v.0)),
+        }
     }
 
     fn now_ms(&self) -> i64 {
         self.inner.now_ms()
     }
 
-    fn set(&self, now_ms: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.set(java_long(now_ms, "now_ms")?);
-        Ok(())
+    fn set(&self, now_ms: JavaLong<arg::NowMs>) {
+        self.inner.set(now_ms.0);
     }
 
     /// Moves the clock by `delta_ms` (back if negative); returns the new time.
-    fn advance(&self, py: Python<'_>, delta_ms: &Bound<'_, PyAny>) -> PyResult<i64> {
-        let d = java_long(delta_ms, "delta_ms")?;
+    fn advance(&self, py: Python<'_>, delta_ms: JavaLong<arg::DeltaMs>) -> PyResult<i64> {
+        let d = delta_ms.0;
         self.inner.advance(d).ok_or_else(|| {
             illegal(
                 py,
@@ -69,24 +64,5 @@ impl PySystemClock {
 
     fn __repr__(&self) -> &'static str {
         "SystemClock()"
-    }
-}
-
-/// A `clock=` argument: `None`, a `ManualClock` or a `SystemClock`.
-pub fn clock_arg(py: Python<'_>, clock: Option<&Bound<'_, PyAny>>) -> PyResult<(Clock, Py<PyAny>)> {
-    match clock {
-        None => Ok((Clock::System, Py::new(py, PySystemClock)?.into_any())),
-        Some(c) if c.is_none() => Ok((Clock::System, Py::new(py, PySystemClock)?.into_any())),
-        Some(c) => {
-            if let Ok(m) = c.cast::<PyManualClock>() {
-                Ok((Clock::Manual(m.get().inner.clone()), c.clone().unbind()))
-            } else if c.is_instance_of::<PySystemClock>() {
-                Ok((Clock::System, c.clone().unbind()))
-            } else {
-                Err(PyTypeError::new_err(
-                    "clock must be a ManualClock, a SystemClock or None",
-                ))
-            }
-        }
     }
 }

@@ -10,12 +10,24 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyInt, PyString};
 use pyo3::Borrowed;
-use rocketroute_core::Compat;
+use rocketroute_core::{Clock, Compat, JavaRandom};
 
+use crate::clock::{PyManualClock, PySystemClock};
+use crate::errors::java_err;
 use crate::errors::{illegal, lone_surrogate, npe, type_name};
+use crate::grpc_balancer::PyGrpcMessageQueue;
+use crate::java::PyJavaRandom;
 use crate::message_queue::PyMessageQueue;
+use crate::static_topic::PyTopicQueueMappingInfo;
+use pyo3::types::{PyByteArray, PyMapping};
+use pyo3::PyTypeInfo;
+use rocketroute_core::grpc_balancer::{Address, AddressScheme, MessageType, Permission};
+use rocketroute_core::java_collections::OrderedMap;
+use rocketroute_core::route::{broker_id, FilterServerTable, MAX_QUEUES};
+use rocketroute_core::static_topic::QueueMapping;
+use std::hash::Hash;
 
 /// The name an argument goes by in messages.
 pub trait ArgName {
@@ -58,17 +70,14 @@ pub mod arg {
         Host = "host";
         Key = "key";
         LastBrokerName = "last_broker_name";
-        MachineRoom = "the machine room";
         Name = "name";
         Node = "node";
         NowMs = "now_ms";
         NumQueues = "num_queues";
         Perm = "perm";
         Port = "port";
-        Previous = "previous";
         QueueCount = "queue_count";
         QueueId = "queue_id";
-        Random = "random";
         ReadQueueNums = "read_queue_nums";
         S = "s";
         Scope = "scope";
@@ -86,7 +95,12 @@ pub mod arg {
     }
 
     // names added for the producer side (fault, strategy, counter, clock, java, message_queue, select)
-    arg_names! {}
+    arg_names! {
+        LatencyMax = "latency_max";
+        Mqs = "mqs";
+        NotAvailableDuration = "not_available_duration";
+        ResolverAddress = "the resolver's address";
+    }
 
     // names added for the route model (route, publish_info, static_topic, grpc_balancer)
     arg_names! {
@@ -293,19 +307,6 @@ pub fn compat_of(c: Option<CompatArg>) -> Compat {
 }
 
 // --- the route model's arguments (route, publish_info, static_topic, grpc_balancer) ---
-
-use std::hash::Hash;
-
-use pyo3::types::{PyByteArray, PyBytes, PyMapping};
-use pyo3::PyTypeInfo;
-use rocketroute_core::grpc_balancer::{Address, AddressScheme, MessageType, Permission};
-use rocketroute_core::java_collections::OrderedMap;
-use rocketroute_core::route::{broker_id, FilterServerTable, MAX_QUEUES};
-use rocketroute_core::static_topic::QueueMapping;
-
-use crate::errors::java_err;
-use crate::grpc_balancer::PyGrpcMessageQueue;
-use crate::static_topic::PyTopicQueueMappingInfo;
 
 /// An argument that tells "left out" (`Missing`, its default in the signature) from a value given, `None`
 /// (Java's null) included.
@@ -704,5 +705,206 @@ impl<'py> FromPyObject<'_, 'py> for GrpcQueues<'py> {
             }
         }
         Ok(GrpcQueues(out))
+    }
+}
+
+/// An argument that is read only in some cases, as the reference reads it (`MQFaultStrategy`'s `clock=`
+/// or `detector=`, unread when it is given a `latency_fault_tolerance`): `None` or absent is `None`,
+/// anything else is extracted as PyO3 extracts an argument, a `TypeError` naming it
+/// (`argument 'clock': ...`).
+pub fn lazy_arg<'a, 'py, T>(obj: Option<&'a Bound<'py, PyAny>>, name: &str) -> PyResult<Option<T>>
+where
+    T: FromPyObject<'a, 'py, Error = PyErr>,
+{
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    obj.extract::<T>().map(Some).map_err(|e| {
+        let py = obj.py();
+        if !e.get_type(py).is(py.get_type::<PyTypeError>()) {
+            return e;
+        }
+        let named = PyTypeError::new_err(format!("argument '{name}': {}", e.value(py)));
+        named.set_cause(py, e.cause(py));
+        named
+    })
+}
+
+/// A `random=` / `seed=` source: a `JavaRandom` (shared), an int seed (outside a Java long,
+/// `IllegalArgumentError` naming the seed), or `None` (seeded from the OS).
+pub struct RandomArg(pub Arc<JavaRandom>);
+
+impl FromPyObject<'_, '_> for RandomArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(RandomArg(Arc::new(JavaRandom::from_entropy())));
+        }
+        if let Ok(r) = obj.cast::<PyJavaRandom>() {
+            return Ok(RandomArg(Arc::clone(&r.get().inner)));
+        }
+        if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+            let seed = obj.extract::<JavaLong<arg::Seed>>()?.0;
+            return Ok(RandomArg(Arc::new(JavaRandom::new(seed))));
+        }
+        Err(PyTypeError::new_err(format!(
+            "must be a JavaRandom, an int seed or None, not {}",
+            type_name(&obj)
+        )))
+    }
+}
+
+/// The random source of an optional argument (`None`: seeded from the OS).
+pub fn random_of(r: Option<RandomArg>) -> Arc<JavaRandom> {
+    r.map_or_else(|| Arc::new(JavaRandom::from_entropy()), |r| r.0)
+}
+
+/// A `clock=` argument: a `ManualClock` (shared) or a `SystemClock`, with the object itself (what the
+/// `clock` property gives back); `None` is a new `SystemClock`.
+pub struct ClockArg(pub Clock, pub Py<PyAny>);
+
+impl ClockArg {
+    /// A new `SystemClock`.
+    pub fn system(py: Python<'_>) -> PyResult<Self> {
+        Ok(ClockArg(
+            Clock::System,
+            Py::new(py, PySystemClock)?.into_any(),
+        ))
+    }
+}
+
+impl FromPyObject<'_, '_> for ClockArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return ClockArg::system(obj.py());
+        }
+        if let Ok(m) = obj.cast::<PyManualClock>() {
+            let clock = Clock::Manual(m.get().inner.clone());
+            return Ok(ClockArg(clock, obj.to_owned().unbind()));
+        }
+        if obj.is_instance_of::<PySystemClock>() {
+            return Ok(ClockArg(Clock::System, obj.to_owned().unbind()));
+        }
+        Err(PyTypeError::new_err(
+            "must be a ManualClock, a SystemClock or None",
+        ))
+    }
+}
+
+/// The clock of an optional argument (`None`: a new `SystemClock`).
+pub fn clock_of(py: Python<'_>, c: Option<ClockArg>) -> PyResult<ClockArg> {
+    c.map_or_else(|| ClockArg::system(py), Ok)
+}
+
+/// A callable, or an object with the method `method` (its bound method is what is called), as Java's
+/// `Resolver` and `ServiceDetector` are objects; otherwise a `TypeError` saying `what` it must be.
+fn callback(obj: Borrowed<'_, '_, PyAny>, method: &str, what: &str) -> PyResult<Py<PyAny>> {
+    if obj.hasattr(method)? {
+        Ok(obj.getattr(method)?.unbind())
+    } else if obj.is_callable() {
+        Ok(obj.to_owned().unbind())
+    } else {
+        Err(PyTypeError::new_err(what.to_owned()))
+    }
+}
+
+/// A `resolver=`: a callable name -> address (`str` or `None`), or an object with `resolve(name)`.
+pub struct Resolver(pub Py<PyAny>);
+
+impl FromPyObject<'_, '_> for Resolver {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        callback(
+            obj,
+            "resolve",
+            "must be a callable name -> address, or have a resolve(name) method",
+        )
+        .map(Resolver)
+    }
+}
+
+/// A `detector=`: a callable (endpoint, timeout_ms) -> bool, or an object with `detect()`.
+pub struct Detector(pub Py<PyAny>);
+
+impl FromPyObject<'_, '_> for Detector {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        callback(
+            obj,
+            "detect",
+            "must be a callable (endpoint, timeout_ms) -> bool, or have a detect() method",
+        )
+        .map(Detector)
+    }
+}
+
+/// A table of Java longs: any iterable of `int` but a `str` or `bytes`; an item outside a Java long is
+/// `IllegalArgumentError`.
+pub struct JavaLongs<N>(pub Vec<i64>, PhantomData<N>);
+
+impl<N: ArgName> FromPyObject<'_, '_> for JavaLongs<N> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+            return Err(PyTypeError::new_err("must be a sequence of ints"));
+        }
+        let mut out = Vec::new();
+        for item in obj.try_iter()? {
+            out.push(item?.extract::<JavaLong<N>>()?.0);
+        }
+        Ok(JavaLongs(out, PhantomData))
+    }
+}
+
+/// A count of steps: a non-negative Python `int` that fits 64 bits. Anything else, a `bool` or a
+/// non-int included, is `IllegalArgumentError` (the reference's check).
+pub struct NonNegative<N>(pub u64, PhantomData<N>);
+
+impl<N: ArgName> FromPyObject<'_, '_> for NonNegative<N> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        let value = (obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>())
+            .then(|| obj.extract::<u64>().ok())
+            .flatten();
+        match value {
+            Some(v) => Ok(NonNegative(v, PhantomData)),
+            None => Err(illegal(
+                obj.py(),
+                format!(
+                    "{} must be a non-negative int, not {}",
+                    N::NAME,
+                    obj.repr()?
+                ),
+            )),
+        }
+    }
+}
+
+/// Any object but `None`, which is `NullPointerError` (Java would dereference it).
+pub struct NonNull<'py, N>(pub Bound<'py, PyAny>, PhantomData<N>);
+
+impl<'py, N: ArgName> FromPyObject<'_, 'py> for NonNull<'py, N> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Err(npe(obj.py(), format!("{} is None", N::NAME)));
+        }
+        Ok(NonNull(obj.to_owned(), PhantomData))
+    }
+}
+
+impl<'py, N> std::ops::Deref for NonNull<'py, N> {
+    type Target = Bound<'py, PyAny>;
+
+    fn deref(&self) -> &Bound<'py, PyAny> {
+        &self.0
     }
 }

@@ -2,38 +2,14 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
-use rocketroute_core::{Compat, SendWhichQueue};
+use rocketroute_core::SendWhichQueue;
 
-use crate::errors::{illegal, java_int, type_name};
-use crate::java::random_arg;
+use crate::convert::{arg, compat_of, random_of, CompatArg, JavaInt, NonNegative, RandomArg};
 
 #[pyclass(frozen, name = "SendWhichQueue", module = "rocketroute._native")]
 pub struct PySendWhichQueue {
     pub inner: Arc<SendWhichQueue>,
-}
-
-/// A compat profile argument: a `str` (`"5.3"`, `"4.9"` or a full version), or `None` for the default.
-pub fn compat_arg(compat: Option<&Bound<'_, PyAny>>) -> PyResult<Compat> {
-    let Some(compat) = compat.filter(|c| !c.is_none()) else {
-        return Ok(Compat::default());
-    };
-    let text = compat.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!("compat must be a str, not {}", type_name(compat)))
-    })?;
-    match text.to_str().ok().and_then(|t| Compat::parse(t).ok()) {
-        Some(c) => Ok(c),
-        // named as Python writes it (a quote, a lone surrogate), as the reference backend does
-        None => Err(illegal(
-            compat.py(),
-            format!(
-                "unknown compat profile {}; expected one of ('5.3', '4.9')",
-                text.repr()?
-            ),
-        )),
-    }
 }
 
 #[pymethods]
@@ -41,19 +17,18 @@ impl PySendWhichQueue {
     #[new]
     #[pyo3(signature = (compat = None, start = None, random = None))]
     fn new(
-        compat: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        random: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let compat = compat_arg(compat)?;
-        let random = random_arg(random, "random")?;
-        let start = match start {
-            Some(s) if !s.is_none() => Some(java_int(s, "start")?),
-            _ => None,
-        };
-        Ok(PySendWhichQueue {
-            inner: Arc::new(SendWhichQueue::new(compat, start, random)),
-        })
+        compat: Option<CompatArg>,
+        start: Option<JavaInt<arg::Start>>,
+        random: Option<RandomArg>,
+    ) -> Self {
+        let start = start.map(|s| s.0);
+        PySendWhichQueue {
+            inner: Arc::new(SendWhichQueue::new(
+                compat_of(compat),
+                start,
+                random_of(random),
+            )),
+        }
     }
 
     #[getter]
@@ -66,22 +41,8 @@ impl PySendWhichQueue {
     }
 
     /// Advances by `count` steps at once (atomically); returns the stored value before them.
-    fn advance(&self, py: Python<'_>, count: &Bound<'_, PyAny>) -> PyResult<i32> {
-        if count.is_instance_of::<pyo3::types::PyBool>()
-            || !count.is_instance_of::<pyo3::types::PyInt>()
-        {
-            return Err(crate::errors::illegal(
-                py,
-                format!("count must be a non-negative int, not {}", count.repr()?),
-            ));
-        }
-        match count.extract::<u64>() {
-            Ok(c) => Ok(self.inner.advance(c)),
-            Err(_) => Err(crate::errors::illegal(
-                py,
-                format!("count must be a non-negative int, not {}", count.repr()?),
-            )),
-        }
+    fn advance(&self, count: NonNegative<arg::Count>) -> i32 {
+        self.inner.advance(count.0)
     }
 
     fn reset(&self) {
@@ -92,9 +53,8 @@ impl PySendWhichQueue {
         self.inner.get()
     }
 
-    fn set(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.set(java_int(value, "value")?);
-        Ok(())
+    fn set(&self, value: JavaInt<arg::Value>) {
+        self.inner.set(value.0);
     }
 
     fn __repr__(&self) -> String {

@@ -134,11 +134,6 @@ pub fn java_long(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
     Ok(int_value(obj, name, "long")?.unwrap_or(0))
 }
 
-/// An optional flag read as Python truth (`None`/absent gives `default`), as the reference does.
-pub fn flag(v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<bool> {
-    v.map_or(Ok(default), |v| v.is_truthy())
-}
-
 /// A required `str` (`None` is a NullPointerError, as Java would dereference it).
 pub fn req_str<'a, 'py>(
     obj: &'a Bound<'py, PyAny>,
@@ -151,38 +146,8 @@ pub fn req_str<'a, 'py>(
         .map_err(|_| PyTypeError::new_err(format!("{name} must be a str, not {}", type_name(obj))))
 }
 
-/// The text of a name (topic, broker, consumer id, ring node, room, address). RocketMQ carries names as
-/// UTF-8, which has no lone surrogate (Java would send `?` and reach a name nobody has), so a name that holds
-/// one is refused, in the same words as the reference backend. Keys are not names: they hash over UTF-16.
-pub fn name_text<'a>(s: &'a Bound<'_, PyString>, name: &str) -> PyResult<&'a str> {
-    s.to_str()
-        .map_err(|_| illegal(s.py(), lone_surrogate(name)))
-}
-
 pub fn lone_surrogate(name: &str) -> String {
     format!("{name} contains a lone surrogate, which UTF-8 cannot carry")
-}
-
-/// A required name: `None` is `NullPointerError`, a non-`str` `TypeError`, a lone surrogate
-/// `IllegalArgumentError`.
-pub fn req_name<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<&'a str> {
-    name_text(req_str(obj, name)?, name)
-}
-
-/// An optional `str`.
-pub fn opt_str<'a, 'py>(
-    obj: &'a Bound<'py, PyAny>,
-    name: &str,
-) -> PyResult<Option<&'a Bound<'py, PyString>>> {
-    if obj.is_none() {
-        return Ok(None);
-    }
-    obj.cast::<PyString>().map(Some).map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{name} must be a str or None, not {}",
-            type_name(obj)
-        ))
-    })
 }
 
 /// The UTF-16 code units of a Python str (lone surrogates pass through, as in Java).

@@ -7,10 +7,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString};
 use rocketroute_core::{Compat, LatencyFaultTolerance};
 
-use crate::clock::clock_arg;
-use crate::counter::{compat_arg, PySendWhichQueue};
-use crate::errors::{flag, java_int, java_long, name_text, req_name, type_name};
-use crate::java::random_arg;
+use crate::convert::{
+    arg, clock_of, compat_of, random_of, ClockArg, CompatArg, Detector, Flag, JavaInt, JavaLong,
+    Name, RandomArg, Resolver,
+};
+use crate::counter::PySendWhichQueue;
+use crate::errors::type_name;
 
 #[pyclass(frozen, name = "LatencyFaultTolerance", module = "rocketroute._native")]
 pub struct PyLatencyFaultTolerance {
@@ -21,56 +23,25 @@ pub struct PyLatencyFaultTolerance {
     which_item_worst: Py<PySendWhichQueue>,
 }
 
-fn callable_arg(
-    obj: Option<&Bound<'_, PyAny>>,
-    method: &str,
-    what: &str,
-) -> PyResult<Option<Py<PyAny>>> {
-    match obj {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => {
-            if o.hasattr(method)? {
-                Ok(Some(o.getattr(method)?.unbind()))
-            } else if o.is_callable() {
-                Ok(Some(o.clone().unbind()))
-            } else {
-                Err(PyTypeError::new_err(what.to_owned()))
-            }
-        }
-    }
-}
-
 impl PyLatencyFaultTolerance {
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         py: Python<'_>,
         compat: Compat,
-        clock: Option<&Bound<'_, PyAny>>,
-        resolver: Option<&Bound<'_, PyAny>>,
-        detector: Option<&Bound<'_, PyAny>>,
-        detect_interval: Option<&Bound<'_, PyAny>>,
-        detect_timeout: Option<&Bound<'_, PyAny>>,
-        random: Option<&Bound<'_, PyAny>>,
+        clock: Option<ClockArg>,
+        resolver: Option<Resolver>,
+        detector: Option<Detector>,
+        detect_interval: Option<JavaInt<arg::DetectInterval>>,
+        detect_timeout: Option<JavaInt<arg::DetectTimeout>>,
+        random: Option<RandomArg>,
     ) -> PyResult<Self> {
-        let (clock, clock_obj) = clock_arg(py, clock)?;
-        let resolver = callable_arg(
-            resolver,
-            "resolve",
-            "resolver must be a callable name -> address, or have a resolve(name) method",
-        )?;
-        let detector = callable_arg(
-            detector,
-            "detect",
-            "detector must be a callable (endpoint, timeout_ms) -> bool, or have a detect() method",
-        )?;
-        let random = random_arg(random, "random")?;
-        let lft = LatencyFaultTolerance::new(compat, clock, random);
+        let ClockArg(clock, clock_obj) = clock_of(py, clock)?;
+        let lft = LatencyFaultTolerance::new(compat, clock, random_of(random));
         if let Some(v) = detect_interval {
-            lft.set_detect_interval(java_int(v, "detect_interval")? as i64);
+            lft.set_detect_interval(v.0 as i64);
         }
         if let Some(v) = detect_timeout {
-            lft.set_detect_timeout(java_int(v, "detect_timeout")? as i64);
+            lft.set_detect_timeout(v.0 as i64);
         }
         let inner = Arc::new(lft);
         let which_item_worst = Py::new(
@@ -82,8 +53,8 @@ impl PyLatencyFaultTolerance {
         Ok(PyLatencyFaultTolerance {
             inner,
             clock: clock_obj,
-            resolver,
-            detector,
+            resolver: resolver.map(|r| r.0),
+            detector: detector.map(|d| d.0),
             which_item_worst,
         })
     }
@@ -96,18 +67,17 @@ impl PyLatencyFaultTolerance {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        compat: Option<&Bound<'_, PyAny>>,
-        clock: Option<&Bound<'_, PyAny>>,
-        resolver: Option<&Bound<'_, PyAny>>,
-        detector: Option<&Bound<'_, PyAny>>,
-        detect_interval: Option<&Bound<'_, PyAny>>,
-        detect_timeout: Option<&Bound<'_, PyAny>>,
-        random: Option<&Bound<'_, PyAny>>,
+        compat: Option<CompatArg>,
+        clock: Option<ClockArg>,
+        resolver: Option<Resolver>,
+        detector: Option<Detector>,
+        detect_interval: Option<JavaInt<arg::DetectInterval>>,
+        detect_timeout: Option<JavaInt<arg::DetectTimeout>>,
+        random: Option<RandomArg>,
     ) -> PyResult<Self> {
-        let compat = compat_arg(compat)?;
         Self::build(
             py,
-            compat,
+            compat_of(compat),
             clock,
             resolver,
             detector,
@@ -138,68 +108,62 @@ impl PyLatencyFaultTolerance {
         self.inner.detect_interval()
     }
     #[setter]
-    fn set_detect_interval(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner
-            .set_detect_interval(java_int(v, "detect_interval")? as i64);
-        Ok(())
+    fn set_detect_interval(&self, detect_interval: JavaInt<arg::DetectInterval>) {
+        self.inner.set_detect_interval(detect_interval.0 as i64);
     }
     #[getter]
     fn get_detect_timeout(&self) -> i64 {
         self.inner.detect_timeout()
     }
     #[setter]
-    fn set_detect_timeout(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner
-            .set_detect_timeout(java_int(v, "detect_timeout")? as i64);
-        Ok(())
+    fn set_detect_timeout(&self, detect_timeout: JavaInt<arg::DetectTimeout>) {
+        self.inner.set_detect_timeout(detect_timeout.0 as i64);
     }
     #[getter]
     fn get_start_detector_enable(&self) -> bool {
         self.inner.start_detector_enable()
     }
     #[setter]
-    fn set_start_detector_enable(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.set_start_detector_enable(v.is_truthy()?);
-        Ok(())
+    fn set_start_detector_enable(&self, start_detector_enable: Flag) {
+        self.inner
+            .set_start_detector_enable(start_detector_enable.0);
     }
 
     #[pyo3(signature = (name, current_latency, not_available_duration, reachable = None))]
     fn update_fault_item(
         &self,
-        name: &Bound<'_, PyAny>,
-        current_latency: &Bound<'_, PyAny>,
-        not_available_duration: &Bound<'_, PyAny>,
-        reachable: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let name = req_name(name, "name")?;
-        let latency = java_long(current_latency, "current_latency")?;
-        let duration = java_long(not_available_duration, "not_available_duration")?;
-        let reachable = flag(reachable, true)?;
-        self.inner
-            .update_fault_item(name, latency, duration, reachable);
-        Ok(())
+        name: Name<'_, arg::Name>,
+        current_latency: JavaLong<arg::CurrentLatency>,
+        not_available_duration: JavaLong<arg::NotAvailableDuration>,
+        reachable: Option<Flag>,
+    ) {
+        let reachable = reachable.is_none_or(|r| r.0);
+        self.inner.update_fault_item(
+            &name,
+            current_latency.0,
+            not_available_duration.0,
+            reachable,
+        );
     }
 
-    fn is_available(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.is_available(req_name(name, "name")?))
+    fn is_available(&self, name: Name<'_, arg::Name>) -> bool {
+        self.inner.is_available(&name)
     }
 
     /// 5.3: the item's reachable flag (`True` for an unknown broker); 4.9 has no such flag: `True`.
-    fn is_reachable(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.is_reachable(req_name(name, "name")?))
+    fn is_reachable(&self, name: Name<'_, arg::Name>) -> bool {
+        self.inner.is_reachable(&name)
     }
 
-    fn remove(&self, name: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.remove(req_name(name, "name")?);
-        Ok(())
+    fn remove(&self, name: Name<'_, arg::Name>) {
+        self.inner.remove(&name);
     }
 
-    fn __contains__(&self, name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        match name.cast::<PyString>() {
-            // a name with a lone surrogate is never in the table (update_fault_item refuses it)
-            Ok(s) => Ok(s.to_str().is_ok_and(|t| self.inner.contains(t))),
-            Err(_) => Ok(false),
-        }
+    /// Any object may be asked about: a non-`str` is never in the table, nor a name with a lone
+    /// surrogate (`update_fault_item` refuses it).
+    fn __contains__(&self, name: &Bound<'_, PyAny>) -> bool {
+        name.cast::<PyString>()
+            .is_ok_and(|s| s.to_str().is_ok_and(|t| self.inner.contains(t)))
     }
 
     fn __len__(&self) -> usize {
@@ -232,7 +196,8 @@ impl PyLatencyFaultTolerance {
                     type_name(&out)
                 ))
             })?;
-            Ok(Some(name_text(s, "the resolver's address")?.to_owned()))
+            let address = s.extract::<Name<'_, arg::ResolverAddress>>()?;
+            Ok(Some(address.to_owned()))
         };
         let mut detect = |addr: &str, timeout: i64| -> PyResult<bool> {
             let d = self.detector.as_ref().expect("only called with a detector");

@@ -1,14 +1,15 @@
-//! Java hashing / ordering functions and `JavaRandom`.
+//! Java hashing / ordering functions and `JavaRandom` (a `random=` / `seed=` argument is
+//! [`crate::convert::RandomArg`]).
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rocketroute_core::java;
 use rocketroute_core::JavaRandom;
 
-use crate::errors::{java_err, java_int, java_long, req_str, type_name, utf16_units};
+use crate::convert::{arg, JavaInt, JavaLong, Text};
+use crate::errors::{utf16_units, Result};
 
 /// `String.hashCode()` of a Python str (over its UTF-16 code units).
 pub fn str_hash(s: &Bound<'_, PyString>) -> PyResult<i32> {
@@ -19,13 +20,13 @@ pub fn str_hash(s: &Bound<'_, PyString>) -> PyResult<i32> {
 }
 
 #[pyfunction]
-pub fn java_string_hash(s: &Bound<'_, PyAny>) -> PyResult<i32> {
-    str_hash(req_str(s, "s")?)
+pub fn java_string_hash(s: Text<'_, arg::S>) -> PyResult<i32> {
+    str_hash(&s.0)
 }
 
 #[pyfunction]
-pub fn java_string_compare(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<i32> {
-    let (a, b) = (req_str(a, "a")?, req_str(b, "b")?);
+pub fn java_string_compare(a: Text<'_, arg::A>, b: Text<'_, arg::B>) -> PyResult<i32> {
+    let (a, b) = (&a.0, &b.0);
     match (a.to_str(), b.to_str()) {
         (Ok(x), Ok(y)) => Ok(java::string_compare(x, y)),
         _ => Ok(java::utf16_compare(&utf16_units(a)?, &utf16_units(b)?)),
@@ -33,13 +34,13 @@ pub fn java_string_compare(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResu
 }
 
 #[pyfunction]
-pub fn java_int_hash(value: &Bound<'_, PyAny>) -> PyResult<i32> {
-    Ok(java::int_hash(java_int(value, "value")?))
+pub fn java_int_hash(value: JavaInt<arg::Value>) -> i32 {
+    java::int_hash(value.0)
 }
 
 #[pyfunction]
-pub fn java_long_hash(value: &Bound<'_, PyAny>) -> PyResult<i32> {
-    Ok(java::long_hash(java_long(value, "value")?))
+pub fn java_long_hash(value: JavaLong<arg::Value>) -> i32 {
+    java::long_hash(value.0)
 }
 
 #[pyclass(frozen, name = "JavaRandom", module = "rocketroute._native")]
@@ -51,31 +52,27 @@ pub struct PyJavaRandom {
 impl PyJavaRandom {
     #[new]
     #[pyo3(signature = (seed = None))]
-    fn new(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn new(seed: Option<JavaLong<arg::Seed>>) -> Self {
         let inner = match seed {
-            Some(s) if !s.is_none() => JavaRandom::new(java_long(s, "seed")?),
-            _ => JavaRandom::from_entropy(),
+            Some(s) => JavaRandom::new(s.0),
+            None => JavaRandom::from_entropy(),
         };
-        Ok(PyJavaRandom {
+        PyJavaRandom {
             inner: Arc::new(inner),
-        })
+        }
     }
 
-    fn set_seed(&self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.set_seed(java_long(seed, "seed")?);
-        Ok(())
+    fn set_seed(&self, seed: JavaLong<arg::Seed>) {
+        self.inner.set_seed(seed.0);
     }
 
     /// `nextInt()`, or `nextInt(bound)`.
     #[pyo3(signature = (bound = None))]
-    fn next_int(&self, bound: Option<&Bound<'_, PyAny>>) -> PyResult<i32> {
-        match bound {
-            Some(b) if !b.is_none() => self
-                .inner
-                .next_int_bounded(java_int(b, "bound")?)
-                .map_err(java_err),
-            _ => Ok(self.inner.next_int()),
-        }
+    fn next_int(&self, bound: Option<JavaInt<arg::Bound>>) -> Result<i32> {
+        Ok(match bound {
+            Some(b) => self.inner.next_int_bounded(b.0)?,
+            None => self.inner.next_int(),
+        })
     }
 
     fn next_long(&self) -> i64 {
@@ -92,27 +89,5 @@ impl PyJavaRandom {
 
     fn __repr__(&self) -> &'static str {
         "JavaRandom(...)"
-    }
-}
-
-/// A `random=` / `seed=` argument: a `JavaRandom` (shared), an int seed, or `None` (OS entropy).
-pub fn random_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Arc<JavaRandom>> {
-    match obj {
-        None => Ok(Arc::new(JavaRandom::from_entropy())),
-        Some(o) if o.is_none() => Ok(Arc::new(JavaRandom::from_entropy())),
-        Some(o) => {
-            if let Ok(r) = o.cast::<PyJavaRandom>() {
-                Ok(r.get().inner.clone())
-            } else if o.is_instance_of::<pyo3::types::PyInt>()
-                && !o.is_instance_of::<pyo3::types::PyBool>()
-            {
-                Ok(Arc::new(JavaRandom::new(java_long(o, "seed")?)))
-            } else {
-                Err(PyTypeError::new_err(format!(
-                    "{what} must be a JavaRandom, an int seed or None, not {}",
-                    type_name(o)
-                )))
-            }
-        }
     }
 }

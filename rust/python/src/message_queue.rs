@@ -3,12 +3,12 @@
 use std::sync::{Arc, OnceLock};
 
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rocketroute_core::MessageQueue;
 
-use crate::errors::{java_err, java_int, name_text, opt_str, type_name};
+use crate::convert::{arg, JavaInt, Name};
+use crate::errors::Result;
 
 #[pyclass(frozen, name = "MessageQueue", module = "rocketroute._native")]
 pub struct PyMessageQueue {
@@ -37,25 +37,19 @@ impl PyMessageQueue {
     }
 }
 
-fn arc_str(s: Option<&Bound<'_, pyo3::types::PyString>>, name: &str) -> PyResult<Option<Arc<str>>> {
-    Ok(match s {
-        Some(s) => Some(Arc::from(name_text(s, name)?)),
-        None => None,
-    })
-}
-
 #[pymethods]
 impl PyMessageQueue {
     #[new]
     fn new(
-        topic: &Bound<'_, PyAny>,
-        broker_name: &Bound<'_, PyAny>,
-        queue_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        let t = arc_str(opt_str(topic, "topic")?, "topic")?;
-        let b = arc_str(opt_str(broker_name, "broker_name")?, "broker_name")?;
-        let q = java_int(queue_id, "queue_id")?;
-        Ok(Self::from_core(MessageQueue::new(t, b, q)))
+        topic: Option<Name<'_, arg::Topic>>,
+        broker_name: Option<Name<'_, arg::BrokerName>>,
+        queue_id: JavaInt<arg::QueueId>,
+    ) -> Self {
+        Self::from_core(MessageQueue::new(
+            topic.as_deref().map(Arc::from),
+            broker_name.as_deref().map(Arc::from),
+            queue_id.0,
+        ))
     }
 
     #[getter]
@@ -79,27 +73,18 @@ impl PyMessageQueue {
     }
 
     /// Java's `compareTo` (int overflow included).
-    fn compare_to(&self, other: &Bound<'_, PyAny>) -> PyResult<i32> {
-        let o = other.cast::<PyMessageQueue>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "cannot compare MessageQueue with {}",
-                type_name(other)
-            ))
-        })?;
-        self.inner.compare_to(&o.get().inner).map_err(java_err)
+    fn compare_to(&self, other: &Bound<'_, PyMessageQueue>) -> Result<i32> {
+        Ok(self.inner.compare_to(&other.get().inner)?)
     }
 
-    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        let Ok(o) = other.cast::<PyMessageQueue>() else {
-            return Ok(py.NotImplemented());
-        };
-        let o = &o.get().inner;
-        let r = match op {
+    // against anything but a MessageQueue, PyO3 answers NotImplemented (a failed `other` extraction)
+    fn __richcmp__(&self, other: &Bound<'_, PyMessageQueue>, op: CompareOp) -> Result<bool> {
+        let o = &other.get().inner;
+        Ok(match op {
             CompareOp::Eq => self.inner == *o,
             CompareOp::Ne => self.inner != *o,
             _ => {
-                let c = self.inner.compare_to(o).map_err(java_err)?;
+                let c = self.inner.compare_to(o)?;
                 match op {
                     CompareOp::Lt => c < 0,
                     CompareOp::Le => c <= 0,
@@ -107,11 +92,7 @@ impl PyMessageQueue {
                     _ => c >= 0,
                 }
             }
-        };
-        Ok(pyo3::types::PyBool::new(py, r)
-            .to_owned()
-            .into_any()
-            .unbind())
+        })
     }
 
     fn __hash__(&self) -> isize {

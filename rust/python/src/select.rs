@@ -5,12 +5,14 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFrozenSet, PyInt, PyString};
+use pyo3::Borrowed;
 use rocketroute_core::java::{int_hash, long_hash};
 use rocketroute_core::select::{hash_index, random_index};
 use rocketroute_core::JavaRandom;
 
-use crate::errors::{illegal, java_err, java_int, java_long, npe};
-use crate::java::{random_arg, str_hash};
+use crate::convert::{arg, random_of, JavaInt, JavaLong, NonNull, RandomArg};
+use crate::errors::{illegal, npe, type_name, Result};
+use crate::java::str_hash;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum KeyType {
@@ -20,9 +22,31 @@ enum KeyType {
     Long,
 }
 
-fn key_hash(arg: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
-    let py = arg.py();
-    if let Ok(s) = arg.cast::<PyString>() {
+/// A `key_type=`: `"string"`, `"int"` or `"long"` (`None`, as an `Option<KeyType>`: `Auto`); anything
+/// else, a non-`str` included, is `IllegalArgumentError`, as the reference checks it.
+impl FromPyObject<'_, '_> for KeyType {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        let text = obj.cast::<PyString>().ok();
+        match text.as_ref().and_then(|s| s.to_str().ok()) {
+            Some("string") => Ok(KeyType::Str),
+            Some("int") => Ok(KeyType::Int),
+            Some("long") => Ok(KeyType::Long),
+            _ => Err(illegal(
+                obj.py(),
+                format!(
+                    "key_type must be one of ('string', 'int', 'long') or None, not {}",
+                    obj.repr()?
+                ),
+            )),
+        }
+    }
+}
+
+fn key_hash(key: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
+    let py = key.py();
+    if let Ok(s) = key.cast::<PyString>() {
         if !matches!(key_type, KeyType::Auto | KeyType::Str) {
             let kt = if key_type == KeyType::Int {
                 "int"
@@ -35,32 +59,30 @@ fn key_hash(arg: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
         }
         return str_hash(s);
     }
-    if arg.is_instance_of::<PyInt>() && !arg.is_instance_of::<PyBool>() {
+    if key.is_instance_of::<PyInt>() && !key.is_instance_of::<PyBool>() {
         return match key_type {
-            KeyType::Int => Ok(int_hash(java_int(arg, "value")?)),
-            KeyType::Long => Ok(long_hash(java_long(arg, "value")?)),
+            KeyType::Int => Ok(int_hash(key.extract::<JavaInt<arg::Value>>()?.0)),
+            KeyType::Long => Ok(long_hash(key.extract::<JavaLong<arg::Value>>()?.0)),
             _ => Err(PyTypeError::new_err(
                 "an int key needs key_type=\"int\" or key_type=\"long\" (Java Integer or Long)",
             )),
         };
     }
-    if arg.is_none() {
+    if key.is_none() {
         return Err(npe(py, "the key (arg) is None"));
     }
     if key_type == KeyType::Auto {
-        if let Ok(hc) = arg.getattr("java_hash_code") {
+        if let Ok(hc) = key.getattr("java_hash_code") {
             // Java's hashCode() is an int: anything else is the object's bug, named as such
             let h = hc.call0()?;
-            if h.is_instance_of::<pyo3::types::PyBool>()
-                || !h.is_instance_of::<pyo3::types::PyInt>()
-            {
+            if h.is_instance_of::<PyBool>() || !h.is_instance_of::<PyInt>() {
                 return Err(PyTypeError::new_err(format!(
                     "java_hash_code() must return an int, not {}",
-                    crate::errors::type_name(&h)
+                    type_name(&h)
                 )));
             }
             return h.extract::<i32>().map_err(|_| {
-                crate::errors::illegal(
+                illegal(
                     py,
                     format!("java_hash_code() returned {h}, out of the Java int range"),
                 )
@@ -69,15 +91,8 @@ fn key_hash(arg: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
     }
     Err(PyTypeError::new_err(format!(
         "cannot hash a {} as Java does; pass a str, or an int with key_type",
-        crate::errors::type_name(arg)
+        type_name(key)
     )))
-}
-
-fn queue_count(mqs: &Bound<'_, PyAny>) -> PyResult<usize> {
-    if mqs.is_none() {
-        return Err(npe(mqs.py(), "mqs is None"));
-    }
-    mqs.len()
 }
 
 #[pyclass(
@@ -93,30 +108,10 @@ pub struct PySelectMessageQueueByHash {
 impl PySelectMessageQueueByHash {
     #[new]
     #[pyo3(signature = (key_type = None))]
-    fn new(py: Python<'_>, key_type: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let kt = match key_type.filter(|k| !k.is_none()) {
-            None => KeyType::Auto,
-            Some(k) => match k
-                .cast::<PyString>()
-                .ok()
-                .and_then(|s| s.to_str().ok().map(str::to_owned))
-                .as_deref()
-            {
-                Some("string") => KeyType::Str,
-                Some("int") => KeyType::Int,
-                Some("long") => KeyType::Long,
-                _ => {
-                    return Err(illegal(
-                        py,
-                        format!(
-                            "key_type must be one of ('string', 'int', 'long') or None, not {}",
-                            k.repr()?
-                        ),
-                    ))
-                }
-            },
-        };
-        Ok(PySelectMessageQueueByHash { key_type: kt })
+    fn new(key_type: Option<KeyType>) -> Self {
+        PySelectMessageQueueByHash {
+            key_type: key_type.unwrap_or(KeyType::Auto),
+        }
     }
 
     #[getter]
@@ -134,38 +129,33 @@ impl PySelectMessageQueueByHash {
         &self,
         py: Python<'_>,
         arg: &Bound<'_, PyAny>,
-        num_queues: &Bound<'_, PyAny>,
-    ) -> PyResult<usize> {
+        num_queues: JavaInt<arg::NumQueues>,
+    ) -> Result<usize> {
         let h = key_hash(arg, self.key_type)?;
-        let n = java_int(num_queues, "num_queues")?;
-        if n < 0 {
-            return Err(illegal(py, "num_queues must not be negative"));
-        }
-        hash_index(h, n as usize).map_err(java_err)
+        let n = usize::try_from(num_queues.0)
+            .map_err(|_| illegal(py, "num_queues must not be negative"))?;
+        Ok(hash_index(h, n)?)
     }
 
     #[pyo3(signature = (mqs, msg, arg))]
     fn select<'py>(
         &self,
-        mqs: &Bound<'py, PyAny>,
+        mqs: NonNull<'py, arg::Mqs>,
         msg: &Bound<'py, PyAny>,
         arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> Result<Bound<'py, PyAny>> {
         let _ = msg;
-        if mqs.is_none() {
-            return Err(npe(mqs.py(), "mqs is None"));
-        }
         let h = key_hash(arg, self.key_type)?;
-        let i = hash_index(h, queue_count(mqs)?).map_err(java_err)?;
-        mqs.get_item(i)
+        let i = hash_index(h, mqs.len()?)?;
+        Ok(mqs.get_item(i)?)
     }
 
     fn __call__<'py>(
         &self,
-        mqs: &Bound<'py, PyAny>,
+        mqs: NonNull<'py, arg::Mqs>,
         msg: &Bound<'py, PyAny>,
         arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> Result<Bound<'py, PyAny>> {
         self.select(mqs, msg, arg)
     }
 
@@ -190,36 +180,34 @@ pub struct PySelectMessageQueueByRandom {
 impl PySelectMessageQueueByRandom {
     #[new]
     #[pyo3(signature = (seed = None))]
-    fn new(seed: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        Ok(PySelectMessageQueueByRandom {
-            random: random_arg(seed, "seed")?,
-        })
+    fn new(seed: Option<RandomArg>) -> Self {
+        PySelectMessageQueueByRandom {
+            random: random_of(seed),
+        }
     }
 
-    fn select_index(&self, num_queues: &Bound<'_, PyAny>) -> PyResult<i32> {
-        self.random
-            .next_int_bounded(java_int(num_queues, "num_queues")?)
-            .map_err(java_err)
+    fn select_index(&self, num_queues: JavaInt<arg::NumQueues>) -> Result<i32> {
+        Ok(self.random.next_int_bounded(num_queues.0)?)
     }
 
     #[pyo3(signature = (mqs, msg, arg))]
     fn select<'py>(
         &self,
-        mqs: &Bound<'py, PyAny>,
+        mqs: NonNull<'py, arg::Mqs>,
         msg: &Bound<'py, PyAny>,
         arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> Result<Bound<'py, PyAny>> {
         let _ = (msg, arg);
-        let i = random_index(&self.random, queue_count(mqs)?).map_err(java_err)?;
-        mqs.get_item(i)
+        let i = random_index(&self.random, mqs.len()?)?;
+        Ok(mqs.get_item(i)?)
     }
 
     fn __call__<'py>(
         &self,
-        mqs: &Bound<'py, PyAny>,
+        mqs: NonNull<'py, arg::Mqs>,
         msg: &Bound<'py, PyAny>,
         arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    ) -> Result<Bound<'py, PyAny>> {
         self.select(mqs, msg, arg)
     }
 

@@ -2,13 +2,12 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rocketroute_core::{MQFaultStrategy, Selected};
 
-use crate::counter::compat_arg;
-use crate::errors::{flag, illegal, java_err, java_long, name_text, opt_str, req_name, type_name};
+use crate::convert::{arg, compat_of, lazy_arg, CompatArg, Flag, JavaLong, JavaLongs, Name};
+use crate::errors::{illegal, Result};
 use crate::fault::PyLatencyFaultTolerance;
 use crate::message_queue::PyMessageQueue;
 use crate::publish_info::PyTopicPublishInfo;
@@ -19,83 +18,58 @@ pub struct PyMQFaultStrategy {
     lft: Py<PyLatencyFaultTolerance>,
 }
 
-fn table(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Vec<i64>>> {
-    let Some(o) = obj.filter(|o| !o.is_none()) else {
-        return Ok(None);
-    };
-    if o.is_instance_of::<pyo3::types::PyString>() || o.is_instance_of::<pyo3::types::PyBytes>() {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be a sequence of ints"
-        )));
-    }
-    let mut v = Vec::new();
-    for item in o.try_iter()? {
-        v.push(java_long(&item?, name)?);
-    }
-    Ok(Some(v))
-}
-
 #[pymethods]
 impl PyMQFaultStrategy {
+    // `clock` to `detect_timeout` build the fault table and go unread when one is given, as in the
+    // reference: they are extracted (`lazy_arg`) only when a table is built.
     #[new]
     #[pyo3(signature = (compat = None, send_latency_fault_enable = None, *, start_detector_enable = None, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, latency_max = None, not_available_duration = None, latency_fault_tolerance = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        compat: Option<&Bound<'_, PyAny>>,
-        send_latency_fault_enable: Option<&Bound<'_, PyAny>>,
-        start_detector_enable: Option<&Bound<'_, PyAny>>,
+        compat: Option<CompatArg>,
+        send_latency_fault_enable: Option<Flag>,
+        start_detector_enable: Option<Flag>,
         clock: Option<&Bound<'_, PyAny>>,
         resolver: Option<&Bound<'_, PyAny>>,
         detector: Option<&Bound<'_, PyAny>>,
         detect_interval: Option<&Bound<'_, PyAny>>,
         detect_timeout: Option<&Bound<'_, PyAny>>,
-        latency_max: Option<&Bound<'_, PyAny>>,
-        not_available_duration: Option<&Bound<'_, PyAny>>,
-        latency_fault_tolerance: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let compat = compat_arg(compat)?;
-        let lm = table(latency_max, "latency_max")?;
-        let nad = table(not_available_duration, "not_available_duration")?;
-        let lft: Py<PyLatencyFaultTolerance> = match latency_fault_tolerance
-            .filter(|l| !l.is_none())
-        {
+        latency_max: Option<JavaLongs<arg::LatencyMax>>,
+        not_available_duration: Option<JavaLongs<arg::NotAvailableDuration>>,
+        latency_fault_tolerance: Option<Bound<'_, PyLatencyFaultTolerance>>,
+    ) -> Result<Self> {
+        let compat = compat_of(compat);
+        let lft = match latency_fault_tolerance {
             None => Py::new(
                 py,
                 PyLatencyFaultTolerance::build(
                     py,
                     compat,
-                    clock,
-                    resolver,
-                    detector,
-                    detect_interval,
-                    detect_timeout,
+                    lazy_arg(clock, "clock")?,
+                    lazy_arg(resolver, "resolver")?,
+                    lazy_arg(detector, "detector")?,
+                    lazy_arg(detect_interval, "detect_interval")?,
+                    lazy_arg(detect_timeout, "detect_timeout")?,
                     None,
                 )?,
             )?,
-            Some(l) => {
-                let l = l.cast::<PyLatencyFaultTolerance>().map_err(|_| {
-                    PyTypeError::new_err("latency_fault_tolerance must be a LatencyFaultTolerance")
-                })?;
-                if l.get().inner.compat() != compat {
-                    return Err(illegal(
-                        py,
-                        "latency_fault_tolerance has another compat profile",
-                    ));
-                }
-                l.clone().unbind()
+            Some(l) if l.get().inner.compat() != compat => {
+                return Err(
+                    illegal(py, "latency_fault_tolerance has another compat profile").into(),
+                )
             }
+            Some(l) => l.unbind(),
         };
         let inner = MQFaultStrategy::new(
             Arc::clone(&lft.get().inner),
-            lm,
-            nad,
-            flag(send_latency_fault_enable, false)?,
-        )
-        .map_err(java_err)?;
+            latency_max.map(|t| t.0),
+            not_available_duration.map(|t| t.0),
+            send_latency_fault_enable.is_some_and(|f| f.0),
+        )?;
         lft.get()
             .inner
-            .set_start_detector_enable(flag(start_detector_enable, false)?);
+            .set_start_detector_enable(start_detector_enable.is_some_and(|f| f.0));
         Ok(PyMQFaultStrategy { inner, lft })
     }
 
@@ -122,9 +96,8 @@ impl PyMQFaultStrategy {
     /// `setLatencyMax`: the other table keeps its length; a latency that lands past the end of
     /// `not_available_duration` raises `IndexOutOfBoundsError` when it is computed, as in Java.
     #[setter]
-    fn set_latency_max(&self, v: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        self.inner.set_latency_max(table(v, "latency_max")?);
-        Ok(())
+    fn set_latency_max(&self, latency_max: Option<JavaLongs<arg::LatencyMax>>) {
+        self.inner.set_latency_max(latency_max.map(|t| t.0));
     }
 
     /// `notAvailableDuration` (`None`: Java's null array).
@@ -142,10 +115,12 @@ impl PyMQFaultStrategy {
     }
     /// `setNotAvailableDuration`.
     #[setter]
-    fn set_not_available_duration(&self, v: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn set_not_available_duration(
+        &self,
+        not_available_duration: Option<JavaLongs<arg::NotAvailableDuration>>,
+    ) {
         self.inner
-            .set_not_available_duration(table(v, "not_available_duration")?);
-        Ok(())
+            .set_not_available_duration(not_available_duration.map(|t| t.0));
     }
 
     /// The latency an isolated send counts as: 10000 ms on 5.3, 30000 ms on 4.9.
@@ -159,9 +134,9 @@ impl PyMQFaultStrategy {
         self.inner.send_latency_fault_enable()
     }
     #[setter]
-    fn set_send_latency_fault_enable(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.set_send_latency_fault_enable(v.is_truthy()?);
-        Ok(())
+    fn set_send_latency_fault_enable(&self, send_latency_fault_enable: Flag) {
+        self.inner
+            .set_send_latency_fault_enable(send_latency_fault_enable.0);
     }
 
     #[getter]
@@ -169,34 +144,34 @@ impl PyMQFaultStrategy {
         self.inner.latency_fault_tolerance().start_detector_enable()
     }
     #[setter]
-    fn set_start_detector_enable(&self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_start_detector_enable(&self, start_detector_enable: Flag) {
         self.inner
             .latency_fault_tolerance()
-            .set_start_detector_enable(v.is_truthy()?);
-        Ok(())
+            .set_start_detector_enable(start_detector_enable.0);
     }
 
-    fn compute_not_available_duration(&self, current_latency: &Bound<'_, PyAny>) -> PyResult<i64> {
-        self.inner
-            .compute_not_available_duration(java_long(current_latency, "current_latency")?)
-            .map_err(java_err)
+    fn compute_not_available_duration(
+        &self,
+        current_latency: JavaLong<arg::CurrentLatency>,
+    ) -> Result<i64> {
+        Ok(self
+            .inner
+            .compute_not_available_duration(current_latency.0)?)
     }
 
     /// Records a send's latency (or an isolation); a no-op while fault tolerance is off.
     #[pyo3(signature = (broker_name, current_latency, isolation, reachable = None))]
     fn update_fault_item(
         &self,
-        broker_name: &Bound<'_, PyAny>,
-        current_latency: &Bound<'_, PyAny>,
-        isolation: &Bound<'_, PyAny>,
-        reachable: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let name = req_name(broker_name, "broker_name")?;
-        let latency = java_long(current_latency, "current_latency")?;
-        let reachable = flag(reachable, true)?;
-        self.inner
-            .update_fault_item(name, latency, isolation.is_truthy()?, reachable)
-            .map_err(java_err)
+        broker_name: Name<'_, arg::BrokerName>,
+        current_latency: JavaLong<arg::CurrentLatency>,
+        isolation: Flag,
+        reachable: Option<Flag>,
+    ) -> Result<()> {
+        let reachable = reachable.is_none_or(|r| r.0);
+        Ok(self
+            .inner
+            .update_fault_item(&broker_name, current_latency.0, isolation.0, reachable)?)
     }
 
     /// The queue for the next send attempt.
@@ -204,30 +179,17 @@ impl PyMQFaultStrategy {
     fn select_one_message_queue(
         &self,
         py: Python<'_>,
-        tp_info: &Bound<'_, PyAny>,
-        last_broker_name: Option<&Bound<'_, PyAny>>,
-        reset_index: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyMessageQueue>> {
-        let tp = tp_info.cast::<PyTopicPublishInfo>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "tp_info must be a TopicPublishInfo, not {}",
-                type_name(tp_info)
-            ))
-        })?;
-        let last = match last_broker_name {
-            Some(l) => opt_str(l, "last_broker_name")?,
-            None => None,
-        };
-        let last = match last {
-            Some(s) => Some(name_text(s, "last_broker_name")?),
-            None => None,
-        };
-        let reset = flag(reset_index, false)?;
-        let tp = tp.get();
-        match self.inner.select(&tp.core, last, reset).map_err(java_err)? {
-            Selected::Queue(p) => Ok(tp.queue(py, p)),
-            Selected::New(mq) => PyMessageQueue::wrap(py, mq),
-        }
+        tp_info: &Bound<'_, PyTopicPublishInfo>,
+        last_broker_name: Option<Name<'_, arg::LastBrokerName>>,
+        reset_index: Option<Flag>,
+    ) -> Result<Py<PyMessageQueue>> {
+        let last = last_broker_name.as_deref();
+        let reset = reset_index.is_some_and(|f| f.0);
+        let tp = tp_info.get();
+        Ok(match self.inner.select(&tp.core, last, reset)? {
+            Selected::Queue(p) => tp.queue(py, p),
+            Selected::New(mq) => PyMessageQueue::wrap(py, mq)?,
+        })
     }
 
     fn __repr__(&self) -> String {

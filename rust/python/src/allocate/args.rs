@@ -49,15 +49,17 @@ pub(crate) fn checked<'py>(
     }))
 }
 
+/// The queues, the consumers and the distinct consumers of an `allocate_all` call.
+pub(crate) type Lists<'py> = (Mqs<'py>, Vec<Arc<str>>, Vec<Arc<str>>);
+
 /// What `allocate_all` checks before computing every consumer's part: what `allocate` checks for each
 /// distinct consumer, the first failure raised, with `all_named`. The queues, the consumers and the distinct consumers in
 /// order, or `None` for an empty or missing `cid_all` (an empty result: as the reference, the queues are
 /// not looked at then).
 pub(crate) fn checked_all<'py>(
-    py: Python<'py>,
     mq_all: Option<&Bound<'py, PyAny>>,
     cids: Option<Vec<Arc<str>>>,
-) -> Result<Option<(Mqs<'py>, Vec<Arc<str>>, Vec<Arc<str>>)>> {
+) -> Result<Option<Lists<'py>>> {
     let Some(cids) = cids.filter(|c| !c.is_empty()) else {
         return Ok(None);
     };

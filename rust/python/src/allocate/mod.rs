@@ -207,7 +207,7 @@ fn whole_assignment<'py>(
     mq_all: Option<&Bound<'py, PyAny>>,
     cid_all: Option<CidAll>,
 ) -> Result<Bound<'py, PyDict>> {
-    let Some((mqs, cids, unique)) = checked_all(py, mq_all, cid_all.map(|c| c.0))? else {
+    let Some((mqs, cids, unique)) = checked_all(mq_all, cid_all.map(|c| c.0))? else {
         return Ok(PyDict::new(py));
     };
     all_named(py, &unique)?;
@@ -250,7 +250,7 @@ pub fn allocate_all<'py>(
         }
         return Ok(out);
     }
-    let Some((mqs, cids, unique)) = checked_all(py, mq_all, cids)? else {
+    let Some((mqs, cids, unique)) = checked_all(mq_all, cids)? else {
         return Ok(out);
     };
     if !matches!(s.kind, Strategy::Nearby(_)) {
