@@ -149,3 +149,46 @@ def test_route_json_edge_cases_that_are_accepted(backend):
     assert route.queue_datas[0].broker_name == "a\ufffd"
     qd = {"brokerName": "a", "readQueueNums": 1, "writeQueueNums": 1, "perm": 6}
     assert backend.TopicRouteData.from_json({"queueDatas": (qd,)}).queue_datas[0].broker_name == "a"
+
+
+def _objects(m):
+    """One object of each public class that has state to show, built alike on backend ``m``."""
+    mq = m.MessageQueue("T", "broker-a", 1)
+    avg = m.AllocateMessageQueueAveragely()
+    route = m.TopicRouteData.from_json(
+        '{"brokerDatas": [{"cluster": "c", "brokerName": "broker-a", "brokerAddrs": {"0": "127.0.0.1:10911"}}],'
+        ' "queueDatas": [{"brokerName": "broker-a", "readQueueNums": 4, "writeQueueNums": 4, "perm": 6,'
+        ' "topicSysFlag": 0}]}'
+    )
+    return {
+        "MessageQueue": mq,
+        "SendWhichQueue": m.SendWhichQueue("5.3", start=0),
+        "ManualClock": m.ManualClock(5),
+        "JavaRandom": m.JavaRandom(3),
+        "ConsistentHashRouter": m.ConsistentHashRouter(["a"], 2),
+        "SelectMessageQueueByHash": m.SelectMessageQueueByHash(),
+        "SelectMessageQueueByMachineRoom": m.SelectMessageQueueByMachineRoom(),
+        "AllocateMessageQueueAveragely": avg,
+        "AllocateMessageQueueAveragelyByCircle": m.AllocateMessageQueueAveragelyByCircle(),
+        "AllocateMessageQueueByConfig": m.AllocateMessageQueueByConfig([mq]),
+        "AllocateMessageQueueByMachineRoom": m.AllocateMessageQueueByMachineRoom(["room1"]),
+        "AllocateMessageQueueConsistentHash": m.AllocateMessageQueueConsistentHash(7),
+        "AllocateMessageQueueConsistentHashBounded": m.AllocateMessageQueueConsistentHashBounded(1.5, 3),
+        "AllocateMessageQueueSticky": m.AllocateMessageQueueSticky({"c": [mq]}),
+        "AllocateMachineRoomNearby": m.AllocateMachineRoomNearby(
+            avg, broker_deploy_in=lambda q: "r", consumer_deploy_in=lambda c: "r"
+        ),
+        "BrokerData": m.BrokerData("c", "broker-a", {0: "127.0.0.1:10911"}),
+        "QueueData": m.QueueData("broker-a", 4, 4, 6, 0),
+        "TopicRouteData": route,
+    }
+
+
+def test_native_reprs_read_as_the_references():
+    """Issue 15: a native object prints as the reference's does (same class name, same fields and values)."""
+    import rocketroute._native
+    import rocketroute.reference
+
+    native, reference = _objects(rocketroute._native), _objects(rocketroute.reference)
+    for name in native:
+        assert repr(native[name]) == repr(reference[name]), name

@@ -5,9 +5,8 @@ exceptions."""
 
 from __future__ import annotations
 
-import re
-
 import math
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -260,7 +259,8 @@ def test_load_factor_must_be_a_number(backend, load_factor):
     with pytest.raises(TypeError) as ei:
         backend.AllocateMessageQueueConsistentHashBounded(load_factor)
     # the reference's words, or PyO3's for an argument
-    assert re.fullmatch(rf"(load_factor |argument 'load_factor': )must be a float, not {type(load_factor).__name__}", str(ei.value))
+    wanted = rf"(load_factor |argument 'load_factor': )must be a float, not {type(load_factor).__name__}"
+    assert re.fullmatch(wanted, str(ei.value))
 
 
 def test_other_arguments(backend):

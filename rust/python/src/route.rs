@@ -122,15 +122,11 @@ impl PyQueueData {
         Ok(self.inner.compare_to(&other.get().inner)?)
     }
 
-    fn __repr__(&self) -> String {
-        let q = &self.inner;
-        let name = q
-            .broker_name
-            .as_deref()
-            .map_or("None".to_owned(), |n| format!("{n:?}"));
-        format!(
-            "QueueData(broker_name={name}, read_queue_nums={}, write_queue_nums={}, perm={}, topic_sys_flag={})",
-            q.read_queue_nums, q.write_queue_nums, q.perm, q.topic_sys_flag
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            "QueueData",
+            &["broker_name", "read_queue_nums", "write_queue_nums", "perm", "topic_sys_flag"],
         )
     }
 
@@ -222,16 +218,12 @@ impl PyBrokerData {
         self.inner.compare_to(&other.get().inner)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "BrokerData(cluster={:?}, broker_name={:?}, broker_addrs={})",
-            self.inner.cluster,
-            &*self.inner.broker_name,
-            self.broker_addrs(py)?
-                .map(|d| d.repr().map(|r| r.to_string()))
-                .transpose()?
-                .unwrap_or_else(|| "None".into())
-        ))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            "BrokerData",
+            &["cluster", "broker_name", "broker_addrs", "zone_name", "enable_acting_master"],
+        )
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -524,7 +516,32 @@ impl PyTopicRouteData {
             .is_ok_and(|o| o.get().inner == self.inner)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("TopicRouteData({})", self.to_dict(py)?.repr()?))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        fields_repr(
+            slf.as_any(),
+            "TopicRouteData",
+            &[
+                "queue_datas",
+                "broker_datas",
+                "order_topic_conf",
+                "filter_server_table",
+                "topic_queue_mapping_by_broker",
+            ],
+        )
     }
+}
+
+/// `Class(field=value, ...)` from the object's own properties (tuples shown as lists), as the reference
+/// writes its reprs.
+fn fields_repr(obj: &Bound<'_, PyAny>, class: &str, fields: &[&str]) -> PyResult<String> {
+    let mut parts = Vec::with_capacity(fields.len());
+    for f in fields {
+        let v = obj.getattr(*f)?;
+        let v = match v.cast::<PyTuple>() {
+            Ok(t) => t.to_list().into_any(),
+            Err(_) => v,
+        };
+        parts.push(format!("{f}={}", v.repr()?));
+    }
+    Ok(format!("{class}({})", parts.join(", ")))
 }
