@@ -126,7 +126,13 @@ impl PyQueueData {
         fields_repr(
             slf.as_any(),
             "QueueData",
-            &["broker_name", "read_queue_nums", "write_queue_nums", "perm", "topic_sys_flag"],
+            &[
+                "broker_name",
+                "read_queue_nums",
+                "write_queue_nums",
+                "perm",
+                "topic_sys_flag",
+            ],
         )
     }
 
@@ -222,7 +228,13 @@ impl PyBrokerData {
         fields_repr(
             slf.as_any(),
             "BrokerData",
-            &["cluster", "broker_name", "broker_addrs", "zone_name", "enable_acting_master"],
+            &[
+                "cluster",
+                "broker_name",
+                "broker_addrs",
+                "zone_name",
+                "enable_acting_master",
+            ],
         )
     }
 
