@@ -79,7 +79,12 @@ pub(crate) fn checked_all<'py>(
 
 /// The rest of `allocate`'s checks for every consumer of `unique` after the first: its id is not empty.
 pub(crate) fn all_named(py: Python<'_>, unique: &[Arc<str>]) -> Result<()> {
-    match unique.iter().any(|c| c.is_empty()) {
+    unique.iter().try_for_each(|c| named(py, c))
+}
+
+/// Java's check of a consumer id: not empty.
+pub(crate) fn named(py: Python<'_>, cid: &str) -> Result<()> {
+    match cid.is_empty() {
         true => Err(illegal(py, "currentCID is empty").into()),
         false => Ok(()),
     }

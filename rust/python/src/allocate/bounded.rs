@@ -1,24 +1,19 @@
 //! `CONSISTENT_HASH_BOUNDED`'s state: consistent hashing with bounded loads (`rocketroute_core::bounded`)
 //! on the ring `CONSISTENT_HASH` builds.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 use pyo3::Borrowed;
-use rocketroute_core::allocate::consistent_hash_ring;
 use rocketroute_core::bounded::{capacity, place, ring_slots};
-use rocketroute_core::ring::md5_hash;
-use rocketroute_core::JavaError;
 
 use super::args::{distinct_queues, Mqs};
+use super::consistent_hash::{build_ring, LastBuilt};
 use crate::errors::{illegal, type_name, Result};
 use crate::message_queue::PyMessageQueue;
 use crate::ring::{hash_key, HashFunction};
-
-/// The ring as `(hash, consumer index)`, and the distinct consumers it was built from.
-type CachedSlots = (Vec<Arc<str>>, Arc<Vec<(i64, usize)>>);
 
 /// `load_factor`: a finite number >= 1.0 (an int or a float, not a bool), at its exact binary value.
 pub(crate) struct LoadFactor(pub f64);
@@ -57,7 +52,8 @@ pub(crate) struct Bounded {
     pub(crate) load_factor: f64,
     pub(crate) vnodes: i32,
     pub(crate) hash_fn: Option<HashFunction>,
-    last_slots: Mutex<Option<CachedSlots>>,
+    /// The ring as `(hash, consumer index)`, for the last distinct consumers.
+    last_slots: LastBuilt<Vec<(i64, usize)>>,
 }
 
 impl Bounded {
@@ -66,30 +62,15 @@ impl Bounded {
             load_factor,
             vnodes,
             hash_fn,
-            last_slots: Mutex::new(None),
+            last_slots: LastBuilt::new(),
         }
     }
 
     fn slots(&self, py: Python<'_>, cids: &[Arc<str>]) -> Result<Arc<Vec<(i64, usize)>>> {
-        if let Some((key, slots)) = &*self.last_slots.lock().unwrap_or_else(|e| e.into_inner()) {
-            if key.as_slice() == cids {
-                return Ok(slots.clone());
-            }
-        }
-        let slots = Arc::new(match &self.hash_fn {
-            None => py.detach(|| {
-                consistent_hash_ring(cids, self.vnodes, &mut |k| Ok::<_, JavaError>(md5_hash(k)))
-                    .map(|ring| ring_slots(&ring, cids))
-            })?,
-            Some(f) => {
-                let ring =
-                    consistent_hash_ring(cids, self.vnodes, &mut |k| hash_key(py, Some(f), k))?;
-                ring_slots(&ring, cids)
-            }
-        });
-        *self.last_slots.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((cids.to_vec(), slots.clone()));
-        Ok(slots)
+        self.last_slots.get_or_build(cids, || {
+            let ring = build_ring(py, cids, self.vnodes, self.hash_fn.as_ref())?;
+            Ok(ring_slots(&ring, cids))
+        })
     }
 
     /// Each distinct consumer's positions in `mqs` (the first of equal queues).

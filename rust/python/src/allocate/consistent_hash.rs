@@ -13,13 +13,54 @@ use crate::errors::Result;
 use crate::message_queue::PyMessageQueue;
 use crate::ring::{hash_key, HashFunction};
 
-/// A ring and the consumer list it was built from.
-type CachedRing = (Vec<Arc<str>>, Arc<ConsistentHashRouter>);
+/// What was built last for a consumer list, given again for the same list (a rebalance asks again with the
+/// same group). The lock is held only to read or replace it, never while building (which may call Python).
+pub(crate) struct LastBuilt<T>(Mutex<Option<Built<T>>>);
+
+/// A value and the consumer list it was built for.
+type Built<T> = (Vec<Arc<str>>, Arc<T>);
+
+impl<T> LastBuilt<T> {
+    pub(crate) fn new() -> Self {
+        LastBuilt(Mutex::new(None))
+    }
+
+    /// The value for `cids`: the last one when the list is the same, else `build()`'s, kept.
+    pub(crate) fn get_or_build(
+        &self,
+        cids: &[Arc<str>],
+        build: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        if let Some((key, value)) = &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
+            if key.as_slice() == cids {
+                return Ok(value.clone());
+            }
+        }
+        let value = Arc::new(build()?);
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((cids.to_vec(), value.clone()));
+        Ok(value)
+    }
+}
+
+/// The ring of `cids` with `vnodes` virtual nodes each: MD5 without the GIL, or the Python hash function.
+pub(crate) fn build_ring(
+    py: Python<'_>,
+    cids: &[Arc<str>],
+    vnodes: i32,
+    hash_fn: Option<&HashFunction>,
+) -> Result<ConsistentHashRouter> {
+    Ok(match hash_fn {
+        None => py.detach(|| {
+            consistent_hash_ring(cids, vnodes, &mut |k| Ok::<_, JavaError>(md5_hash(k)))
+        })?,
+        Some(f) => consistent_hash_ring(cids, vnodes, &mut |k| hash_key(py, Some(f), k))?,
+    })
+}
 
 pub(crate) struct ConsistentHash {
     pub(crate) vnodes: i32,
     pub(crate) hash_fn: Option<HashFunction>,
-    last_ring: Mutex<Option<CachedRing>>,
+    last_ring: LastBuilt<ConsistentHashRouter>,
 }
 
 impl ConsistentHash {
@@ -27,31 +68,19 @@ impl ConsistentHash {
         ConsistentHash {
             vnodes,
             hash_fn,
-            last_ring: Mutex::new(None),
+            last_ring: LastBuilt::new(),
         }
     }
 
-    /// The ring of `cids`, the last one again when the list is the same (a rebalance asks again with the
-    /// same group). No lock is held while a Python hash function runs.
+    /// The ring of `cids`, the last one again when the list is the same.
     pub(crate) fn ring(
         &self,
         py: Python<'_>,
         cids: &[Arc<str>],
     ) -> Result<Arc<ConsistentHashRouter>> {
-        if let Some((key, ring)) = &*self.last_ring.lock().unwrap_or_else(|e| e.into_inner()) {
-            if key.as_slice() == cids {
-                return Ok(ring.clone());
-            }
-        }
-        let ring = Arc::new(match &self.hash_fn {
-            None => py.detach(|| {
-                consistent_hash_ring(cids, self.vnodes, &mut |k| Ok::<_, JavaError>(md5_hash(k)))
-            })?,
-            Some(f) => consistent_hash_ring(cids, self.vnodes, &mut |k| hash_key(py, Some(f), k))?,
-        });
-        *self.last_ring.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((cids.to_vec(), ring.clone()));
-        Ok(ring)
+        self.last_ring.get_or_build(cids, || {
+            build_ring(py, cids, self.vnodes, self.hash_fn.as_ref())
+        })
     }
 
     /// The owner of every queue on `ring`.

@@ -21,8 +21,8 @@ use pyo3::types::{PyDict, PyFloat, PyFrozenSet, PyList};
 use pyo3::{PyClass, PyClassInitializer};
 
 use self::args::{
-    all_named, assignment_dict, checked, checked_all, pick, unique_cids, vnodes, Checked, CidAll,
-    CurrentCid, Mqs,
+    all_named, assignment_dict, checked, checked_all, named, pick, unique_cids, vnodes, Checked,
+    CidAll, CurrentCid, Mqs,
 };
 use self::bounded::{Bounded, LoadFactor};
 use self::consistent_hash::ConsistentHash;
@@ -279,9 +279,7 @@ pub fn allocate_all<'py>(
         .cloned()
         .unwrap_or_else(|| py.None().into_bound(py));
     for (index, c) in unique.iter().enumerate() {
-        if c.is_empty() {
-            all_named(py, &unique[index..=index])?;
-        }
+        named(py, c)?;
         let args = Checked {
             mqs: mqs.clone(),
             cids: cids.clone(),
