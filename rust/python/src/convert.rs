@@ -92,7 +92,12 @@ pub mod arg {
     arg_names! {}
 
     // names added for batch and profiles
-    arg_names! {}
+    arg_names! {
+        Arg = "arg";
+        KeyType = "key_type";
+        Nulls = "nulls";
+        Refused = "refused";
+    }
 }
 
 /// A Python `int` (not a `bool`) as an `i64`, `None` when it is outside `i64`.

@@ -3,8 +3,10 @@
 
 mod allocate;
 mod batch;
+mod batch_args;
 mod bounded;
 mod clock;
+mod columns;
 mod convert;
 mod counter;
 mod errors;
@@ -15,6 +17,7 @@ mod message_queue;
 mod profiles;
 mod publish_info;
 mod ring;
+mod round_robin;
 mod route;
 mod select;
 mod static_topic;
@@ -35,7 +38,7 @@ mod _native {
         PyAllocateMessageQueueByMachineRoom, PyAllocateMessageQueueConsistentHash,
     };
     #[pymodule_export]
-    use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
+    use crate::batch::{hash_select_indices, java_string_hashes};
     #[pymodule_export]
     use crate::bounded::PyAllocateMessageQueueConsistentHashBounded;
     #[pymodule_export]
@@ -62,6 +65,8 @@ mod _native {
     use crate::publish_info::PyTopicPublishInfo;
     #[pymodule_export]
     use crate::ring::{md5_hash_py, PyConsistentHashRouter};
+    #[pymodule_export]
+    use crate::round_robin::round_robin_indices;
     #[pymodule_export]
     use crate::route::{PyBrokerData, PyPermName, PyQueueData, PyTopicRouteData};
     #[pymodule_export]
