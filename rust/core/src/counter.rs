@@ -72,6 +72,24 @@ impl SendWhichQueue {
         self.value.fetch_add(count as i32, Ordering::AcqRel)
     }
 
+    /// Fills `out` with the next `out.len()` values of `increment_and_get` (each `% modulus` when given,
+    /// which must be positive: the positions `TopicPublishInfo` takes), advancing once by all of them. An
+    /// empty `out` leaves the counter as it is (no first draw either).
+    pub fn next_values(&self, out: &mut [i32], modulus: Option<i32>) {
+        if out.is_empty() {
+            return;
+        }
+        let mut v = self.advance(out.len() as u64);
+        for o in out.iter_mut() {
+            v = v.wrapping_add(1);
+            let x = v & POSITIVE_MASK;
+            *o = match modulus {
+                Some(n) => x % n,
+                None => x,
+            };
+        }
+    }
+
     /// One call's turn of `count` values: the values `increment_and_get` would return next are offered
     /// to `accept(i, value)` in order until it takes one. The turn is claimed in one atomic step, so no
     /// other thread's call takes values out of the middle of it (Java's index is per thread: each call
@@ -175,6 +193,29 @@ mod tests {
             .collect();
         assert_eq!(picks, batch);
         assert_eq!(a.get(), b.get());
+    }
+
+    #[test]
+    fn next_values_are_the_next_picks_modulo() {
+        let new = || {
+            SendWhichQueue::new(
+                Compat::V5_3,
+                Some(i32::MAX - 2),
+                Arc::new(JavaRandom::new(3)),
+            )
+        };
+        let (a, b) = (new(), new());
+        let mut out = [0; 6];
+        a.next_values(&mut out, Some(4));
+        let picks: Vec<i32> = (0..6).map(|_| b.increment_and_get() % 4).collect();
+        assert_eq!(out.to_vec(), picks);
+        assert_eq!(a.get(), b.get());
+        a.next_values(&mut out, None);
+        let picks: Vec<i32> = (0..6).map(|_| b.increment_and_get()).collect();
+        assert_eq!(out.to_vec(), picks);
+        let unseeded = SendWhichQueue::new(Compat::V5_3, None, Arc::new(JavaRandom::new(3)));
+        unseeded.next_values(&mut [], Some(4));
+        assert_eq!(unseeded.get(), None); // nothing drawn
     }
 
     #[test]

@@ -118,7 +118,12 @@ pub mod arg {
     }
 
     // names added for batch and profiles
-    arg_names! {}
+    arg_names! {
+        Arg = "arg";
+        KeyType = "key_type";
+        Nulls = "nulls";
+        Refused = "refused";
+    }
 }
 
 /// A Python `int` (not a `bool`) as an `i64`, `None` when it is outside `i64`.

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::PyString;
 use rocketroute_core::ring::RingError;
 use rocketroute_core::JavaError;
 
@@ -104,34 +104,6 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "object".to_owned())
-}
-
-fn int_value(obj: &Bound<'_, PyAny>, name: &str, kind: &str) -> PyResult<Option<i64>> {
-    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be an int, not {}",
-            type_name(obj)
-        )));
-    }
-    match obj.extract::<i64>() {
-        Ok(v) => Ok(Some(v)),
-        Err(_) => Err(illegal(
-            obj.py(),
-            format!("{name} {} is out of the Java {kind} range", obj.str()?),
-        )),
-    }
-}
-
-/// A Python int that must fit a Java `int`.
-pub fn java_int(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i32> {
-    let v = int_value(obj, name, "int")?.unwrap_or(0);
-    i32::try_from(v)
-        .map_err(|_| illegal(obj.py(), format!("{name} {v} is out of the Java int range")))
-}
-
-/// A Python int that must fit a Java `long`.
-pub fn java_long(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i64> {
-    Ok(int_value(obj, name, "long")?.unwrap_or(0))
 }
 
 /// A required `str` (`None` is a NullPointerError, as Java would dereference it).

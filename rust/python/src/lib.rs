@@ -3,7 +3,9 @@
 
 mod allocate;
 mod batch;
+mod batch_args;
 mod clock;
+mod columns;
 mod convert;
 mod counter;
 mod errors;
@@ -14,6 +16,7 @@ mod message_queue;
 mod profiles;
 mod publish_info;
 mod ring;
+mod round_robin;
 mod route;
 mod select;
 mod static_topic;
@@ -35,7 +38,7 @@ mod _native {
         PyAllocateStrategy,
     };
     #[pymodule_export]
-    use crate::batch::{hash_select_indices, java_string_hashes, round_robin_indices};
+    use crate::batch::{hash_select_indices, java_string_hashes};
     #[pymodule_export]
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
@@ -60,6 +63,8 @@ mod _native {
     use crate::publish_info::PyTopicPublishInfo;
     #[pymodule_export]
     use crate::ring::{md5_hash_py, PyConsistentHashRouter};
+    #[pymodule_export]
+    use crate::round_robin::round_robin_indices;
     #[pymodule_export]
     use crate::route::{PyBrokerData, PyPermName, PyQueueData, PyTopicRouteData};
     #[pymodule_export]

@@ -10,46 +10,11 @@ use rocketroute_core::profiles::{
 };
 use rocketroute_core::JavaError;
 
-use crate::batch::{
-    gather, maybe_detach, num_queues_arg, raise_or_mask, Column, Gathered, Hashed, Piece,
-};
-use crate::errors::{illegal, java_err, npe, type_name, utf16_units};
-
-/// The profile names, as the Python tuple `PROFILES` prints.
-fn names_tuple() -> String {
-    let quoted: Vec<String> = PROFILES.iter().map(|p| format!("'{}'", p.name())).collect();
-    format!("({})", quoted.join(", "))
-}
-
-pub fn profile_arg(v: &Bound<'_, PyAny>) -> PyResult<Profile> {
-    v.cast::<PyString>()
-        .ok()
-        .and_then(|s| s.to_str().ok())
-        .and_then(Profile::parse)
-        .ok_or_else(|| {
-            let repr = v.repr().map(|r| r.to_string()).unwrap_or_default();
-            illegal(
-                v.py(),
-                format!(
-                    "unknown routing profile {repr}; expected one of {}",
-                    names_tuple()
-                ),
-            )
-        })
-}
-
-/// A profile key: a `str` (`None` is Java's NullPointerException).
-fn key_str<'a, 'py>(key: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyString>> {
-    if key.is_none() {
-        return Err(npe(key.py(), "the key is None"));
-    }
-    key.cast::<PyString>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "a profile key must be a str, not {}",
-            type_name(key)
-        ))
-    })
-}
+use crate::batch::{maybe_detach, Hashed};
+use crate::batch_args::{later, masks, Later, NumQueues, ProfileArg, ProfileKey, RaiseOrMask};
+use crate::columns::{Column, Gathered, Keys, Piece, Source};
+use crate::convert::arg;
+use crate::errors::{illegal, java_err, npe, utf16_units, Result};
 
 /// A key's index among `n` queues, or the key's own error (a refusal, `/ by zero`).
 fn key_index(
@@ -63,25 +28,20 @@ fn key_index(
     })
 }
 
-/// One key's index: the key, then the queue count, checked in that order.
-fn select_one(
-    profile: Profile,
-    key: &Bound<'_, PyAny>,
-    num_queues: &Bound<'_, PyAny>,
-) -> PyResult<i32> {
-    let key = key_str(key)?;
-    let n = num_queues_arg(key.py(), num_queues)?;
-    key_index(profile, key, n)?.map_err(java_err)
+fn select_one(profile: Profile, key: ProfileKey<'_, '_>, n: NumQueues) -> Result<i32> {
+    Ok(key_index(profile, &key.0, n.0)??)
 }
 
 /// The queue index `profile`'s client picks for `key` among `num_queues` queues.
 #[pyfunction]
-pub fn profile_select_index(
-    key: &Bound<'_, PyAny>,
-    num_queues: &Bound<'_, PyAny>,
-    profile: &Bound<'_, PyAny>,
-) -> PyResult<i32> {
-    select_one(profile_arg(profile)?, key, num_queues)
+pub fn profile_select_index<'py>(
+    py: Python<'py>,
+    key: Later<ProfileKey<'_, 'py>, arg::Key>,
+    num_queues: Later<NumQueues, arg::NumQueues>,
+    profile: ProfileArg,
+) -> Result<i32> {
+    // the reference checks the profile first, then the key and the queue count
+    select_one(profile.0, key.get(py)?, num_queues.get(py)?)
 }
 
 fn column_error(py: Python<'_>, base: usize, e: KeyError) -> PyErr {
@@ -137,81 +97,83 @@ fn select_piece(
     }
 }
 
+/// A sequence of Python keys: their indices and the mask of the null and refused ones.
+fn select_sequence(
+    py: Python<'_>,
+    p: Placement,
+    keys: &Bound<'_, PyAny>,
+) -> Result<(Vec<i32>, Vec<bool>)> {
+    let mut out = Vec::new();
+    let mut mask = Vec::new();
+    for (i, item) in keys.try_iter()?.enumerate() {
+        let item = item?;
+        if item.is_none() {
+            if !p.masking.nulls {
+                return Err(npe(py, format!("key {i} is null")).into());
+            }
+            out.push(0);
+            mask.push(true);
+            continue;
+        }
+        match key_index(p.profile, &item.extract::<ProfileKey>()?.0, p.n)? {
+            Ok(v) => {
+                out.push(v);
+                mask.push(false);
+            }
+            Err(JavaError::IllegalArgument(_)) if p.masking.refused => {
+                out.push(0);
+                mask.push(true);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok((out, mask))
+}
+
 /// `profile_select_index` of every key, as an int32 array (a `numpy.ma.MaskedArray` when nulls or refused
 /// keys are masked).
 #[pyfunction]
 #[pyo3(signature = (keys, num_queues, profile, *, nulls = None, refused = None))]
 pub fn profile_select_indices<'py>(
     py: Python<'py>,
-    keys: &Bound<'py, PyAny>,
-    num_queues: &Bound<'py, PyAny>,
-    profile: &Bound<'py, PyAny>,
-    nulls: Option<&Bound<'py, PyAny>>,
-    refused: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let profile = profile_arg(profile)?;
-    let n = num_queues_arg(py, num_queues)?;
+    keys: Keys<'py>,
+    num_queues: Later<NumQueues, arg::NumQueues>,
+    profile: ProfileArg,
+    nulls: Option<Later<RaiseOrMask<arg::Nulls>, arg::Nulls>>,
+    refused: Option<Later<RaiseOrMask<arg::Refused>, arg::Refused>>,
+) -> Result<Bound<'py, PyAny>> {
+    // the reference checks the profile, then num_queues, nulls and refused, and the keys last
+    let n = num_queues.get(py)?.0;
     let masking = Masking {
-        nulls: raise_or_mask(py, "nulls", nulls)?,
-        refused: raise_or_mask(py, "refused", refused)?,
+        nulls: masks(later(py, nulls)?),
+        refused: masks(later(py, refused)?),
+    };
+    let placement = Placement {
+        profile: profile.0,
+        n,
+        masking,
     };
     let masked = masking.nulls || masking.refused;
-    let mut keep: Vec<Py<PyAny>> = Vec::new();
-    let pieces = match gather(py, keys, &mut keep)? {
-        Gathered::Pieces(p) => p,
+    let sources = match keys.gather()? {
+        Gathered::Columns(sources) => sources,
         Gathered::Sequence(seq) => {
-            let mut out = Vec::new();
-            let mut mask = Vec::new();
-            for (i, item) in seq.try_iter()?.enumerate() {
-                let item = item?;
-                if item.is_none() {
-                    if !masking.nulls {
-                        return Err(npe(py, format!("key {i} is null")));
-                    }
-                    out.push(0);
-                    mask.push(true);
-                    continue;
-                }
-                match key_index(profile, key_str(&item)?, n)? {
-                    Ok(v) => {
-                        out.push(v);
-                        mask.push(false);
-                    }
-                    Err(JavaError::IllegalArgument(_)) if masking.refused => {
-                        out.push(0);
-                        mask.push(true);
-                    }
-                    Err(e) => return Err(java_err(e)),
-                }
-            }
-            return Hashed::filled(py, &out, masked.then_some(&mask[..]))?.finish(py);
+            let (out, mask) = select_sequence(py, placement, &seq)?;
+            return Ok(Hashed::from_vecs(py, out, masked.then_some(mask))?.finish(py)?);
         }
     };
-    let total: usize = pieces.iter().map(|p| p.len).sum();
-    let mut result = Hashed::new(py, total, masked)?;
+    let pieces = sources
+        .iter()
+        .map(Source::piece)
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut result = Hashed::new(py, pieces.iter().map(|p| p.len).sum(), masked)?;
+    let (out, mut mask) = result.slices()?;
     let mut base = 0;
     for p in &pieces {
-        let m = result
-            .mask
-            .as_mut()
-            .map(|(_, m)| &mut m[base..base + p.len]);
-        let placement = Placement {
-            profile,
-            n,
-            masking,
-        };
-        select_piece(
-            py,
-            placement,
-            p,
-            base,
-            &mut result.out[base..base + p.len],
-            m,
-        )?;
+        let m = mask.as_deref_mut().map(|m| &mut m[base..base + p.len]);
+        select_piece(py, placement, p, base, &mut out[base..base + p.len], m)?;
         base += p.len;
     }
-    drop(keep);
-    result.finish(py)
+    Ok(result.finish(py)?)
 }
 
 /// A `MessageQueueSelector` that picks as `profile`'s client does.
@@ -223,10 +185,8 @@ pub struct PyProfileSelector {
 #[pymethods]
 impl PyProfileSelector {
     #[new]
-    fn new(profile: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(PyProfileSelector {
-            profile: profile_arg(profile)?,
-        })
+    fn new(profile: ProfileArg) -> Self {
+        PyProfileSelector { profile: profile.0 }
     }
 
     #[getter]
@@ -234,7 +194,7 @@ impl PyProfileSelector {
         self.profile.name()
     }
 
-    fn select_index(&self, key: &Bound<'_, PyAny>, num_queues: &Bound<'_, PyAny>) -> PyResult<i32> {
+    fn select_index(&self, key: ProfileKey<'_, '_>, num_queues: NumQueues) -> Result<i32> {
         select_one(self.profile, key, num_queues)
     }
 
@@ -243,23 +203,24 @@ impl PyProfileSelector {
         &self,
         mqs: &Bound<'py, PyAny>,
         msg: &Bound<'py, PyAny>,
-        arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+        arg: Later<ProfileKey<'_, 'py>, arg::Arg>,
+    ) -> Result<Bound<'py, PyAny>> {
         let _ = msg;
+        let py = mqs.py();
         if mqs.is_none() {
-            return Err(npe(mqs.py(), "mqs is None"));
+            return Err(npe(py, "mqs is None").into());
         }
-        let n = mqs.len()?.into_pyobject(mqs.py())?;
-        let i = self.select_index(arg, n.as_any())?;
-        mqs.get_item(i)
+        let n = NumQueues::of_len(py, mqs.len()?)?;
+        let i = select_one(self.profile, arg.get(py)?, n)?;
+        Ok(mqs.get_item(i)?)
     }
 
     fn __call__<'py>(
         &self,
         mqs: &Bound<'py, PyAny>,
         msg: &Bound<'py, PyAny>,
-        arg: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+        arg: Later<ProfileKey<'_, 'py>, arg::Arg>,
+    ) -> Result<Bound<'py, PyAny>> {
         self.select(mqs, msg, arg)
     }
 
