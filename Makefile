@@ -57,7 +57,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers test test-rust test-python test-benches test-dist wheel lint bench demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -67,7 +67,8 @@ help:
 	@echo "make build     maturin develop --release into .venv"
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
-	@echo "make bench     native vs reference benchmarks, then the ratio table"
+	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
+	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
 	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
@@ -169,7 +170,11 @@ bench: venv build servers
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
 		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
-	$(VPY) benches/ratios.py $(BENCH_JSON)
+	$(VPY) benches/ratios.py $(BENCH_JSON) $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE))
+
+bench-docs: bench
+	$(VPY) benches/ratios.py $(BENCH_JSON) --keep docs/bench/results.json > /dev/null
+	@echo "docs/bench/results.json: the benchmark page's tables (make docs)"
 
 # DEMO_ARGS: e.g. make demo DEMO_ARGS="--rows 10000000"
 demo: build

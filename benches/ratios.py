@@ -3,12 +3,13 @@
     python benches/ratios.py out/bench/results.json
 
 Each benchmark group is one operation; the ``lib`` parameter says which backend ran it (``reference``,
-``native``, or ``numpy`` for the vectorised NumPy version of a batch function). The ratio is reference mean /
-native mean: how many times faster the native backend is. The tables are Markdown.
+``native``, or ``numpy`` for the vectorised NumPy version of a batch function). The ratio is reference median /
+native median: how many times faster the native backend is (medians, so one slow round from a noisy neighbour
+does not move a row). The tables are Markdown.
 
 Two tables:
 
-- per call: every group whose benchmarks do not say how many keys or operations one call handles; the mean
+- per call: every group whose benchmarks do not say how many keys or operations one call handles; the median
   time of one call (the original table; a ``size`` column is added when a benchmark sets
   ``extra_info["size"]``).
 - per key / op: every group whose benchmarks set ``extra_info["keys"]`` (a batch call over that many keys)
@@ -16,7 +17,12 @@ Two tables:
   sizes (the reference runs 100k keys where native runs 10M), so time is compared per key: ns per key and
   millions of keys per second, and the ratios of those. ``extra_info["variant"]`` (e.g. "2 threads") makes
   separate rows of one group; each later variant is compared with the group's first
-  (``native 1.8x vs 1 thread``)."""
+  (``native 1.8x vs 1 thread``).
+
+With ``--before OLD.json`` (an earlier run of the same benches, e.g. of the previous commit's build) a third
+table compares each library's per-call (or per-key) median with its median in OLD: after / before, so 0.90 is
+10% faster and 1.10 is 10% slower, and ``--max-slower 0.10`` makes the script exit 1 when a native row is
+slower than that."""
 
 from __future__ import annotations
 
@@ -33,11 +39,11 @@ LIBRARIES = (*BACKENDS, "numpy")
 
 @dataclass
 class Row:
-    """One operation (a group, or one variant of a group): the mean of each library and what it covers."""
+    """One operation (a group, or one variant of a group): the median of each library and what it covers."""
 
     group: str
     variant: str | None = None
-    mean_ns: dict[str, float] = field(default_factory=dict)
+    median_ns: dict[str, float] = field(default_factory=dict)
     items: dict[str, int] = field(default_factory=dict)  # lib -> keys (or ops) per call, per-key rows only
     unit: str | None = None  # "key" or "op" for per-key rows, None for per-call rows
     size: str | None = None
@@ -47,13 +53,13 @@ class Row:
         return self.group if self.variant is None else f"{self.group} [{self.variant}]"
 
     def per_item(self, lib: str) -> float | None:
-        """ns per key / op (per-key rows), or the mean per call."""
-        mean = self.mean_ns.get(lib)
-        if mean is None:
+        """ns per key / op (per-key rows), or the median per call."""
+        median = self.median_ns.get(lib)
+        if median is None:
             return None
         if self.unit is None:
-            return mean
-        return mean / self.items[lib]
+            return median
+        return median / self.items[lib]
 
 
 def _backend(bench: dict[str, Any]) -> str | None:
@@ -75,7 +81,7 @@ def load_rows(path: str) -> tuple[list[Row], dict[str, Any]]:
         extra = bench.get("extra_info") or {}
         variant = extra.get("variant")
         row = rows.setdefault((group, None if variant is None else str(variant)), Row(group, variant))
-        row.mean_ns[lib] = bench["stats"]["mean"] * 1e9
+        row.median_ns[lib] = bench["stats"]["median"] * 1e9
         for unit, key in (("key", "keys"), ("op", "ops")):
             if extra.get(key):
                 row.unit = unit
@@ -87,14 +93,14 @@ def load_rows(path: str) -> tuple[list[Row], dict[str, Any]]:
 
 
 def load(path: str) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
-    """``{group: {backend: mean in ns}}`` of the per-call groups (native and reference) in the order the groups
+    """``{group: {backend: median in ns}}`` of the per-call groups (native and reference) in the order the groups
     first appear, and the machine info."""
     rows, machine = load_rows(path)
-    means: dict[str, dict[str, float]] = {}
+    medians: dict[str, dict[str, float]] = {}
     for row in rows:
         if row.unit is None:
-            means.setdefault(row.label, {}).update({b: m for b, m in row.mean_ns.items() if b in BACKENDS})
-    return {g: m for g, m in means.items() if m}, machine
+            medians.setdefault(row.label, {}).update({b: m for b, m in row.median_ns.items() if b in BACKENDS})
+    return {g: m for g, m in medians.items() if m}, machine
 
 
 def fmt_ns(v: float | None) -> str:
@@ -128,14 +134,14 @@ def markdown(header: tuple[str, ...], rows: list[tuple[str, ...]], align: str) -
     return [line(header), sep + "|", *(line(row) for row in rows)]
 
 
-def table(means: dict[str, dict[str, float]], sizes: dict[str, str] | None = None) -> list[str]:
-    """The per-call table: operation, [size,] reference mean, native mean, ratio."""
+def table(medians: dict[str, dict[str, float]], sizes: dict[str, str] | None = None) -> list[str]:
+    """The per-call table: operation, [size,] reference median, native median, ratio."""
     with_size = bool(sizes)
-    header: tuple[str, ...] = ("operation", "reference mean (ns)", "native mean (ns)", "ratio (reference/native)")
+    header: tuple[str, ...] = ("operation", "reference median (ns)", "native median (ns)", "ratio (reference/native)")
     if with_size:
         header = (header[0], "size", *header[1:])
     rows = []
-    for group, by_backend in means.items():
+    for group, by_backend in medians.items():
         r, n = by_backend.get("reference"), by_backend.get("native")
         cells: tuple[str, ...] = (group, fmt_ns(r), fmt_ns(n), fmt_ratio(r, n))
         if with_size:
@@ -146,7 +152,7 @@ def table(means: dict[str, dict[str, float]], sizes: dict[str, str] | None = Non
 
 def per_item_table(rows: list[Row]) -> list[str]:
     """The per-key / per-op table."""
-    with_numpy = any("numpy" in row.mean_ns for row in rows)
+    with_numpy = any("numpy" in row.median_ns for row in rows)
     header: tuple[str, ...] = ("operation", "unit", "size (reference / native)", "reference ns", "native ns")
     if with_numpy:
         header += ("numpy ns",)
@@ -180,7 +186,7 @@ def per_item_table(rows: list[Row]) -> list[str]:
 
 def producer_table(path: str) -> list[str]:
     """The producer on a real broker (benchmarks with ``extra_info["p50_ms"]``): per variant and backend, msgs/s
-    (ops / mean round time), the per-message p50/p99 of the last round, the share of the raw pipelined sender's
+    (ops / median round time), the per-message p50/p99 of the last round, the share of the raw pipelined sender's
     msgs/s (the group's ``raw`` variant, same backend run), and for the sync sends the routing core's share of a
     send's client CPU."""
     with open(path, encoding="utf-8") as f:
@@ -190,7 +196,7 @@ def producer_table(path: str) -> list[str]:
         extra = bench.get("extra_info") or {}
         if "p50_ms" not in extra or not extra.get("ops"):
             continue
-        rate = extra["ops"] / bench["stats"]["mean"]
+        rate = extra["ops"] / bench["stats"]["median"]
         found.append((str(extra.get("variant")), _backend(bench) or "?", rate, extra))
     if not found:
         return []
@@ -206,7 +212,7 @@ def producer_table(path: str) -> list[str]:
 
 def consumer_table(path: str) -> list[str]:
     """The consumer on a real broker (benchmarks with ``extra_info["consumer_variant"]``): per variant and backend,
-    msgs/s consumed (ops / mean round time), or for the join benchmark the fastest time from a member joining to
+    msgs/s consumed (ops / median round time), or for the join benchmark the fastest time from a member joining to
     the group having rebalanced."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
@@ -218,7 +224,7 @@ def consumer_table(path: str) -> list[str]:
             continue
         lib = _backend(bench) or "?"
         if extra.get("ops"):
-            rows.append((variant, lib, f"{extra['ops'] / bench['stats']['mean']:,.0f} msgs/s"))
+            rows.append((variant, lib, f"{extra['ops'] / bench['stats']['median']:,.0f} msgs/s"))
         elif "join_s" in extra:
             rows.append((variant, lib, f"{extra['join_s'] * 1000:,.0f} ms"))
     if not rows:
@@ -226,41 +232,122 @@ def consumer_table(path: str) -> list[str]:
     return markdown(("variant", "backend", "result"), rows, align="llr")
 
 
+def compare_rows(after: list[Row], before: list[Row]) -> list[tuple[str, str, float, float]]:
+    """(operation, library, before, after) for every row and library found in both runs: ns per call, or per
+    key / op for the per-key rows."""
+    old = {row.label: row for row in before}
+    out = []
+    for row in after:
+        prior = old.get(row.label)
+        if prior is None or prior.unit != row.unit:
+            continue
+        for lib in LIBRARIES:
+            now, then = row.per_item(lib), prior.per_item(lib)
+            if now and then:
+                out.append((row.label, lib, then, now))
+    return out
+
+
+def compare_table(pairs: list[tuple[str, str, float, float]]) -> list[str]:
+    """The before / after table: operation, library, both medians and after / before."""
+    rows = [(label, lib, fmt_ns(then), fmt_ns(now), f"{now / then:.2f}") for label, lib, then, now in pairs]
+    header = ("operation", "lib", "before median (ns)", "after median (ns)", "after / before")
+    return markdown(header, rows, align="llrrr")
+
+
+def render(path: str) -> list[str]:
+    """Every table of one run, as Markdown lines (the ``make bench`` output, and the docs' benchmark page)."""
+    rows, machine = load_rows(path)
+    medians, _ = load(path)
+    keyed = [row for row in rows if row.unit is not None]
+    cpu = (machine.get("cpu") or {}).get("brand_raw") or machine.get("processor") or "unknown CPU"
+    out = [f"{machine.get('python_implementation') or 'Python'} {machine.get('python_version') or '?'}, {cpu}"]
+    if medians:
+        sizes = {row.label: row.size for row in rows if row.unit is None and row.size}
+        out += ["", *table(medians, sizes)]
+    if keyed:
+        out += ["", "Per key (batch calls) or per op (calls from many threads); sizes may differ per backend:", ""]
+        out += per_item_table(keyed)
+    for title, lines in (
+        ("The producer on one local broker (1 KiB messages):", producer_table(path)),
+        ("The consumer on one local broker (1 KiB messages):", consumer_table(path)),
+    ):
+        if lines:
+            out += ["", title, "", *lines]
+    if any("native" not in row.median_ns for row in rows):
+        out += ["", "native: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)"]
+    return out
+
+
+def keep(path: str, dest: str) -> None:
+    """Writes the part of a run that :func:`render` reads (groups, parameters, extra info, medians, the machine,
+    the commit) to ``dest``: the docs' benchmark page is made from that file, a few dozen kB instead of the
+    full pytest-benchmark output."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    machine = data.get("machine_info") or {}
+    kept = {
+        "datetime": data.get("datetime"),
+        "commit": (data.get("commit_info") or {}).get("id"),
+        "machine_info": {
+            "python_implementation": machine.get("python_implementation"),
+            "python_version": machine.get("python_version"),
+            "cpu": {
+                "brand_raw": (machine.get("cpu") or {}).get("brand_raw"),
+                "count": (machine.get("cpu") or {}).get("count"),
+            },
+        },
+        "benchmarks": [
+            {
+                "group": b.get("group"),
+                "name": b.get("name"),
+                "param": b.get("param"),
+                "params": b.get("params"),
+                "extra_info": b.get("extra_info"),
+                "stats": {k: b["stats"][k] for k in ("median", "iqr", "rounds")},
+            }
+            for b in data.get("benchmarks", [])
+        ],
+    }
+    with open(dest, "w", encoding="utf-8") as f:
+        json.dump(kept, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json", help="the file written by pytest --benchmark-json")
+    parser.add_argument("--before", metavar="OLD.json", help="an earlier run to compare with (after / before)")
+    parser.add_argument(
+        "--max-slower",
+        type=float,
+        metavar="SHARE",
+        help="with --before: exit 1 when a native row's after / before exceeds 1 + SHARE (e.g. 0.10)",
+    )
+    parser.add_argument("--keep", metavar="DEST.json", help="also write the part the docs' page reads to DEST")
     args = parser.parse_args(argv)
-    rows, machine = load_rows(args.json)
-    means, _ = load(args.json)
-    keyed = [row for row in rows if row.unit is not None]
-    if not means and not keyed:
+    rows, _ = load_rows(args.json)
+    if not any(BACKENDS[0] in r.median_ns or BACKENDS[1] in r.median_ns for r in rows):
         print(f"no native/reference benchmarks in {args.json}", file=sys.stderr)
         return 1
-    cpu = (machine.get("cpu") or {}).get("brand_raw") or machine.get("processor") or "unknown CPU"
-    print(f"{machine.get('python_implementation', 'Python')} {machine.get('python_version', '?')}, {cpu}")
-    if means:
-        sizes = {row.label: row.size for row in rows if row.unit is None and row.size}
-        print()
-        print("\n".join(table(means, sizes)))
-    if keyed:
-        print()
-        print("Per key (batch calls) or per op (calls from many threads); sizes may differ per backend:")
-        print()
-        print("\n".join(per_item_table(keyed)))
-    producer = producer_table(args.json)
-    if producer:
-        print()
-        print("The producer on one local broker (1 KiB messages):")
-        print()
-        print("\n".join(producer))
-    consumer = consumer_table(args.json)
-    if consumer:
-        print()
-        print("The consumer on one local broker (1 KiB messages):")
-        print()
-        print("\n".join(consumer))
-    if any("native" not in row.mean_ns for row in rows):
-        print("\nnative: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)")
+    print("\n".join(render(args.json)))
+    if args.keep:
+        keep(args.json, args.keep)
+        print(f"\nkept for the docs: {args.keep}")
+    if not args.before:
+        return 0
+    pairs = compare_rows(rows, load_rows(args.before)[0])
+    print(f"\nAgainst {args.before} (medians; after / before below 1 is faster):\n")
+    print("\n".join(compare_table(pairs)))
+    if args.max_slower is not None:
+        slower = [
+            (label, now / then)
+            for label, lib, then, now in pairs
+            if lib == "native" and now / then > 1 + args.max_slower
+        ]
+        for label, ratio in slower:
+            print(f"native slower by more than {args.max_slower:.0%}: {label} ({ratio:.2f})", file=sys.stderr)
+        return 1 if slower else 0
     return 0
 
 
