@@ -45,20 +45,23 @@ ALL_STRATEGIES = (
 
 
 def parse_consumers(text: str) -> list[int]:
-    """``"2..32"`` (every count in the range), ``"2,4,8"`` or ``"6"``."""
+    """``"2..32"`` (every count in the range), ``"2,4,8"`` or ``"6"``; each count at least 1."""
     text = text.strip()
+    form = f"--consumers takes 'A..B' or a comma-separated list of counts, not {text!r}"
     try:
-        if ".." in text:
-            lo, hi = (int(x) for x in text.split("..", 1))
-            counts = list(range(lo, hi + 1))
-        else:
-            counts = [int(x) for x in text.split(",") if x.strip()]
+        bounds = [int(x) for x in text.split("..", 1)] if ".." in text else None
+        counts = [int(x) for x in text.split(",") if x.strip()] if bounds is None else []
     except ValueError:
-        raise IllegalArgumentError(
-            f"--consumers takes 'A..B' or a comma-separated list of counts, not {text!r}"
-        ) from None
-    if not counts or min(counts) < 1:
-        raise IllegalArgumentError(f"consumer counts must be positive, not {text!r}")
+        raise IllegalArgumentError(form) from None
+    if bounds is not None:
+        lo, hi = bounds
+        if lo > hi:
+            raise IllegalArgumentError(f"--consumers {text} is a reversed range; write {hi}..{lo}")
+        counts = list(range(lo, hi + 1))
+    if not counts:
+        raise IllegalArgumentError(form)
+    if min(counts) < 1:
+        raise IllegalArgumentError(f"--consumers {text}: a group has at least 1 consumer, not {min(counts)}")
     return sorted(set(counts))
 
 

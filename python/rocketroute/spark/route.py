@@ -17,7 +17,16 @@ from typing import Any
 from ..errors import IllegalArgumentError
 from .columns import check_distinct, fresh_name, rename_clashes
 
-__all__ = ["SELECTORS", "HASH_PATHS", "QueueSpec", "RouteResult", "queue_spec", "route", "skew_metrics"]
+__all__ = [
+    "SELECTORS",
+    "HASH_PATHS",
+    "QueueSpec",
+    "RouteResult",
+    "parse_queue_list",
+    "queue_spec",
+    "route",
+    "skew_metrics",
+]
 
 SELECTORS = ("hash", "round-robin", "random")
 HASH_PATHS = ("arrow", "jvm")
@@ -64,12 +73,59 @@ def queue_spec(topic: str, *, route_json: Any = None, queues: str | None = None,
         raise IllegalArgumentError("give exactly one of a route (route_json) and a queue list (queues)")
     if route_json is not None:
         route = rr.TopicRouteData.from_json(route_json)
+        _check_is_a_route(route_json)
     else:
-        route = rr.TopicRouteData(order_topic_conf=";".join(p.strip() for p in str(queues).split(",")))
+        pairs = parse_queue_list(str(queues))
+        route = rr.TopicRouteData(order_topic_conf=";".join(f"{b}:{n}" for b, n in pairs))
     tp = rr.TopicPublishInfo.from_route(topic, route, compat=compat)
     if not tp.ok():
-        raise IllegalArgumentError(f"the route of {topic!r} has no writeable queue")
+        brokers = sorted({q.broker_name for q in route.queue_datas or ()})
+        why = f" (its queue data name {', '.join(brokers)}, none with a writeable queue on a master)" if brokers else ""
+        raise IllegalArgumentError(f"the route of {topic!r} has no writeable queue{why}")
     return QueueSpec(topic, tuple((mq.broker_name, mq.queue_id) for mq in tp.message_queues))
+
+
+def parse_queue_list(text: str) -> list[tuple[str, int]]:
+    """``"broker-a:8,broker-b:8"``: each broker and its queue count, in order (spaces around a name or a count are
+    allowed). Anything else is an :class:`IllegalArgumentError` that says what is wrong in one line: a part
+    without ``:``, an empty name, a count that is not a whole number of at least 1, a broker named twice."""
+    form = "--queues takes broker:count pairs, e.g. broker-a:8,broker-b:8"
+    pairs: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for part in text.split(","):
+        broker, sep, count = (x.strip() for x in part.partition(":"))
+        if not sep:
+            raise IllegalArgumentError(f"{form}; {part.strip()!r} has no ':count'")
+        if not broker:
+            raise IllegalArgumentError(f"{form}; {part.strip()!r} has no broker name")
+        if not count.isdigit() or int(count) < 1:
+            raise IllegalArgumentError(
+                f"{form}; the queue count of {broker!r} must be a whole number of at least 1, not {count!r}"
+            )
+        if broker in seen:
+            raise IllegalArgumentError(
+                f"{form}; {broker!r} is named twice (give each broker once, with its total count)"
+            )
+        seen.add(broker)
+        pairs.append((broker, int(count)))
+    return pairs
+
+
+def _check_is_a_route(route_json: Any) -> None:
+    """A JSON document with neither ``queueDatas`` nor ``brokerDatas`` is not a topic route (a route file mixed
+    up with another JSON file): said as such, rather than as a route with no writeable queue."""
+    import json
+
+    try:
+        doc = json.loads(route_json) if isinstance(route_json, (str, bytes)) else route_json
+    except ValueError:
+        return  # from_json has already said it is not valid JSON
+    if not isinstance(doc, dict) or not ({"queueDatas", "brokerDatas"} & set(doc)):
+        keys = ", ".join(sorted(map(str, doc))[:5]) if isinstance(doc, dict) else type(doc).__name__
+        raise IllegalArgumentError(
+            f"this is not a topic route (a TopicRouteData JSON from the name server, with queueDatas and "
+            f"brokerDatas); it has: {keys or 'nothing'}"
+        )
 
 
 @dataclass

@@ -16,7 +16,7 @@ import sys
 
 from ...errors import RocketRouteError
 from . import bench_producer, bench_spark, demo, plan, replay, report, route
-from .common import spark_failure
+from .common import Parser, spark_failure
 
 DESCRIPTION = "The ``rocketroute`` command: the pipeline's jobs on Spark (local by default)."
 """The parser's description (the first line of this docstring)."""
@@ -28,7 +28,7 @@ __all__ = ["COMMANDS", "DESCRIPTION", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rocketroute", description=DESCRIPTION)
+    p = Parser(prog="rocketroute", description=DESCRIPTION)
     import rocketroute
 
     p.add_argument(

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .common import int_arg
+
 
 def cmd_bench_producer(args: argparse.Namespace) -> int:
     from ...bench_producer import BenchConfig, run_bench
@@ -29,17 +31,19 @@ def add_parser(subparsers: Any) -> None:
         "summary at the end.",
     )
     bp.add_argument("--namesrv", required=True, help='name servers, "host:port" or "host:port;host:port"')
-    bp.add_argument("--topic", required=True)
-    bp.add_argument("--mode", choices=("sync", "async", "batch", "oneway"), default="sync")
-    bp.add_argument("--size", type=int, default=1024, help="message body bytes (default 1024)")
-    bp.add_argument("--threads", type=int, default=4, help="sending threads, sync/batch/oneway (default 4)")
-    bp.add_argument("--in-flight", type=int, default=256, help="async: sends in flight (default 256)")
-    bp.add_argument("--batch-size", type=int, default=32, help="batch: messages per batch (default 32)")
+    bp.add_argument("--topic", required=True, help="the topic to send to")
+    bp.add_argument(
+        "--mode", choices=("sync", "async", "batch", "oneway"), default="sync", help="how each message is sent"
+    )
+    bp.add_argument("--size", type=int_arg(0), default=1024, help="message body bytes")
+    bp.add_argument("--threads", type=int_arg(1), default=4, help="sending threads, sync/batch/oneway")
+    bp.add_argument("--in-flight", type=int_arg(1), default=256, help="async: sends in flight")
+    bp.add_argument("--batch-size", type=int_arg(1), default=32, help="batch: messages per batch")
     bp.add_argument("--keys", action="store_true", help="keyed messages sent with SelectMessageQueueByHash")
-    bp.add_argument("--duration", type=float, default=10.0, help="seconds to send (default 10)")
-    bp.add_argument("--messages", type=int, default=None, help="stop after this many messages")
-    bp.add_argument("--interval", type=float, default=5.0, help="seconds between progress lines (default 5)")
-    bp.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    bp.add_argument("--duration", type=float, default=10.0, help="seconds to send")
+    bp.add_argument("--messages", type=int_arg(1, 2**63 - 1), default=None, help="stop after this many messages")
+    bp.add_argument("--interval", type=float, default=5.0, help="seconds between progress lines")
+    bp.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
     bp.add_argument("--fault-tolerance", action="store_true", help="send_latency_fault_enable")
     bp.add_argument("--json", help="also write the summary to this JSON file")
     bp.set_defaults(func=cmd_bench_producer)

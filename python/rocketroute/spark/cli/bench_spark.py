@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import log, require
+from .common import int_arg, log, require
 
 
 def cmd_bench_spark(args: argparse.Namespace) -> int:
@@ -31,8 +31,10 @@ def add_parser(subparsers: Any) -> None:
         "bench-spark",
         help="rows/s of the hash route on Spark: reference UDF, native Arrow worker, JVM, Spark hash()",
     )
-    b.add_argument("--rows", type=int, default=10_000_000, help="keys to route (default 10M)")
-    b.add_argument("--reference-rows", type=int, default=200_000, help="keys for the slow reference UDF")
-    b.add_argument("--queues", type=int, default=16)
+    b.add_argument("--rows", type=int_arg(1, 2**63 - 1), default=10_000_000, help="keys to route")
+    b.add_argument(
+        "--reference-rows", type=int_arg(1, 2**63 - 1), default=200_000, help="keys for the slow reference UDF"
+    )
+    b.add_argument("--queues", type=int_arg(1), default=16, help="the topic's queue count")
     b.add_argument("--master", default=None, help="Spark master (default: local[*])")
     b.set_defaults(func=cmd_bench_spark)

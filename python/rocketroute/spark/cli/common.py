@@ -15,9 +15,9 @@ import re
 import shutil
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ...errors import RocketRouteError
 
@@ -40,6 +40,54 @@ def require(*modules: str) -> None:
             raise RocketRouteError(f"this command needs {name}: {SPARK_EXTRA}")
 
 
+JAVA_INT_MAX = 2**31 - 1
+
+
+class Parser(argparse.ArgumentParser):
+    """The command line's parser: a mistake is one line (``rocketroute replay: error: argument --retries: ...``,
+    exit 2) that points at ``--help`` instead of repeating the usage, and every help text shows its default."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Adds ``(default: X)`` to an option's help unless the help already says its default or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if default is None or default is False or default == argparse.SUPPRESS or "default" in text:
+            return text
+        if not action.option_strings:
+            return text
+        shown = f"{default:,}" if isinstance(default, int) and not isinstance(default, bool) else "%(default)s"
+        return f"{text} (default: {shown})" if text else f"default: {shown}"
+
+
+def int_arg(low: int, high: int = JAVA_INT_MAX) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer in ``[low, high]`` (a Java ``int`` unless ``high`` says otherwise), the
+    mistake said in one line (``must be at least 1, not 0``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace("_", ""), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low:,}, not {value:,}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value:,}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
 def _input_format(path: str, fmt: str | None) -> str:
     if fmt:
         return fmt
@@ -50,6 +98,14 @@ def _input_format(path: str, fmt: str | None) -> str:
     if name.endswith(".jsonl") or name.endswith(".ndjson"):
         return "json"
     raise RocketRouteError(f"cannot tell the format of {path!r}; pass --format {'/'.join(FORMATS)}")
+
+
+def check_input(path: str, fmt: str | None, what: str = "input") -> str:
+    """Before Spark starts: the input exists and its format is known (``--format``, or from the name). Returns
+    the format."""
+    if not os.path.exists(path):
+        raise RocketRouteError(f"{what} {path!r} does not exist")
+    return _input_format(path, fmt)
 
 
 def read_input(spark: Any, path: str, fmt: str | None) -> Any:
@@ -286,7 +342,7 @@ def add_queue_args(p: argparse.ArgumentParser) -> None:
     where.add_argument(
         "--namesrv", help='the live route from these name servers ("host:port" or "host:port;host:port")'
     )
-    p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
+    p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
 
 
 def add_spark_args(p: argparse.ArgumentParser) -> None:

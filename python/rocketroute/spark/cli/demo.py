@@ -8,8 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...errors import RocketRouteError
-from .common import add_overwrite_arg, add_spark_args, check_out, log, require, spark_session, staged_output
+from .common import add_overwrite_arg, add_spark_args, check_out, int_arg, log, require, spark_session, staged_output
 from .plan import check_plan, print_plan, run_plan
 from .replay import check_replay, print_replay, run_replay
 from .route import check_route, run_route
@@ -36,11 +35,11 @@ def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str
 def cmd_demo(args: argparse.Namespace) -> int:
     require("pyspark", "matplotlib")  # the jobs, then the report
     from ..demo import write_demo_inputs
+    from ..plan import parse_consumers
     from ..report import write_report
     from . import build_parser
 
-    if args.rows < 1 or args.sends < 1:
-        raise RocketRouteError("--rows and --sends must be positive")
+    parse_consumers(args.consumers)  # plan's counts, checked before Spark starts
     final = check_out(args.out, overwrite=args.overwrite)
     out = Path(args.out)
     t0 = time.perf_counter()
@@ -99,11 +98,11 @@ def add_parser(subparsers: Any) -> None:
         description="Generates Zipf-skewed order keys, sizes, timestamps and a broker trace (one broker degrades, "
         "one fails), runs route, plan, replay and report on them, prints a summary and the report's path.",
     )
-    d.add_argument("--rows", type=int, default=1_000_000, help="orders to generate and route (default 1M)")
-    d.add_argument("--sends", type=int, default=200_000, help="about this many of them are replayed (default 200k)")
-    d.add_argument("--consumers", default="2..12", help="plan's consumer counts (default 2..12)")
-    d.add_argument("--seed", type=int, default=7)
-    d.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
+    d.add_argument("--rows", type=int_arg(1, 2**63 - 1), default=1_000_000, help="orders to generate and route")
+    d.add_argument("--sends", type=int_arg(1, 2**63 - 1), default=200_000, help="about this many of them are replayed")
+    d.add_argument("--consumers", default="2..12", help="plan's consumer counts")
+    d.add_argument("--seed", type=int_arg(-(2**63), 2**63 - 1), default=7, help="the generator's seed")
+    d.add_argument("--out", default="out/demo", help="output folder")
     add_overwrite_arg(d)
     add_spark_args(d)
     d.set_defaults(func=cmd_demo)

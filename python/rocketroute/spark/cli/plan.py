@@ -16,7 +16,9 @@ from .common import (
     FORMATS,
     add_overwrite_arg,
     add_spark_args,
+    check_input,
     check_out,
+    int_arg,
     log,
     master_name,
     output_folder,
@@ -81,7 +83,9 @@ def _parse_resize(args: argparse.Namespace) -> tuple[int, int] | None:
     try:
         old, new = (int(x) for x in args.resize.split(":", 1))
     except ValueError:
-        raise RocketRouteError(f"--resize takes OLD:NEW queue counts, not {args.resize!r}") from None
+        raise RocketRouteError(f"--resize takes OLD:NEW queue counts, e.g. 8:16, not {args.resize!r}") from None
+    if old < 1 or new < 1:
+        raise RocketRouteError(f"--resize {args.resize}: a topic has at least 1 queue before and after")
     if not args.input:
         raise RocketRouteError("--resize needs --input (the messages, to read their keys)")
     return old, new
@@ -136,8 +140,8 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
         )
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
-    if args.input and not os.path.exists(args.input):
-        raise RocketRouteError(f"input {args.input!r} does not exist")
+    if args.input:
+        check_input(args.input, None)
     check_out(args.out, overwrite=args.overwrite, inputs=(args.load, args.input), sub="plan")
     return options
 
@@ -305,19 +309,19 @@ def add_parser(subparsers: Any) -> None:
         "(the Spark plan; or give --namesrv and --group for the live plan)",
     )
     pl.add_argument("--format", choices=FORMATS, help="the load table's format (default: from the name)")
-    pl.add_argument("--topic", required=True)
-    pl.add_argument("--consumers", default="2..8", help='consumer counts: "2..32" or "2,4,8" (default 2..8)')
+    pl.add_argument("--topic", required=True, help="the topic the group consumes")
+    pl.add_argument("--consumers", default="2..8", help='consumer counts: "2..32" or "2,4,8"')
     pl.add_argument(
         "--strategies",
         help="comma-separated, of AVG, AVG_BY_CIRCLE, CONSISTENT_HASH, MACHINE_ROOM_NEARBY[-INNER], MACHINE_ROOM, "
         "CONFIG, STICKY, CONSISTENT_HASH_BOUNDED (default: every one whose parameters are given)",
     )
-    pl.add_argument("--vnodes", type=int, default=10, help="CONSISTENT_HASH[_BOUNDED] virtual nodes (default 10)")
+    pl.add_argument("--vnodes", type=int_arg(1), default=10, help="CONSISTENT_HASH[_BOUNDED] virtual nodes")
     pl.add_argument(
         "--load-factor",
         type=float,
         default=1.25,
-        help="CONSISTENT_HASH_BOUNDED: no consumer above ceil(load_factor * queues / consumers) (default 1.25)",
+        help="CONSISTENT_HASH_BOUNDED: no consumer above ceil(load_factor * queues / consumers)",
     )
     pl.add_argument(
         "--cid-pattern", default="consumer-{i}", help="consumer ids; {i} is the number, {room} the room (--rooms)"
@@ -331,7 +335,7 @@ def add_parser(subparsers: Any) -> None:
     pl.add_argument("--resize", help="OLD:NEW queue counts, e.g. 8:16 (needs --input)")
     pl.add_argument("--input", help="the messages, for --resize")
     pl.add_argument("--key", default="key", help="the key column, for --resize")
-    pl.add_argument("--key-type", default="string", choices=("string", "int", "long"))
+    pl.add_argument("--key-type", default="string", choices=("string", "int", "long"), help="the key's Java type")
     live = pl.add_argument_group(
         "live plan",
         "--namesrv and --group: plan the group from its live route and member lists (no Spark), and flag the members "
@@ -339,8 +343,8 @@ def add_parser(subparsers: Any) -> None:
     )
     live.add_argument("--namesrv", help='the name servers, "host:port" or "host:port;host:port" (each one is asked)')
     live.add_argument("--group", help="the consumer group (its members are asked of every broker of the topic)")
-    live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 (default) or 4.9")
-    live.add_argument("--timeout-ms", type=int, default=3000, help="per request (default 3000)")
+    live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
+    live.add_argument("--timeout-ms", type=int_arg(1), default=3000, help="per request, in ms")
     live.add_argument("--json", help="also write the plan to this JSON file")
     live.add_argument("--check", action="store_true", help="exit with status 3 when the views differ")
     add_spark_args(pl)

@@ -4,15 +4,17 @@ trace."""
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
+    JAVA_INT_MAX,
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
+    check_input,
     check_out,
+    int_arg,
     log,
     master_name,
     output_folder,
@@ -30,8 +32,7 @@ from .common import (
 def check_replay(args: argparse.Namespace) -> Any:
     """What ``replay`` can check before Spark starts (both inputs exist, the route parses): the queue spec."""
     for what, path in (("trace", args.trace), ("sends", args.sends)):
-        if not os.path.exists(path):
-            raise RocketRouteError(f"{what} {path!r} does not exist")
+        check_input(path, None, what)
     check_out(args.out, overwrite=args.overwrite, inputs=(args.trace, args.sends, args.route))
     return queue_spec_from_args(args)
 
@@ -76,8 +77,8 @@ def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
 def print_replay(result: Any, out: str) -> None:
     c = result.counts
     print(
-        f"trace rows {c['trace_rows']} = used {c['trace_used']} + rejected {c['trace_rejected']}; "
-        f"send rows {c['send_rows']} = replayed {c['sends_replayed']} + rejected {c['sends_rejected']}"
+        f"trace rows {c['trace_rows']:,} = used {c['trace_used']:,} + rejected {c['trace_rejected']:,}; "
+        f"send rows {c['send_rows']:,} = replayed {c['sends_replayed']:,} + rejected {c['sends_rejected']:,}"
     )
     header = ("sends", "failures", "retries", "p50 ms", "p99 ms", "max ms", "degraded", "max delay")
     print(f"{'mode':<22} " + " ".join(f"{h:>9}" for h in header))
@@ -85,7 +86,7 @@ def print_replay(result: Any, out: str) -> None:
         cells = (r["sends"], r["failures"], r["retries"], r["p50_ms"], r["p99_ms"], r["max_ms"])
         print(
             f"{r['mode']:<22} "
-            + " ".join(f"{c:>9}" for c in cells)
+            + " ".join(f"{c:>9,}" if isinstance(c, int) else f"{c:>9}" for c in cells)
             + f" {r['degraded_share']:>9.1%} {(r['max_delay_ms'] or 0) / 1000:>8.1f}s"
         )
     print(f"outputs: {out}/sends, traffic, trace, rejected/trace, rejected/sends, summary/summary.json")
@@ -98,6 +99,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     with spark_session(args) as spark:
         result = run_replay(spark, args, spec)
     print_replay(result, args.out)
+    c = result.counts
+    if not c["sends_replayed"]:
+        what = "no send rows" if not c["send_rows"] else f"all {c['send_rows']:,} send rows were rejected"
+        raise RocketRouteError(f"nothing replayed: {what}; see {args.out}/rejected/sends")
     return 0
 
 
@@ -116,12 +121,16 @@ def add_parser(subparsers: Any) -> None:
     )
     rp.add_argument("--trace", required=True, help="broker trace: ts_ms, broker, latency_ms, ok")
     rp.add_argument("--sends", required=True, help="send events: ts_ms, producer_id")
-    rp.add_argument("--topic", required=True)
+    rp.add_argument("--topic", required=True, help="the topic the producers send to")
     add_queue_args(rp)
-    rp.add_argument("--retries", type=int, default=2, help="retryTimesWhenSendFailed (default 2)")
-    rp.add_argument("--start-index", type=int, default=-1, help="every producer's first stored index")
-    rp.add_argument("--seed", type=int, default=0, help="base seed of the producers' random draws")
-    rp.add_argument("--window-ms", type=int, default=1000, help="traffic-share window (default 1000 ms)")
+    rp.add_argument("--retries", type=int_arg(0), default=2, help="retryTimesWhenSendFailed")
+    rp.add_argument(
+        "--start-index", type=int_arg(-JAVA_INT_MAX - 1), default=-1, help="every producer's first stored index"
+    )
+    rp.add_argument(
+        "--seed", type=int_arg(-(2**63), 2**63 - 1), default=0, help="base seed of the producers' random draws"
+    )
+    rp.add_argument("--window-ms", type=int_arg(1), default=1000, help="traffic-share window, in ms")
     add_spark_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
     add_overwrite_arg(rp)

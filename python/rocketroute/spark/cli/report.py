@@ -39,6 +39,6 @@ def add_parser(subparsers: Any) -> None:
     rep.add_argument("--route", help="route's --out folder")
     rep.add_argument("--plan", help="plan's --out folder (the one holding plan/)")
     rep.add_argument("--replay", help="replay's --out folder")
-    rep.add_argument("--title", default="rocketroute report")
+    rep.add_argument("--title", default="rocketroute report", help="the page's title")
     rep.add_argument("--out", required=True, help="the HTML file to write, e.g. out/report.html")
     rep.set_defaults(func=cmd_report)

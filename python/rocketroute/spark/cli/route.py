@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
     FORMATS,
+    JAVA_INT_MAX,
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
+    check_input,
     check_out,
+    int_arg,
     log,
     master_name,
     output_folder,
@@ -31,8 +33,7 @@ from .common import (
 def check_route(args: argparse.Namespace) -> Any:
     """What ``route`` can check before Spark starts (the input exists, the route parses, ``--out`` can be
     written): the queue spec."""
-    if not os.path.exists(args.input):
-        raise RocketRouteError(f"input {args.input!r} does not exist")
+    check_input(args.input, args.format)
     check_out(args.out, overwrite=args.overwrite, inputs=(args.input, args.route))
     if getattr(args, "compare_profiles", None):
         from ..compat import parse_profiles
@@ -86,6 +87,9 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
             compat = compare_profiles(result.routed, key, len(spec), args.compare_profiles)
             # a few dozen rows, already on the driver: written as they are, no Spark job
             write_csv(out / "compat" / "compat.csv", compat)
+        reasons = {}
+        if result.rejected_rows:  # a few distinct reasons: why rows were set aside, for the summary and the CLI
+            reasons = {r["reason"]: r["count"] for r in result.rejected.groupBy("reason").count().collect()}
         result.unpersist()
         summary = {
             "topic": spec.topic,
@@ -94,6 +98,7 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
             "input_rows": result.input_rows,
             "routed_rows": result.routed_rows,
             "rejected_rows": result.rejected_rows,
+            "rejected_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
             "skew": result.skew,
             "per_queue": per_queue,
             "seconds": round(time.perf_counter() - t0, 2),
@@ -109,13 +114,13 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
 def print_route(summary: dict[str, Any], out: str) -> None:
     skew = summary["skew"]
     print(
-        f"input rows {summary['input_rows']} = routed {summary['routed_rows']} + rejected "
-        f"{summary['rejected_rows']}; max/mean {skew['max_over_mean']:.3f}, cv {skew['cv']:.3f}, "
+        f"input rows {summary['input_rows']:,} = routed {summary['routed_rows']:,} + rejected "
+        f"{summary['rejected_rows']:,}; max/mean {skew['max_over_mean']:.3f}, cv {skew['cv']:.3f}, "
         f"gini {skew['gini']:.3f}"
     )
-    print(f"{'queue':>24} {'messages':>10} {'share':>7}")
+    print(f"{'queue':>24} {'messages':>12} {'share':>7}")
     for row in summary["per_queue"]:
-        print(f"{row['broker'] + '/' + str(row['queue_id']):>24} {row['messages']:>10} {row['share']:>7.2%}")
+        print(f"{row['broker'] + '/' + str(row['queue_id']):>24} {row['messages']:>12,} {row['share']:>7.2%}")
     compat = summary.get("compat")
     if compat:
         names = compat["profiles"]
@@ -139,7 +144,21 @@ def cmd_route(args: argparse.Namespace) -> int:
     with spark_session(args) as spark:
         summary = run_route(spark, args, spec)
     print_route(summary, args.out)
+    refuse_nothing_routed(summary, args.input, args.out)
     return 0
+
+
+def refuse_nothing_routed(summary: dict[str, Any], source: str, out: str) -> None:
+    """A run that routed nothing is a mistake said in one line (exit 2), not a success: an input with no rows,
+    or every row set aside (with the reasons, e.g. ``--size`` naming a text column)."""
+    if summary["routed_rows"]:
+        return
+    if not summary["input_rows"]:
+        raise RocketRouteError(f"nothing to route: the input {source!r} has no rows")
+    reasons = "; ".join(f"{reason}: {n:,}" for reason, n in summary.get("rejected_reasons", {}).items())
+    raise RocketRouteError(
+        f"nothing routed: all {summary['input_rows']:,} rows were rejected ({reasons}); see {out}/rejected"
+    )
 
 
 def add_parser(subparsers: Any) -> None:
@@ -151,16 +170,28 @@ def add_parser(subparsers: Any) -> None:
     )
     r.add_argument("--input", required=True, help="messages: a Parquet, CSV (with a header) or JSON file/folder")
     r.add_argument("--format", choices=FORMATS, help="the input format (default: from the file name)")
-    r.add_argument("--topic", required=True)
+    r.add_argument("--topic", required=True, help="the topic the messages are sent to")
     add_queue_args(r)
-    r.add_argument("--selector", default="hash", choices=("hash", "round-robin", "random"))
+    r.add_argument(
+        "--selector",
+        default="hash",
+        choices=("hash", "round-robin", "random"),
+        help="the MessageQueueSelector (hash: SelectMessageQueueByHash on the key)",
+    )
     r.add_argument("--key", default="key", help="the key column (hash selector; default: key)")
     r.add_argument("--key-type", default="string", choices=("string", "int", "long"), help="the key's Java type")
     r.add_argument("--size", help="the message size column (bytes), optional")
     r.add_argument("--producer", help="the producer column (round-robin / random: one index per producer)")
     r.add_argument("--ts", help="the timestamp column that orders each producer's sends")
-    r.add_argument("--start-index", type=int, default=-1, help="round-robin: every producer's first stored index")
-    r.add_argument("--seed", type=int, default=0, help="random: the base seed of the producers' selectors")
+    r.add_argument(
+        "--start-index",
+        type=int_arg(-JAVA_INT_MAX - 1),
+        default=-1,
+        help="round-robin: every producer's first stored index",
+    )
+    r.add_argument(
+        "--seed", type=int_arg(-(2**63), 2**63 - 1), default=0, help="random: the base seed of the producers' selectors"
+    )
     r.add_argument(
         "--hash-path",
         default="jvm",

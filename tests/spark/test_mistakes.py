@@ -1,0 +1,170 @@
+"""A user's mistakes on the command line: each one is one line on stderr and exit code 2, caught before Spark
+starts where it can be (no ``starting Spark`` progress line, nothing on stdout), and a run that routes or
+replays nothing says so and exits 2 instead of reporting an empty success."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocketroute.errors import IllegalArgumentError
+from rocketroute.spark import queue_spec
+
+QUEUES_FORM = "--queues takes broker:count pairs, e.g. broker-a:8,broker-b:8"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", *args],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )  # fmt: skip
+
+
+def _stderr_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stderr.splitlines() if not line.startswith("Picked up JAVA_TOOL_OPTIONS")]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    """Inputs that exist (each case below stops before any is read) and a JSON file that is not a route."""
+    (tmp_path / "m.csv").write_text("key\na\n")
+    (tmp_path / "t.csv").write_text("ts_ms,broker,latency_ms,ok\n")
+    (tmp_path / "s.csv").write_text("ts_ms,producer_id\n")
+    (tmp_path / "load.csv").write_text("broker,queue_id,messages\nb,0,1\n")
+    (tmp_path / "settings.json").write_text(json.dumps({"name": "x", "retries": 2}))
+    return {k: str(tmp_path / v) for k, v in
+            (("m", "m.csv"), ("t", "t.csv"), ("s", "s.csv"), ("load", "load.csv"), ("json", "settings.json"))} | {
+        "out": str(tmp_path / "out")}  # fmt: skip
+
+
+def _route(f: dict[str, str], *extra: str) -> list[str]:
+    return ["route", "--input", f["m"], "--topic", "T", "--out", f["out"], *extra]
+
+
+def _replay(f: dict[str, str], *extra: str) -> list[str]:
+    return [
+        "replay",
+        "--trace",
+        f["t"],
+        "--sends",
+        f["s"],
+        "--topic",
+        "T",
+        "--queues",
+        "b:4",
+        "--out",
+        f["out"],
+        *extra,
+    ]
+
+
+def _plan(f: dict[str, str], *extra: str) -> list[str]:
+    return ["plan", "--load", f["load"], "--topic", "T", "--out", f["out"], *extra]
+
+
+CASES = {
+    "replay --retries -1": (
+        lambda f: _replay(f, "--retries", "-1"),
+        "rocketroute replay: error: argument --retries: must be at least 0, not -1 (see rocketroute replay --help)",
+    ),
+    "replay --window-ms 0": (
+        lambda f: _replay(f, "--window-ms", "0"),
+        "rocketroute replay: error: argument --window-ms: must be at least 1, not 0 (see rocketroute replay --help)",
+    ),
+    "--queues 0": (
+        lambda f: _route(f, "--queues", "0"),
+        f"rocketroute route: error: {QUEUES_FORM}; '0' has no ':count'",
+    ),
+    "--queues broker-a": (
+        lambda f: _route(f, "--queues", "broker-a"),
+        f"rocketroute route: error: {QUEUES_FORM}; 'broker-a' has no ':count'",
+    ),
+    "--queues broker-a:-4": (
+        lambda f: _route(f, "--queues", "broker-a:-4"),
+        f"rocketroute route: error: {QUEUES_FORM}; the queue count of 'broker-a' must be a whole number of at "
+        "least 1, not '-4'",
+    ),
+    "--queues a:4,a:4": (
+        lambda f: _route(f, "--queues", "a:4,a:4"),
+        f"rocketroute route: error: {QUEUES_FORM}; 'a' is named twice (give each broker once, with its total count)",
+    ),
+    "a JSON file that is not a route": (
+        lambda f: _route(f, "--route", f["json"]),
+        "rocketroute route: error: this is not a topic route (a TopicRouteData JSON from the name server, with "
+        "queueDatas and brokerDatas); it has: name, retries",
+    ),
+    "demo --consumers 0": (
+        lambda f: ["demo", "--consumers", "0", "--out", f["out"]],
+        "rocketroute demo: error: --consumers 0: a group has at least 1 consumer, not 0",
+    ),
+    "plan --resize 0:16": (
+        lambda f: _plan(f, "--resize", "0:16", "--input", f["m"]),
+        "rocketroute plan: error: --resize 0:16: a topic has at least 1 queue before and after",
+    ),
+    "plan --consumers 5..2": (
+        lambda f: _plan(f, "--consumers", "5..2"),
+        "rocketroute plan: error: --consumers 5..2 is a reversed range; write 2..5",
+    ),
+    "an input whose format cannot be told": (
+        lambda f: ["route", "--input", f["json"].replace(".json", ".txt"), "--topic", "T", "--queues", "b:4",
+                   "--out", f["out"]],
+        None,  # filled in below: the path is the test's own
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_mistake_is_one_line_and_exit_2_before_spark_starts(case, files):
+    argv, message = CASES[case]
+    if message is None:
+        txt = files["json"].replace(".json", ".txt")
+        Path(txt).write_text("key\na\n")
+        message = f"rocketroute route: error: cannot tell the format of {txt!r}; pass --format parquet/csv/json"
+    done = _cli(*argv(files))
+    assert done.returncode == 2, done.stderr
+    assert _stderr_lines(done) == [message]
+    assert done.stdout == ""
+    assert not Path(files["out"]).exists()
+
+
+def test_spaces_around_a_queue_count_are_read_as_meant():
+    assert queue_spec("T", queues="broker-a: 4, broker-b :2") == queue_spec("T", queues="broker-a:4,broker-b:2")
+    assert len(queue_spec("T", queues="broker-a: 4")) == 4
+
+
+@pytest.mark.parametrize("text", ["", "a:", "a:0", "a:1.5", "a:4,,b:4"])
+def test_other_bad_queue_lists_are_refused(text):
+    with pytest.raises(IllegalArgumentError, match="--queues takes broker:count pairs"):
+        queue_spec("T", queues=text)
+
+
+def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path):
+    """``--size`` naming a text column: every row is set aside, and the run says so, with the reason."""
+    src = tmp_path / "m.csv"
+    src.write_text("key,size\na,x\nb,y\nc,z\n")
+    out = tmp_path / "out"
+    done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--size", "key", "--out", str(out),
+                "--master", "local[1]")  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert _stderr_lines(done)[-1] == (
+        f"rocketroute route: error: nothing routed: all 3 rows were rejected (size is not an integer: 3); "
+        f"see {out}/rejected"
+    )
+    assert json.loads((out / "summary" / "summary.json").read_text())["rejected_reasons"] == {
+        "size is not an integer": 3
+    }
+
+
+def test_a_header_only_csv_is_nothing_to_route(tmp_path):
+    src = tmp_path / "m.csv"
+    src.write_text("key\n")
+    done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--out", str(tmp_path / "out"),
+                "--master", "local[1]")  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert _stderr_lines(done)[-1] == f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
