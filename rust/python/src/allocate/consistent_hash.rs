@@ -113,6 +113,25 @@ impl ConsistentHash {
         }
     }
 
+    /// The positions in `mqs` of the queues `cid` owns: one consumer's share, without building everyone's
+    /// (what a rebalance asks of each member).
+    pub(crate) fn positions_of(
+        &self,
+        py: Python<'_>,
+        mqs: &Mqs<'_>,
+        cids: &[Arc<str>],
+        cid: &str,
+    ) -> Result<Vec<usize>> {
+        let ring = self.ring(py, cids)?;
+        let owners = self.owners(py, &ring, mqs)?;
+        Ok(owners
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.as_deref() == Some(cid))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
     /// Each distinct consumer's positions in `mqs` (`cids` all consumers, `unique` the distinct ones).
     pub(crate) fn positions(
         &self,

@@ -115,6 +115,9 @@ impl PyAllocateStrategy {
             return n.allocate(py, group, args);
         }
         let Checked { mqs, cids, cid, .. } = args;
+        if let Strategy::ConsistentHash(c) = &self.kind {
+            return Ok(pick(py, &mqs, c.positions_of(py, &mqs, &cids, &cid)?)?);
+        }
         let unique = unique_cids(&cids);
         let mine = unique.iter().position(|c| **c == *cid).unwrap_or_default();
         let mut positions = self.whole(py, &mqs, &cids, &unique)?.unwrap_or_default();
