@@ -3,6 +3,7 @@ the previous run's outputs left as they were."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,25 @@ def test_corrupted_data_pages_fail_the_job_with_spark_s_reason_and_keep_the_prev
     # the failed run replaced nothing: the previous outputs are whole, and nothing half-written is left
     assert {str(p.relative_to(out)): p.read_text() for p in out.rglob("*") if p.is_file()} == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "out"]
+
+
+def test_a_corrupted_aggregate_fails_the_report_in_one_line_naming_the_file(tmp_path):
+    from rocketroute.spark.aggregates import HOT_KEYS, write_records
+
+    route = tmp_path / "route"
+    queue = {"queue_index": 0, "broker": "b", "queue_id": 0, "messages": 1, "bytes": 0, "share": 1.0}
+    summary = {"topic": "T", "selector": "hash", "input_rows": 1, "routed_rows": 1, "rejected_rows": 0,
+               "skew": {"max_over_mean": 1.0, "cv": 0.0, "gini": 0.0}, "per_queue": [queue]}  # fmt: skip
+    (route / "summary").mkdir(parents=True)
+    (route / "summary" / "summary.json").write_text(json.dumps(summary))
+    hot = write_records(route, HOT_KEYS, [{"queue_index": 0, "key": "k", "messages": 1, "rank": 1}])
+    hot.write_bytes(hot.read_bytes()[:-9])  # cut short
+    page = tmp_path / "r.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", "report", "--route", str(route), "--out", str(page)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("Picked up JAVA_TOOL_OPTIONS")]
+    assert len(lines) == 1 and lines[0].startswith(f"rocketroute report: error: {hot} is not valid JSON (the hot keys")
+    assert not page.exists()

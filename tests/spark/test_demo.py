@@ -75,6 +75,12 @@ def test_cli_demo_end_to_end(tmp_path):
     assert len(route["compat"]["pairs"]) == 36  # every pair of the six client profiles
     with (out / "plan" / "imbalance.csv").open() as f:
         strategies = {r["strategy"] for r in csv.DictReader(f)}
+    assert {r["strategy"] for r in json.loads((out / "plan" / "imbalance.json").read_text())} == strategies
+    hot = json.loads((out / "route" / "summary" / "hot_keys.json").read_text())
+    assert {r["queue_index"] for r in hot} == set(range(route["queues"])) and all(r["rank"] <= 5 for r in hot)
+    windows = json.loads((out / "replay" / "summary" / "broker_windows.json").read_text())
+    assert {w["broker"] for w in windows if w["failed"]} == {FAILING}  # the trace's failure, per window
+    assert max(w["max_latency_ms"] for w in windows if w["broker"] == DEGRADING) > 1000
     assert strategies == {
         "AVG",
         "AVG_BY_CIRCLE",

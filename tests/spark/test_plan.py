@@ -179,6 +179,15 @@ def test_cli_plan_end_to_end(tmp_path):
     with (out / "plan" / "consumers.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 5 * (2 + 3)  # strategies x consumers
+    # the report's records are the same tables, typed
+    for name in ("consumers", "imbalance", "churn"):
+        with (out / "plan" / f"{name}.csv").open() as f:
+            table = list(csv.DictReader(f))
+        records = json.loads((out / "plan" / f"{name}.json").read_text())
+        assert [r["strategy"] for r in records] == [r["strategy"] for r in table] and len(records) == len(table)
+        assert [r["consumers"] for r in records] == [int(r["consumers"]) for r in table]
+    consumers = json.loads((out / "plan" / "consumers.json").read_text())
+    assert [r["messages"] for r in consumers] == [int(r["messages"]) for r in rows]
     summary = json.loads((out / "plan" / "summary.json").read_text())
     assert summary["queues"] == len(LOAD) and summary["consumer_counts"] == [2, 3]
 

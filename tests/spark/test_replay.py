@@ -7,7 +7,7 @@ import pytest
 
 import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.spark.replay import BrokerTrace, replay
+from rocketroute.spark.replay import BrokerTrace, broker_windows, replay
 
 QUEUES = (("broker-a", 0), ("broker-a", 1), ("broker-b", 0), ("broker-b", 1))
 TRACE_SCHEMA = "ts_ms long, broker string, latency_ms long, ok boolean"
@@ -21,6 +21,21 @@ def _sends(spark, producers=("p1",), n=20, step=100):
 def _by_mode(result, mode):
     rows = [r for r in result.sends.collect() if r["mode"] == mode]
     return sorted(rows, key=lambda r: (r["producer_id"], r["ts_ms"]))
+
+
+def test_broker_windows_hold_each_window_s_worst_state():
+    trace = [(100, "b", 900, True), (1500, "b", 5, False), (1700, "b", 7, True), (2000, "a", 3, True)]
+    assert broker_windows(trace, 1000, 0, 3000) == [
+        {"window_ms": 0, "broker": "b", "max_latency_ms": 900, "failed": False},
+        {"window_ms": 1000, "broker": "b", "max_latency_ms": 900, "failed": True},  # 900 until 1500, then down
+        {"window_ms": 2000, "broker": "a", "max_latency_ms": 3, "failed": False},  # a's first row opens it
+        {"window_ms": 2000, "broker": "b", "max_latency_ms": 7, "failed": False},
+        {"window_ms": 3000, "broker": "a", "max_latency_ms": 3, "failed": False},
+        {"window_ms": 3000, "broker": "b", "max_latency_ms": 7, "failed": False},
+    ]
+    assert broker_windows([], 1000, 0, 5000) == []
+    with pytest.raises(IllegalArgumentError):
+        broker_windows(trace, 0, 0, 1)
 
 
 def test_trace_is_a_step_function_per_broker():
@@ -111,6 +126,12 @@ def test_cli_replay_end_to_end(tmp_path):
     # the same scenario as the hand-checked test above, through CSV files and the command line
     assert summary["fault tolerance off"]["retries"] == 5 and summary["fault tolerance on"]["retries"] == 1
     assert summary["fault tolerance off"]["sends"] == summary["fault tolerance on"]["sends"] == 20
+    # the timeline's aggregates: broker-b failing from its one trace row on, and every send counted once a mode
+    windows = json.loads((out / "summary" / "broker_windows.json").read_text())
+    assert windows[0] == {"window_ms": 1000, "broker": "broker-b", "max_latency_ms": 5, "failed": True}
+    assert all(w["broker"] == "broker-b" and w["failed"] for w in windows)
+    traffic = json.loads((out / "summary" / "traffic.json").read_text())
+    assert sum(r["sends"] for r in traffic if r["mode"] == "fault tolerance off") == 20
 
 
 def test_bad_rows_are_set_aside_with_a_reason_and_none_is_lost(spark):
@@ -173,7 +194,7 @@ def test_bad_rows_are_set_aside_with_a_reason_and_none_is_lost(spark):
     clean.unpersist()
 
 
-def test_cli_replay_writes_rejected_rows_and_the_trace(tmp_path):
+def test_cli_replay_writes_rejected_rows_and_the_broker_windows(tmp_path):
     import json
 
     import pyarrow.parquet as pq
@@ -186,8 +207,13 @@ def test_cli_replay_writes_rejected_rows_and_the_trace(tmp_path):
     assert "trace rows 2 = used 1 + rejected 1; send rows 3 = replayed 2 + rejected 1" in done.stdout
     assert pq.read_table(out / "rejected" / "trace").column("reason").to_pylist() == ["unknown broker"]
     assert pq.read_table(out / "rejected" / "sends").column("reason").to_pylist() == ["ts_ms is not an integer"]
-    assert (out / "trace" / "trace.csv").read_text().splitlines() == [
-        "ts_ms,broker,latency_ms,ok",
-        "1000,broker-b,5,false",
-    ]
+    assert not (out / "trace").exists()  # the trace rows used are not an output: the report reads the windows
+    # only the used row (broker-b fails from 1000 ms), over the traffic's windows (the sends' 0..100 ms: 0)
+    windows = json.loads((out / "summary" / "broker_windows.json").read_text())
+    assert windows == []  # broker-b's first row comes after the only window
+    traffic = json.loads((out / "summary" / "traffic.json").read_text())
+    assert {(r["mode"], r["window_ms"]) for r in traffic} == {("fault tolerance on", 0), ("fault tolerance off", 0)}
+    assert all(
+        sum(r["sends"] for r in traffic if r["mode"] == m) == 2 for m in ("fault tolerance on", "fault tolerance off")
+    )
     assert json.loads((out / "summary" / "summary.json").read_text())["rows"]["trace_rejected"] == 1

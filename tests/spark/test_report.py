@@ -1,40 +1,34 @@
-"""The report job: one self-contained HTML page from synthetic route / plan / replay outputs (no Spark needed)."""
+"""The report: one self-contained HTML page from synthetic route / plan / replay outputs (their JSON summaries
+and aggregates, written with the jobs' own writer; no Spark needed), a one-line error naming the file for a
+missing or corrupted aggregate, and, on a real local SparkSession, aggregates that agree with the per-row
+outputs the jobs write."""
 
 from __future__ import annotations
 
 import base64
-import csv
 import json
 import re
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
 from rocketroute.errors import IllegalArgumentError, RocketRouteError
+from rocketroute.spark.aggregates import (
+    BROKER_WINDOWS,
+    CHURN,
+    CONSUMERS,
+    HOT_KEYS,
+    IMBALANCE,
+    TRAFFIC,
+    write_records,
+)
 from rocketroute.spark.report import render_report, write_report
 
 PNG = b"\x89PNG\r\n\x1a\n"
 IMG = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="([^"]+)">')
 MODES = ("fault tolerance on", "fault tolerance off")
-
-
-def _spark_csv(folder, columns, rows):
-    """A folder as Spark's ``coalesce(1).write.option("header", True).csv`` leaves it."""
-    folder.mkdir(parents=True)
-    with (folder / "part-00000-x.csv").open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(columns)
-        w.writerows(rows)
-    (folder / "_SUCCESS").write_text("")
-
-
-def _plain_csv(path, columns, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(columns)
-        w.writerows(rows)
 
 
 def _json(path, data):
@@ -69,8 +63,8 @@ def make_route_dir(root):
     for i in range(len(queues)):
         for rank in (1, 2):
             key = "<b>&x" if (i, rank) == (0, 1) else f"key-{i}-{rank}"
-            hot.append((i, key, 50 - rank, rank))
-    _spark_csv(root / "hot_keys", ["queue_index", "key", "messages", "rank"], hot)
+            hot.append({"queue_index": i, "key": key, "messages": 50 - rank, "rank": rank})
+    write_records(root, HOT_KEYS, hot)
     return root
 
 
@@ -83,27 +77,24 @@ def make_plan_dir(root, counts=(2, 4, 8, 16), resize=True):
     for s, strategy in enumerate(STRATEGIES):
         for n in counts:
             loads = [1000 + 100 * ((i + s) % 3) for i in range(n)]
-            consumers += [(strategy, n, f"consumer-{i}", 2, m, 10 * m) for i, m in enumerate(loads)]
+            consumers += [
+                {"strategy": strategy, "consumers": n, "consumer": f"consumer-{i}", "queues": 2, "messages": m,
+                 "bytes": 10 * m}
+                for i, m in enumerate(loads)
+            ]  # fmt: skip
             mean = sum(loads) / n
-            imbalance.append((strategy, n, max(loads) / mean, 0.05 * (s + 1), float(s == 2 and n == 16)))
-            churn.append((strategy, n, "join", n + 1, 3, 0.1 * (s + 1), 300, 0.1))
-            churn.append((strategy, n, "leave", n - 1, 4, 0.15 * (s + 1), "", 0.0))
-    _plain_csv(d / "consumers.csv", ["strategy", "consumers", "consumer", "queues", "messages", "bytes"], consumers)
-    _plain_csv(d / "imbalance.csv", ["strategy", "consumers", "max_over_mean", "cv", "idle_consumers"], imbalance)
-    _plain_csv(
-        d / "churn.csv",
-        [
-            "strategy",
-            "consumers",
-            "event",
-            "consumers_after",
-            "queues_moved",
-            "queues_moved_share",
-            "load_moved",
-            "load_moved_share",
-        ],
-        churn,
-    )
+            imbalance.append(
+                {"strategy": strategy, "consumers": n, "max_over_mean": max(loads) / mean, "cv": 0.05 * (s + 1),
+                 "idle_consumers": int(s == 2 and n == 16)}
+            )  # fmt: skip
+            for event, after, moved, share, load in (("join", n + 1, 3, 0.1, 300.0), ("leave", n - 1, 4, 0.15, None)):
+                churn.append(
+                    {"strategy": strategy, "consumers": n, "event": event, "consumers_after": after,
+                     "queues_moved": moved, "queues_moved_share": share * (s + 1), "load_moved": load,
+                     "load_moved_share": 0.1 if load else 0.0}
+                )  # fmt: skip
+    for schema, rows in ((CONSUMERS, consumers), (IMBALANCE, imbalance), (CHURN, churn)):
+        write_records(d, schema, rows)
     risk = {
         "from_queues": 8,
         "to_queues": 12,
@@ -122,7 +113,7 @@ def make_plan_dir(root, counts=(2, 4, 8, 16), resize=True):
 BROKERS = ("broker-a", "broker-b", "broker-c")
 
 
-def make_replay_dir(root, trace=True, summary_layout="list"):
+def make_replay_dir(root, trace=True):
     modes = [
         {
             "mode": m,
@@ -136,26 +127,26 @@ def make_replay_dir(root, trace=True, summary_layout="list"):
         }
         for m, f, r, p99, d in ((MODES[0], 0, 12, 41, 0.012), (MODES[1], 95, 480, 2999, 0.331))
     ]
-    _json(root / "summary" / "summary.json", modes if summary_layout == "list" else {"modes": modes, "rows": _ROWS})
+    _json(root / "summary" / "summary.json", {"modes": modes, "rows": _ROWS})
     traffic = []
     for mode in MODES:
         for w in range(0, 60_000, 1000):
             bad = 20_000 <= w < 40_000 and mode == MODES[0]
             shares = {"broker-a": 0.45, "broker-b": 0.1, "broker-c": 0.45} if bad else dict.fromkeys(BROKERS, 1 / 3)
-            traffic += [(mode, w, b, round(100 * s), s) for b, s in shares.items()]
-    _spark_csv(root / "traffic", ["mode", "window_ms", "broker", "sends", "share"], traffic)
-    if trace:
-        rows = [(0, b, 5, "true") for b in BROKERS]
-        rows += [
-            (20_000, "broker-b", 800, "true"),
-            (30_000, "broker-b", 3000, "false"),
-            (40_000, "broker-b", 6, "true"),
-        ]
-        columns = ["ts_ms", "broker", "latency_ms", "ok"]
-        if summary_layout == "list":
-            _spark_csv(root / "trace", columns, rows)
-        else:  # the layout without Spark: trace/trace.csv
-            _plain_csv(root / "trace" / "trace.csv", columns, rows)
+            traffic += [
+                {"mode": mode, "window_ms": w, "broker": b, "sends": round(100 * s), "share": s}
+                for b, s in shares.items()
+            ]
+    write_records(root, TRAFFIC, traffic)
+    windows = []
+    if trace:  # broker-b slows at 20 s, fails from 30 s to 40 s
+        for w in range(0, 60_000, 1000):
+            for b in BROKERS:
+                slow = b == "broker-b" and 20_000 <= w < 40_000
+                failed = b == "broker-b" and 30_000 <= w < 40_000
+                latency = 3000 if failed else 800 if slow else 5
+                windows.append({"window_ms": w, "broker": b, "max_latency_ms": latency, "failed": failed})
+    write_records(root, BROKER_WINDOWS, windows)
     return root
 
 
@@ -185,7 +176,7 @@ def _images(page):
 
 
 def _cells(page):
-    return re.findall(r"<td[^>]*>(.*?)</td>", page)
+    return re.findall(r"<td[^>]*>(.*?)</td>", page, flags=re.S)
 
 
 def test_full_page_is_one_self_contained_file(dirs):
@@ -217,13 +208,14 @@ def test_route_section_numbers_and_escaping(dirs):
     assert 'id="plan"' not in page and 'id="replay"' not in page
 
 
-def test_hot_keys_written_by_spark_keep_quotes_and_backslashes(tmp_path):
+def test_hot_keys_are_shown_as_written(tmp_path):
     root = make_route_dir(tmp_path)
-    # Spark escapes inside quotes with a backslash, and leaves an unquoted field literal
-    part = root / "hot_keys" / "part-00000-x.csv"
-    part.write_text('queue_index,key,messages,rank\n0,"a\\"b,\\\\c",9,1\n0,d\\e,8,2\n0,"",7,3\n0,,6,4\n')
+    keys = ['a"b,\\c', "d\\e", "", None, "line\nbreak"]
+    hot = [{"queue_index": 0, "key": k, "messages": 9 - i, "rank": i + 1} for i, k in enumerate(keys)]
+    write_records(root, HOT_KEYS, hot)
     cells = _cells(render_report(route_dir=root))
-    assert "a&quot;b,\\c" in cells and "d\\e" in cells
+    assert "a&quot;b,\\c" in cells and "d\\e" in cells and "line\nbreak" in cells
+    assert "\u2013" in cells  # a null key (no key column) shows as a dash
 
 
 def test_plan_section(dirs):
@@ -256,19 +248,13 @@ def test_replay_section(dirs):
     assert 'id="route"' not in page and 'id="plan"' not in page
 
 
-def test_replay_without_trace(tmp_path):
+def test_replay_without_trace_rows(tmp_path):
     page = render_report(replay_dir=make_replay_dir(tmp_path, trace=False))
     images = _images(page)
     assert len(images) == 1 and images[0][0].startswith(PNG)
     assert "latency" not in images[0][1]
-    assert "No trace folder" in page
-
-
-def test_replay_summary_with_modes_and_row_counts(tmp_path):
-    page = render_report(replay_dir=make_replay_dir(tmp_path, summary_layout="dict"))
-    assert len(_images(page)) == 1
+    assert "No trace row was used" in page
     assert "6,002 = replayed 6,000 + rejected 2" in page
-    assert "fault tolerance off" in _cells(page)
 
 
 def test_no_dirs_is_an_illegal_argument():
@@ -278,22 +264,93 @@ def test_no_dirs_is_an_illegal_argument():
         render_report(title="x")
 
 
-def test_missing_or_malformed_files_name_the_file(tmp_path, dirs):
-    (dirs["route_dir"] / "summary" / "summary.json").unlink()
-    with pytest.raises(RocketRouteError, match=r"summary[/\\]summary\.json does not exist"):
-        render_report(route_dir=dirs["route_dir"])
+AGGREGATES = [
+    ("route_dir", HOT_KEYS.path),
+    ("plan_dir", "plan/" + CONSUMERS.path),
+    ("plan_dir", "plan/" + IMBALANCE.path),
+    ("plan_dir", "plan/" + CHURN.path),
+    ("replay_dir", TRAFFIC.path),
+    ("replay_dir", BROKER_WINDOWS.path),
+]
 
+
+def _one_line_error(**kwargs) -> str:
+    with pytest.raises(RocketRouteError) as e:
+        render_report(**kwargs)
+    message = str(e.value)
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize(("job", "name"), AGGREGATES)
+def test_a_missing_or_corrupted_aggregate_is_a_one_line_error_naming_the_file(dirs, job, name):
+    path = dirs[job] / name
+    good = path.read_text()
+    path.unlink()
+    assert _one_line_error(**dirs) == f"{path} does not exist ({_what(name)})"
+
+    path.write_text(good[: len(good) // 2])  # cut short, as by a full disk
+    assert _one_line_error(**dirs).startswith(f"{path} is not valid JSON ({_what(name)}): ")
+
+    path.write_bytes(b"\xff\xfe[]")
+    assert _one_line_error(**dirs).startswith(f"{path} is not UTF-8 text")
+
+    path.write_text('{"rows": []}')
+    assert _one_line_error(**dirs) == f"{path}: expected an array of records, found an object"
+
+    records = json.loads(good)
+    field = next(iter(records[0]))  # every aggregate's first field is required
+    del records[1][field]
+    path.write_text(json.dumps(records))
+    assert _one_line_error(**dirs) == f"{path}: record 2 lacks {field!r}"
+
+    records = json.loads(good)
+    records[2][field] = [1]
+    path.write_text(json.dumps(records))
+    assert _one_line_error(**dirs).startswith(f"{path}: record 3 has a bad {field!r} ([1]): expected ")
+
+    records = json.loads(good)
+    records[0][field] = float("nan")
+    path.write_text(json.dumps(records))  # NaN is not JSON
+    assert _one_line_error(**dirs).startswith(f"{path} is not valid JSON")
+
+
+def _what(name):
+    schema = {s.path: s for s in (HOT_KEYS, CONSUMERS, IMBALANCE, CHURN, TRAFFIC, BROKER_WINDOWS)}[
+        name.removeprefix("plan/")
+    ]
+    return schema.what
+
+
+def test_mistyped_values_and_summaries_name_the_file_and_the_field(tmp_path, dirs):
+    summary = dirs["route_dir"] / "summary" / "summary.json"
+    summary.unlink()
+    assert _one_line_error(route_dir=dirs["route_dir"]) == (
+        f"{summary} does not exist (the summary `rocketroute route` writes)"
+    )
     (dirs["plan_dir"] / "plan" / "summary.json").write_text("{not json")
-    with pytest.raises(RocketRouteError, match=r"plan[/\\]summary\.json is not valid JSON"):
-        render_report(plan_dir=dirs["plan_dir"])
+    assert "plan/summary.json is not valid JSON" in _one_line_error(plan_dir=dirs["plan_dir"])
 
-    part = dirs["replay_dir"] / "traffic" / "part-00000-x.csv"
-    part.write_text("mode,window_ms,broker,sends\nx,0,broker-a,1\n")
-    with pytest.raises(RocketRouteError, match=r"part-00000-x\.csv lacks the columns \['share'\]"):
-        render_report(replay_dir=dirs["replay_dir"])
-    part.write_text("mode,window_ms,broker,sends,share\nx,zero,broker-a,1,0.5\n")
-    with pytest.raises(RocketRouteError, match=r"traffic: row 1 has a bad 'window_ms'"):
-        render_report(replay_dir=dirs["replay_dir"])
+    traffic = dirs["replay_dir"] / TRAFFIC.path
+    records = json.loads(traffic.read_text())
+    records[0]["window_ms"] = "0"  # a string is not an integer, even one that reads as one
+    traffic.write_text(json.dumps(records))
+    assert _one_line_error(replay_dir=dirs["replay_dir"]) == (
+        f"{traffic}: record 1 has a bad 'window_ms' ('0'): expected an integer"
+    )
+    windows = dirs["replay_dir"] / BROKER_WINDOWS.path
+    write_records(dirs["replay_dir"], TRAFFIC, [])
+    records = json.loads(windows.read_text())
+    records[0]["failed"] = "false"
+    windows.write_text(json.dumps(records))
+    assert _one_line_error(replay_dir=dirs["replay_dir"]) == (
+        f"{windows}: record 1 has a bad 'failed' ('false'): expected true or false"
+    )
+    replay_summary = dirs["replay_dir"] / "summary" / "summary.json"
+    replay_summary.write_text("[]")
+    assert _one_line_error(replay_dir=dirs["replay_dir"]) == (
+        f"{replay_summary}: expected an object with 'modes' and 'rows', found an array"
+    )
 
     with pytest.raises(RocketRouteError, match="is not a folder"):
         render_report(route_dir=tmp_path / "nowhere")
@@ -314,3 +371,58 @@ def test_write_report_is_atomic_and_deterministic(tmp_path, dirs):
 def test_importing_the_module_is_cheap():
     code = "import sys, rocketroute.spark.report; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_jobs_aggregates_agree_with_their_per_row_outputs(spark, tmp_path):
+    """route and replay as the command runs them (in this process, on the shared local session): the JSON the
+    report reads holds the numbers of the per-row outputs, and the report shows the keys as they were."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from rocketroute.spark.cli import build_parser
+    from rocketroute.spark.cli.replay import check_replay, run_replay
+    from rocketroute.spark.cli.route import check_route, run_route
+    from rocketroute.spark.replay import BrokerTrace
+
+    keys = ['a"b,\\c', "d\\e", "x,y", *[f"k{i % 7}" for i in range(60)], *["hot"] * 12]
+    pq.write_table(pa.table({"key": keys}), tmp_path / "m.parquet")
+    parser = build_parser()
+    queues = ["--topic", "T", "--queues", "broker-a:2,broker-b:2"]
+    args = parser.parse_args(["route", "--input", str(tmp_path / "m.parquet"), *queues, "--out", str(tmp_path / "r")])
+    run_route(spark, args, check_route(args))
+    routed = Counter((r["queue_index"], r["key"]) for r in spark.read.parquet(str(tmp_path / "r" / "routed")).collect())
+    hot = json.loads((tmp_path / "r" / HOT_KEYS.path).read_text())
+    for q in {q for q, _ in routed}:
+        mine = [h for h in hot if h["queue_index"] == q]
+        assert [h["rank"] for h in mine] == list(range(1, len(mine) + 1))
+        assert [h["messages"] for h in mine] == sorted((c for (i, _), c in routed.items() if i == q), reverse=True)[:5]
+        assert all(routed[(q, h["key"])] == h["messages"] for h in mine)
+
+    (tmp_path / "trace.csv").write_text("ts_ms,broker,latency_ms,ok\n0,broker-a,3,true\n1500,broker-b,900,true\n"
+                                        "2500,broker-b,5,false\n3200,broker-b,4,true\n")  # fmt: skip
+    (tmp_path / "sends.csv").write_text("ts_ms,producer_id\n" + "".join(f"{i * 50},p{i % 3}\n" for i in range(80)))
+    args = parser.parse_args(["replay", "--trace", str(tmp_path / "trace.csv"), "--sends", str(tmp_path / "sends.csv"),
+                              *queues, "--out", str(tmp_path / "p")])  # fmt: skip
+    result = run_replay(spark, args, check_replay(args))
+    sends = spark.read.parquet(str(tmp_path / "p" / "sends")).collect()
+    per_window = Counter((r["mode"], r["sent_ms"] - r["sent_ms"] % 1000, r["broker"]) for r in sends)
+    traffic = json.loads((tmp_path / "p" / TRAFFIC.path).read_text())
+    assert {(r["mode"], r["window_ms"], r["broker"]): r["sends"] for r in traffic} == dict(per_window)
+    for r in traffic:
+        total = sum(n for (m, w, _), n in per_window.items() if (m, w) == (r["mode"], r["window_ms"]))
+        assert r["share"] == pytest.approx(r["sends"] / total)
+    windows = json.loads((tmp_path / "p" / BROKER_WINDOWS.path).read_text())
+    assert sorted({w["window_ms"] for w in windows}) == sorted({r["window_ms"] for r in traffic})
+    trace = BrokerTrace(result.trace)
+    for w in windows:
+        instants = [w["window_ms"]] + [
+            t for t, b, _, _ in result.trace if b == w["broker"] and 0 < t - w["window_ms"] < 1000
+        ]
+        states = [trace.at(w["broker"], t) for t in instants]
+        assert w["max_latency_ms"] == max(lat for lat, _ in states) and w["failed"] == (not all(ok for _, ok in states))
+    assert any(w["failed"] for w in windows) and any(w["max_latency_ms"] == 900 for w in windows)
+
+    page = render_report(route_dir=tmp_path / "r", replay_dir=tmp_path / "p")
+    cells = _cells(page)
+    assert "a&quot;b,\\c" in cells and "d\\e" in cells and "x,y" in cells and "hot" in cells
+    assert len(_images(page)) == 2

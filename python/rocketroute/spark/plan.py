@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import IllegalArgumentError
@@ -186,6 +187,18 @@ class PlanResult:
     imbalance: list[dict[str, Any]] = field(default_factory=list)
     churn: list[dict[str, Any]] = field(default_factory=list)
     resize: dict[str, Any] | None = None
+
+    def write_aggregates(self, folder: str | Path) -> list[Path]:
+        """Write the three tables as the records the report reads into the job's output folder ``folder``
+        (``OUT/plan``): ``consumers.json``, ``imbalance.json`` and ``churn.json`` (the schemas
+        :data:`~rocketroute.spark.aggregates.CONSUMERS`, ``IMBALANCE`` and ``CHURN``). Returns the paths
+        written."""
+        from .aggregates import CHURN, CONSUMERS, IMBALANCE, write_records
+
+        return [
+            write_records(Path(folder), schema, rows)
+            for schema, rows in ((CONSUMERS, self.consumers), (IMBALANCE, self.imbalance), (CHURN, self.churn))
+        ]
 
 
 def plan(

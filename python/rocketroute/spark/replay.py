@@ -14,12 +14,13 @@ import bisect
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import IllegalArgumentError
 from .columns import check_distinct, fresh_name, rename_clashes
 
-__all__ = ["BrokerTrace", "ReplayResult", "replay"]
+__all__ = ["BrokerTrace", "ReplayResult", "broker_windows", "replay"]
 
 HEALTHY_LATENCY_MS = 5
 
@@ -63,11 +64,59 @@ class ReplayResult:
     counts: dict[str, int] = field(default_factory=dict)
     cached: list[Any] = field(default_factory=list, repr=False)
     renamed: dict[str, dict[str, str]] = field(default_factory=dict)
+    window_ms: int = 1000
 
     def unpersist(self) -> None:
         """Free the cached intermediate results once the outputs are written."""
         for df in self.cached:
             df.unpersist()
+
+    def write_aggregates(self, out: str | Path) -> list[Path]:
+        """Write the small aggregates the report's timeline reads into the job's output folder ``out``:
+        ``summary/traffic.json`` (the traffic table, collected on the driver: brokers x windows x 2 modes rows)
+        and ``summary/broker_windows.json`` (:func:`broker_windows` of the trace rows used, over the traffic's
+        windows; over the trace's own span when nothing was replayed). Returns the paths written."""
+        from .aggregates import BROKER_WINDOWS, TRAFFIC, write_records
+
+        traffic = [r.asDict() for r in self.traffic.select(*TRAFFIC.names).collect()]
+        starts = [r["window_ms"] for r in traffic] or [t - t % self.window_ms for t, _, _, _ in self.trace]
+        states = broker_windows(self.trace, self.window_ms, min(starts), max(starts)) if starts else []
+        return [write_records(Path(out), TRAFFIC, traffic), write_records(Path(out), BROKER_WINDOWS, states)]
+
+
+def broker_windows(
+    trace: list[tuple[int, str, int, bool]], window_ms: int, first: int, last: int
+) -> list[dict[str, Any]]:
+    """Each traced broker's state in every window ``[w, w + window_ms)`` for ``w`` from ``first`` to ``last``
+    (window starts) by ``window_ms``, from the trace rows ``(ts_ms, broker, latency_ms, ok)``: the entry in
+    effect when the window opens and those within it give ``max_latency_ms`` (their highest latency) and
+    ``failed`` (one of them says ``ok = false``). A window before a broker's first row has no record for that
+    broker. Records in window, then broker order."""
+    if window_ms < 1:
+        raise IllegalArgumentError(f"window_ms must be positive, not {window_ms}")
+    times: dict[str, list[int]] = {}
+    states: dict[str, list[tuple[int, bool]]] = {}
+    for ts, broker, latency, ok in sorted(trace, key=lambda r: (r[1], r[0])):
+        times.setdefault(broker, []).append(int(ts))
+        states.setdefault(broker, []).append((int(latency), bool(ok)))
+    out = []
+    for w in range(first, last + 1, window_ms):
+        for broker in sorted(times):
+            ts = times[broker]
+            lo = max(bisect.bisect_right(ts, w) - 1, 0)  # the entry in effect at w (or the first one)
+            hi = bisect.bisect_left(ts, w + window_ms)  # entries before the window closes
+            if hi == 0:
+                continue  # the broker's first row comes later
+            seen = states[broker][lo:hi]
+            out.append(
+                {
+                    "window_ms": w,
+                    "broker": broker,
+                    "max_latency_ms": max(latency for latency, _ in seen),
+                    "failed": not all(ok for _, ok in seen),
+                }
+            )
+    return out
 
 
 def _replay_batches(
@@ -269,7 +318,7 @@ def replay(
     renamed = {k: v for k, v in (("trace", trace_renamed), ("sends", sends_renamed)) if v}
     return ReplayResult(
         out, traffic, summary, sorted(trace_rows), rejected_trace, rejected_sends, counts,
-        cached=[checked_trace, checked_sends, out], renamed=renamed,
+        cached=[checked_trace, checked_sends, out], renamed=renamed, window_ms=window_ms,
     )  # fmt: skip
 
 

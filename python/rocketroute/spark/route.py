@@ -12,6 +12,7 @@ import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import IllegalArgumentError
@@ -150,6 +151,15 @@ class RouteResult:
         """Free the cached routed rows once the outputs are written."""
         for df in self.cached:
             df.unpersist()
+
+    def write_aggregates(self, out: str | Path) -> list[Path]:
+        """Write the small aggregates the report reads into the job's output folder ``out``:
+        ``summary/hot_keys.json`` (:data:`~rocketroute.spark.aggregates.HOT_KEYS`), collected on the driver
+        (at most ``hot_keys`` rows per queue). Returns the paths written."""
+        from .aggregates import HOT_KEYS, write_records
+
+        rows = [r.asDict() for r in self.hot_keys.select(*HOT_KEYS.names).collect()]
+        return [write_records(Path(out), HOT_KEYS, rows)]
 
 
 def skew_metrics(messages: list[int]) -> dict[str, float]:

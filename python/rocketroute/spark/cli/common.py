@@ -259,8 +259,8 @@ def _swap_into_place(stage: Path, final: Path) -> None:
 
 
 def write_summary(out: Path, data: Any) -> None:
-    """``out/summary/summary.json``."""
-    (out / "summary").mkdir()
+    """``out/summary/summary.json`` (beside the job's other summary files)."""
+    (out / "summary").mkdir(exist_ok=True)
     (out / "summary" / "summary.json").write_text(json.dumps(data, indent=2) + "\n")
 
 

@@ -175,6 +175,7 @@ def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
         write_csv(d / "consumers.csv", result.consumers)
         write_csv(d / "imbalance.csv", result.imbalance)
         write_csv(d / "churn.csv", result.churn)
+        result.write_aggregates(d)  # what the report reads: consumers.json, imbalance.json, churn.json
         summary = {"topic": args.topic, "queues": len(load), "consumer_counts": counts, "strategies": strategies}
         summary["resize"] = result.resize
         (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -200,7 +201,7 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
             f"resize {r['from_queues']} -> {r['to_queues']} queues: {r['keys_moved_share']:.1%} of keys "
             f"({r['messages_moved_share']:.1%} of messages) change queue"
         )
-    print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv, summary.json")
+    print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv (and .json), summary.json")
 
 
 _LIVE_ONLY = {"json": None, "check": False}

@@ -24,7 +24,6 @@ from .common import (
     require,
     spark_session,
     staged_output,
-    write_csv,
     write_summary,
 )
 
@@ -65,7 +64,7 @@ def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
         result.traffic.coalesce(1).write.option("header", True).csv(str(out / "traffic"))
         result.rejected_trace.write.parquet(str(out / "rejected" / "trace"))
         result.rejected_sends.write.parquet(str(out / "rejected" / "sends"))
-        write_csv(out / "trace" / "trace.csv", _trace_dicts(result.trace))
+        result.write_aggregates(out)  # what the report reads: summary/traffic.json, summary/broker_windows.json
         summary: dict[str, Any] = {"modes": result.summary, "rows": result.counts}
         if result.renamed:
             summary["renamed_columns"] = result.renamed
@@ -89,7 +88,10 @@ def print_replay(result: Any, out: str) -> None:
             + " ".join(f"{c:>9,}" if isinstance(c, int) else f"{c:>9}" for c in cells)
             + f" {r['degraded_share']:>9.1%} {(r['max_delay_ms'] or 0) / 1000:>8.1f}s"
         )
-    print(f"outputs: {out}/sends, traffic, trace, rejected/trace, rejected/sends, summary/summary.json")
+    print(
+        f"outputs: {out}/sends, traffic, rejected/trace, rejected/sends, summary/summary.json, "
+        "summary/traffic.json, summary/broker_windows.json"
+    )
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -104,10 +106,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         what = "no send rows" if not c["send_rows"] else f"all {c['send_rows']:,} send rows were rejected"
         raise RocketRouteError(f"nothing replayed: {what}; see {args.out}/rejected/sends")
     return 0
-
-
-def _trace_dicts(rows: list[tuple[int, str, int, bool]]) -> list[dict[str, Any]]:
-    return [{"ts_ms": t, "broker": b, "latency_ms": lat, "ok": str(ok).lower()} for t, b, lat, ok in rows]
 
 
 def add_parser(subparsers: Any) -> None:

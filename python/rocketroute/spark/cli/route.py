@@ -78,6 +78,7 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
         result.rejected.write.parquet(str(out / "rejected"))
         result.per_queue.coalesce(1).write.option("header", True).csv(str(out / "per_queue"))
         result.hot_keys.coalesce(1).write.option("header", True).csv(str(out / "hot_keys"))
+        result.write_aggregates(out)  # what the report reads: summary/hot_keys.json
         per_queue = [r.asDict() for r in result.per_queue.collect()]
         compat = None
         if getattr(args, "compare_profiles", None):
@@ -134,7 +135,7 @@ def print_route(summary: dict[str, Any], out: str) -> None:
     if summary.get("renamed_columns"):
         print(renamed_note(summary["renamed_columns"]))
     extra = ", compat" if compat else ""
-    print(f"outputs: {out}/routed, rejected, per_queue, hot_keys{extra}, summary/summary.json")
+    print(f"outputs: {out}/routed, rejected, per_queue, hot_keys{extra}, summary/summary.json, summary/hot_keys.json")
 
 
 def cmd_route(args: argparse.Namespace) -> int:
