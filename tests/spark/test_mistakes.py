@@ -168,3 +168,19 @@ def test_a_header_only_csv_is_nothing_to_route(tmp_path):
                 "--master", "local[1]")  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert _stderr_lines(done)[-1] == f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"retries": -1}, "retries must be at least 0, not -1"),
+        ({"window_ms": 0}, "window_ms must be at least 1, not 0"),
+    ],
+)
+def test_replay_from_python_refuses_the_same_values_before_any_job(spark, kwargs, message):
+    from rocketroute.spark import replay
+
+    trace = spark.createDataFrame([(0, "b", 1, True)], "ts_ms long, broker string, latency_ms long, ok boolean")
+    sends = spark.createDataFrame([(0, "p")], "ts_ms long, producer_id string")
+    with pytest.raises(IllegalArgumentError, match=message):
+        replay(spark, trace, sends, (("b", 0),), topic="T", **kwargs)

@@ -250,6 +250,10 @@ def replay(
             raise IllegalArgumentError(f"the {name} lacks the columns {sorted(missing)}")
     if not queues:
         raise IllegalArgumentError("no queues to send to")
+    if retries < 0:
+        raise IllegalArgumentError(f"retries must be at least 0, not {retries}")
+    if window_ms < 1:
+        raise IllegalArgumentError(f"window_ms must be at least 1, not {window_ms}")
     input_trace, input_sends = trace, sends
     # the rejected rows are the input's columns + reason: an input "reason" is kept as input_reason; the
     # working column gets a name that no input column has
