@@ -6,6 +6,7 @@ use rocketroute_core::{Clock, ManualClock};
 use crate::convert::{arg, JavaLong};
 use crate::errors::illegal;
 
+/// A clock that moves only when told to. Thread-safe.
 #[pyclass(frozen, name = "ManualClock", module = "rocketroute._native")]
 pub struct PyManualClock {
     pub inner: ManualClock,
@@ -21,10 +22,12 @@ impl PyManualClock {
         }
     }
 
+    /// The current time in milliseconds.
     fn now_ms(&self) -> i64 {
         self.inner.now_ms()
     }
 
+    /// Set the time to `now_ms`.
     fn set(&self, now_ms: JavaLong<arg::NowMs>) {
         self.inner.set(now_ms.0);
     }
@@ -48,6 +51,7 @@ impl PyManualClock {
     }
 }
 
+/// Wall-clock milliseconds (`System.currentTimeMillis()`).
 #[pyclass(frozen, name = "SystemClock", module = "rocketroute._native")]
 pub struct PySystemClock;
 
@@ -58,6 +62,7 @@ impl PySystemClock {
         PySystemClock
     }
 
+    /// `System.currentTimeMillis()`.
     fn now_ms(&self) -> i64 {
         Clock::System.now_ms()
     }

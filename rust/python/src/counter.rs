@@ -7,6 +7,8 @@ use rocketroute_core::SendWhichQueue;
 
 use crate::convert::{arg, compat_of, random_of, CompatArg, JavaInt, NonNegative, RandomArg};
 
+/// The index behind `sendWhichQueue` (and 4.9's `whichItemWorst`): Java's `ThreadLocalIndex`
+/// arithmetic, one value shared by all threads and advanced atomically.
 #[pyclass(frozen, name = "SendWhichQueue", module = "rocketroute._native")]
 pub struct PySendWhichQueue {
     pub inner: Arc<SendWhichQueue>,
@@ -31,11 +33,13 @@ impl PySendWhichQueue {
         }
     }
 
+    /// The compat profile: `"5.3"` or `"4.9"`.
     #[getter]
     fn compat(&self) -> &'static str {
         self.inner.compat().as_str()
     }
 
+    /// `incrementAndGet()`: `(stored + 1) & 0x7FFFFFFF`, the first call starting from a random draw.
     fn increment_and_get(&self) -> i32 {
         self.inner.increment_and_get()
     }
@@ -45,14 +49,17 @@ impl PySendWhichQueue {
         self.inner.advance(count.0)
     }
 
+    /// 5.x `reset()`: store `Math.abs(random.nextInt(Integer.MAX_VALUE))`.
     fn reset(&self) {
         self.inner.reset()
     }
 
+    /// The stored value (None before the first draw).
     fn get(&self) -> Option<i32> {
         self.inner.get()
     }
 
+    /// Force the stored value (what the vectors call `start_index`).
     fn set(&self, value: JavaInt<arg::Value>) {
         self.inner.set(value.0);
     }

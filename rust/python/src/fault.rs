@@ -14,6 +14,8 @@ use crate::convert::{
 use crate::counter::PySendWhichQueue;
 use crate::errors::type_name;
 
+/// Fault items by broker name (Java's `LatencyFaultToleranceImpl`): an item is available once the clock
+/// reaches its start timestamp; 5.3 items also carry a reachable flag a detector round can restore.
 #[pyclass(frozen, name = "LatencyFaultTolerance", module = "rocketroute._native")]
 pub struct PyLatencyFaultTolerance {
     pub inner: Arc<LatencyFaultTolerance>,
@@ -87,11 +89,13 @@ impl PyLatencyFaultTolerance {
         )
     }
 
+    /// The compat profile: `"5.3"` or `"4.9"`.
     #[getter]
     fn compat(&self) -> &'static str {
         self.inner.compat().as_str()
     }
 
+    /// The clock the items are timed on.
     #[getter]
     fn clock(&self, py: Python<'_>) -> Py<PyAny> {
         self.clock.clone_ref(py)
@@ -103,6 +107,7 @@ impl PyLatencyFaultTolerance {
         self.which_item_worst.clone_ref(py)
     }
 
+    /// 5.3 `detectInterval`: milliseconds between detector rounds.
     #[getter]
     fn get_detect_interval(&self) -> i64 {
         self.inner.detect_interval()
@@ -111,6 +116,7 @@ impl PyLatencyFaultTolerance {
     fn set_detect_interval(&self, detect_interval: JavaInt<arg::DetectInterval>) {
         self.inner.set_detect_interval(detect_interval.0 as i64);
     }
+    /// 5.3 `detectTimeout`: the probe timeout in milliseconds.
     #[getter]
     fn get_detect_timeout(&self) -> i64 {
         self.inner.detect_timeout()
@@ -119,6 +125,7 @@ impl PyLatencyFaultTolerance {
     fn set_detect_timeout(&self, detect_timeout: JavaInt<arg::DetectTimeout>) {
         self.inner.set_detect_timeout(detect_timeout.0 as i64);
     }
+    /// 5.3 `startDetectorEnable`: whether the detector runs.
     #[getter]
     fn get_start_detector_enable(&self) -> bool {
         self.inner.start_detector_enable()
@@ -129,6 +136,8 @@ impl PyLatencyFaultTolerance {
             .set_start_detector_enable(start_detector_enable.0);
     }
 
+    /// `updateFaultItem`: record `name`'s latency and make it unavailable for `not_available_duration`
+    /// ms; `reachable` (None: True) is 5.3's flag.
     #[pyo3(signature = (name, current_latency, not_available_duration, reachable = None))]
     fn update_fault_item(
         &self,
@@ -146,6 +155,7 @@ impl PyLatencyFaultTolerance {
         );
     }
 
+    /// `isAvailable(name)`: no item, or the clock has reached its start timestamp.
     fn is_available(&self, name: Name<'_, arg::Name>) -> bool {
         self.inner.is_available(&name)
     }
@@ -155,6 +165,7 @@ impl PyLatencyFaultTolerance {
         self.inner.is_reachable(&name)
     }
 
+    /// `remove(name)`: drop the broker's fault item.
     fn remove(&self, name: Name<'_, arg::Name>) {
         self.inner.remove(&name);
     }

@@ -40,6 +40,8 @@ fn eq_only(py: Python<'_>, op: CompareOp, eq: Option<bool>) -> Py<PyAny> {
 /// `Endpoints(scheme, addresses)` arguments, for pickling.
 type EndpointsArgs<'py> = (&'static str, Bound<'py, PyTuple>);
 
+/// A broker's endpoints (Java 5.x `Endpoints`): an address scheme and `(host, port)` addresses, in order;
+/// equal when the scheme and the addresses are. `str()` is Java's facade.
 #[pyclass(frozen, name = "Endpoints", module = "rocketroute._native")]
 pub struct PyEndpoints {
     pub inner: Arc<Endpoints>,
@@ -58,11 +60,13 @@ impl PyEndpoints {
         })
     }
 
+    /// The address scheme.
     #[getter]
     fn scheme(&self) -> &'static str {
         self.inner.scheme().name()
     }
 
+    /// The `(host, port)` addresses, in order.
     #[getter]
     fn addresses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let items: Vec<(String, i32)> = self
@@ -74,6 +78,7 @@ impl PyEndpoints {
         PyTuple::new(py, items)
     }
 
+    /// Java's `facade`: e.g. `ipv4:10.0.0.2:8081,10.0.0.3:8081`.
     #[getter]
     fn facade(&self) -> String {
         self.inner.facade()
@@ -115,6 +120,8 @@ impl PyEndpoints {
     }
 }
 
+/// One message queue of a gRPC route (Java's `MessageQueueImpl`): topic, broker (name, id, endpoints), queue
+/// id, permission and accepted message types. `str()` is Java's `brokerName.topic.queueId`.
 #[pyclass(frozen, name = "GrpcMessageQueue", module = "rocketroute._native")]
 pub struct PyGrpcMessageQueue {
     pub inner: GrpcMessageQueue,
@@ -147,21 +154,25 @@ impl PyGrpcMessageQueue {
         }
     }
 
+    /// The topic.
     #[getter]
     fn topic(&self) -> &str {
         &self.inner.topic
     }
 
+    /// The broker name.
     #[getter]
     fn broker_name(&self) -> &str {
         &self.inner.broker_name
     }
 
+    /// The broker id (0 is the master).
     #[getter]
     fn broker_id(&self) -> i32 {
         self.inner.broker_id
     }
 
+    /// The broker's endpoints.
     #[getter]
     fn endpoints(&self) -> PyEndpoints {
         PyEndpoints {
@@ -169,25 +180,30 @@ impl PyGrpcMessageQueue {
         }
     }
 
+    /// The queue id on the broker.
     #[getter]
     fn queue_id(&self) -> i32 {
         self.inner.queue_id
     }
 
+    /// `"NONE"`, `"READ"`, `"WRITE"` or `"READ_WRITE"`.
     #[getter]
     fn permission(&self) -> &'static str {
         self.inner.permission.name()
     }
 
+    /// The message types the queue accepts (e.g. `"NORMAL"`, `"FIFO"`).
     #[getter]
     fn accept_message_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.inner.accept_message_types.iter().map(|t| t.name()))
     }
 
+    /// Java's `Permission.isWritable()`: `WRITE` or `READ_WRITE`.
     fn is_writable(&self) -> bool {
         self.inner.permission.is_writable()
     }
 
+    /// Java's `Permission.isReadable()`: `READ` or `READ_WRITE`.
     fn is_readable(&self) -> bool {
         self.inner.permission.is_readable()
     }
@@ -286,6 +302,7 @@ fn not_a_balancer(other: &Bound<'_, PyAny>) -> PyErr {
     ))
 }
 
+/// The producer's queue choice over the writable master queues of a route (Java 5.x gRPC client).
 #[pyclass(
     frozen,
     name = "PublishingLoadBalancer",
@@ -319,16 +336,19 @@ impl PyPublishingLoadBalancer {
         Self::build(message_queues, |r| PublishingLoadBalancer::new(r, start))
     }
 
+    /// The queues it picks from: the eligible master queues, in route order.
     #[getter]
     fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
     }
 
+    /// The round-robin index now (the value the next pick reads).
     #[getter]
     fn index(&self) -> i32 {
         self.inner.index()
     }
 
+    /// Whether `other` advances the same index (one balancer built from the other by `update`).
     fn shares_index_with(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         if let Ok(o) = other.cast::<PyPublishingLoadBalancer>() {
             return Ok(self.inner.shares_index_with(&o.get().inner));
@@ -339,10 +359,13 @@ impl PyPublishingLoadBalancer {
         Err(not_a_balancer(other))
     }
 
+    /// A balancer over a new route that shares this one's index (Java's `update`).
     fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
         Self::build(message_queues, |r| self.inner.update(r))
     }
 
+    /// Java's `takeMessageQueues`: up to `count` queues on distinct brokers from the next round-robin
+    /// position, avoiding `excluded` endpoints unless every broker is; None means no exclusion, a count of 1.
     #[pyo3(signature = (excluded = None, count = None))]
     fn take_message_queues<'py>(
         &self,
@@ -356,6 +379,7 @@ impl PyPublishingLoadBalancer {
         PyList::new(py, picks.into_iter().map(|p| self.queues[p].clone_ref(py)))
     }
 
+    /// `queues[LongMath.mod(sipHash24(utf8(message_group)).asLong(), n)]`; the index does not move.
     fn take_message_queue_by_message_group(
         &self,
         py: Python<'_>,
@@ -379,6 +403,7 @@ impl PyPublishingLoadBalancer {
     }
 }
 
+/// The simple consumer's queue choice over the readable master queues of a route (Java 5.x gRPC client).
 #[pyclass(
     frozen,
     name = "SubscriptionLoadBalancer",
@@ -412,16 +437,19 @@ impl PySubscriptionLoadBalancer {
         Self::build(message_queues, |r| SubscriptionLoadBalancer::new(r, start))
     }
 
+    /// The queues it picks from: the eligible master queues, in route order.
     #[getter]
     fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
     }
 
+    /// The round-robin index now (the value the next pick reads).
     #[getter]
     fn index(&self) -> i32 {
         self.inner.index()
     }
 
+    /// Whether `other` advances the same index (one balancer built from the other by `update`).
     fn shares_index_with(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         if let Ok(o) = other.cast::<PySubscriptionLoadBalancer>() {
             return Ok(self.inner.shares_index_with(&o.get().inner));
@@ -432,10 +460,12 @@ impl PySubscriptionLoadBalancer {
         Err(not_a_balancer(other))
     }
 
+    /// A balancer over a new route that shares this one's index (Java's `update`).
     fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
         Self::build(message_queues, |r| self.inner.update(r))
     }
 
+    /// `queues[IntMath.mod(index.getAndIncrement(), n)]`.
     fn take_message_queue(&self, py: Python<'_>) -> Py<PyGrpcMessageQueue> {
         self.queues[self.inner.take_position()].clone_ref(py)
     }

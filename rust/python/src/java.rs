@@ -19,11 +19,13 @@ pub fn str_hash(s: &Bound<'_, PyString>) -> PyResult<i32> {
     }
 }
 
+/// `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units, in int arithmetic.
 #[pyfunction]
 pub fn java_string_hash(s: Text<'_, arg::S>) -> PyResult<i32> {
     str_hash(&s.0)
 }
 
+/// `a.compareTo(b)`: the first differing UTF-16 code unit decides, else the length difference.
 #[pyfunction]
 pub fn java_string_compare(a: Text<'_, arg::A>, b: Text<'_, arg::B>) -> PyResult<i32> {
     let (a, b) = (&a.0, &b.0);
@@ -33,16 +35,21 @@ pub fn java_string_compare(a: Text<'_, arg::A>, b: Text<'_, arg::B>) -> PyResult
     }
 }
 
+/// `Integer.hashCode(v)`: the value itself.
 #[pyfunction]
 pub fn java_int_hash(value: JavaInt<arg::Value>) -> i32 {
     java::int_hash(value.0)
 }
 
+/// `Long.hashCode(v)`: `(int)(v ^ (v >>> 32))`.
 #[pyfunction]
 pub fn java_long_hash(value: JavaLong<arg::Value>) -> i32 {
     java::long_hash(value.0)
 }
 
+/// `java.util.Random`, bit for bit: the same seed gives the same numbers as the JVM.
+///
+/// `JavaRandom()` (`seed` None) seeds itself from the OS. Thread-safe (Java's Random is too).
 #[pyclass(frozen, name = "JavaRandom", module = "rocketroute._native")]
 pub struct PyJavaRandom {
     pub inner: Arc<JavaRandom>,
@@ -62,6 +69,7 @@ impl PyJavaRandom {
         }
     }
 
+    /// `setSeed(seed)`: restart the sequence as `new Random(seed)` would.
     fn set_seed(&self, seed: JavaLong<arg::Seed>) {
         self.inner.set_seed(seed.0);
     }
@@ -75,14 +83,17 @@ impl PyJavaRandom {
         })
     }
 
+    /// `nextLong()`: a signed 64-bit value.
     fn next_long(&self) -> i64 {
         self.inner.next_long()
     }
 
+    /// `nextBoolean()`.
     fn next_boolean(&self) -> bool {
         self.inner.next_boolean()
     }
 
+    /// `nextDouble()`: uniform in `[0.0, 1.0)`.
     fn next_double(&self) -> f64 {
         self.inner.next_double()
     }

@@ -10,6 +10,8 @@ use rocketroute_core::MessageQueue;
 use crate::convert::{arg, JavaInt, Name};
 use crate::errors::Result;
 
+/// A topic queue: `(topic, broker_name, queue_id)`, ordered and hashed as Java's `MessageQueue`.
+/// `topic` and `broker_name` may be None (Java null); ordering such a queue raises `NullPointerError`.
 #[pyclass(frozen, name = "MessageQueue", module = "rocketroute._native")]
 pub struct PyMessageQueue {
     pub inner: MessageQueue,
@@ -52,16 +54,19 @@ impl PyMessageQueue {
         ))
     }
 
+    /// The topic (None: Java null).
     #[getter]
     fn topic(&self) -> Option<&str> {
         self.inner.topic()
     }
 
+    /// The broker name (None: Java null).
     #[getter]
     fn broker_name(&self) -> Option<&str> {
         self.inner.broker_name()
     }
 
+    /// The queue id on the broker.
     #[getter]
     fn queue_id(&self) -> i32 {
         self.inner.queue_id()

@@ -189,15 +189,18 @@ impl PyProfileSelector {
         PyProfileSelector { profile: profile.0 }
     }
 
+    /// The client profile it picks as.
     #[getter]
     fn profile(&self) -> &'static str {
         self.profile.name()
     }
 
+    /// The queue index the profile's client picks for `key` among `num_queues` queues.
     fn select_index(&self, key: ProfileKey<'_, '_>, num_queues: NumQueues) -> Result<i32> {
         select_one(self.profile, key, num_queues)
     }
 
+    /// `MessageQueueSelector.select(mqs, msg, arg)`: `mqs[select_index(arg, len(mqs))]`.
     #[pyo3(signature = (mqs, msg, arg))]
     fn select<'py>(
         &self,

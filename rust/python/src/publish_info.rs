@@ -13,6 +13,8 @@ use crate::errors::{npe, Result};
 use crate::message_queue::PyMessageQueue;
 use crate::route::PyTopicRouteData;
 
+/// The queues a producer sends a topic's messages to, with its `sendWhichQueue` index (Java's
+/// `TopicPublishInfo`).
 #[pyclass(frozen, name = "TopicPublishInfo", module = "rocketroute._native")]
 pub struct PyTopicPublishInfo {
     pub core: TopicPublishInfo,
@@ -117,6 +119,7 @@ impl PyTopicPublishInfo {
         })
     }
 
+    /// `messageQueueList`.
     #[getter]
     fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
@@ -134,26 +137,31 @@ impl PyTopicPublishInfo {
         self.have_route.store(value.0, Ordering::Release);
     }
 
+    /// `orderTopic`.
     #[getter]
     fn order_topic(&self) -> bool {
         self.core.order_topic()
     }
 
+    /// `topicRouteData`, the route it was built from (None when built without one).
     #[getter]
     fn route(&self, py: Python<'_>) -> Option<Py<PyTopicRouteData>> {
         self.route.as_ref().map(|r| r.clone_ref(py))
     }
 
+    /// The compat profile: `"5.3"` or `"4.9"`.
     #[getter]
     fn compat(&self) -> &'static str {
         self.core.compat().as_str()
     }
 
+    /// `sendWhichQueue`, the round-robin index.
     #[getter]
     fn send_which_queue(&self, py: Python<'_>) -> Py<PySendWhichQueue> {
         self.index.clone_ref(py)
     }
 
+    /// Java's `ok()`: the queue list is non-empty.
     fn ok(&self) -> bool {
         self.core.ok()
     }
@@ -212,6 +220,7 @@ impl PyTopicPublishInfo {
         Ok(pos.map(|p| self.queue(py, p)))
     }
 
+    /// 5.x `resetIndex()`: re-draw the round-robin start.
     fn reset_index(&self) {
         self.core.index().reset()
     }

@@ -66,6 +66,8 @@ pub fn md5_hash_py(key: Text<'_, arg::Key>) -> PyResult<i64> {
 /// A ring node argument.
 type Node<'a> = Name<'a, arg::Node>;
 
+/// RocketMQ's `ConsistentHashRouter`: nodes on a ring of virtual nodes `"<key>-<replica>"` (a `TreeMap`
+/// of their hashes, signed long order); a key routes to the first virtual node at or after its hash.
 #[pyclass(frozen, name = "ConsistentHashRouter", module = "rocketroute._native")]
 pub struct PyConsistentHashRouter {
     ring: RwLock<ConsistentHashRouter>,
@@ -180,10 +182,12 @@ impl PyConsistentHashRouter {
         self.add(py, &Arc::from(&*node), count)
     }
 
+    /// Removes every virtual node of `node`.
     fn remove_node(&self, node: Node<'_>) {
         self.write().remove_node(&node);
     }
 
+    /// How many ring entries `node` owns now.
     fn existing_replicas(&self, node: Node<'_>) -> usize {
         self.read().existing_replicas(&node)
     }

@@ -14,6 +14,7 @@ use crate::errors::Result;
 use crate::message_queue::PyMessageQueue;
 use crate::static_topic::{mapping_info_dict, PyTopicQueueMappingInfo};
 
+/// Broker / queue permission bits, as `org.apache.rocketmq.common.constant.PermName` (not instantiable).
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]
 pub struct PyPermName;
 
@@ -28,36 +29,45 @@ impl PyPermName {
     #[classattr]
     const PERM_INHERIT: i32 = perm::PERM_INHERIT;
 
+    /// `PermName.perm2String(perm)`: `R`, `W`, `X` (inherit), each `-` when its bit is not set.
     #[staticmethod]
     fn perm_to_string(perm: JavaInt<arg::Perm>) -> String {
         perm::to_string(perm.0)
     }
+    /// `PermName.isReadable(perm)`: the read bit is set.
     #[staticmethod]
     fn is_readable(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_readable(perm.0)
     }
+    /// `PermName.isWriteable(perm)`: the write bit is set.
     #[staticmethod]
     fn is_writeable(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_writeable(perm.0)
     }
+    /// `PermName.isInherited(perm)`: the inherit bit is set.
     #[staticmethod]
     fn is_inherited(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_inherited(perm.0)
     }
+    /// `PermName.isPriority(perm)`: the priority bit is set.
     #[staticmethod]
     fn is_priority(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_priority(perm.0)
     }
+    /// `PermName.isValid(perm)`: `0 <= perm < PERM_PRIORITY`.
     #[staticmethod]
     fn is_valid(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_valid(perm.0)
     }
+    /// `PermName.isAccessible(perm)`: readable or writeable.
     #[staticmethod]
     fn is_accessible(perm: JavaInt<arg::Perm>) -> bool {
         perm::is_accessible(perm.0)
     }
 }
 
+/// One broker's queues of a topic (`org.apache.rocketmq.remoting.protocol.route.QueueData`). Immutable;
+/// `broker_name` may be None (Java null): such a queue data matches no broker.
 #[pyclass(frozen, name = "QueueData", module = "rocketroute._native")]
 pub struct PyQueueData {
     pub inner: QueueData,
@@ -85,22 +95,27 @@ impl PyQueueData {
         }
     }
 
+    /// `brokerName` (None: Java null).
     #[getter]
     fn broker_name(&self) -> Option<&str> {
         self.inner.broker_name.as_deref()
     }
+    /// `readQueueNums`: the queues consumers read.
     #[getter]
     fn read_queue_nums(&self) -> i32 {
         self.inner.read_queue_nums
     }
+    /// `writeQueueNums`: the queues producers write.
     #[getter]
     fn write_queue_nums(&self) -> i32 {
         self.inner.write_queue_nums
     }
+    /// `perm`: the :class:`PermName` bits.
     #[getter]
     fn perm(&self) -> i32 {
         self.inner.perm
     }
+    /// `topicSysFlag`.
     #[getter]
     fn topic_sys_flag(&self) -> i32 {
         self.inner.topic_sys_flag
@@ -136,6 +151,7 @@ impl PyQueueData {
         )
     }
 
+    /// The name server's camelCase JSON object.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         queue_data_dict(py, &self.inner)
     }
@@ -151,6 +167,8 @@ fn queue_data_dict<'py>(py: Python<'py>, q: &QueueData) -> PyResult<Bound<'py, P
     Ok(d)
 }
 
+/// A broker group (`org.apache.rocketmq.remoting.protocol.route.BrokerData`): its cluster, name, addresses
+/// by broker id (0 is the master) and, in 5.x, `zone_name` and `enable_acting_master`. Immutable.
 #[pyclass(frozen, name = "BrokerData", module = "rocketroute._native")]
 pub struct PyBrokerData {
     pub inner: BrokerData,
@@ -178,14 +196,17 @@ impl PyBrokerData {
         }
     }
 
+    /// `cluster` (None: Java null).
     #[getter]
     fn cluster(&self) -> Option<&str> {
         self.inner.cluster.as_deref()
     }
+    /// `brokerName`.
     #[getter]
     fn broker_name(&self) -> &str {
         &self.inner.broker_name
     }
+    /// `brokerAddrs`: broker id -> address, a fresh copy, or None (Java null).
     #[getter]
     fn broker_addrs<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(addrs) = &self.inner.broker_addrs else {
@@ -198,10 +219,12 @@ impl PyBrokerData {
         Ok(Some(d))
     }
 
+    /// 5.x `zoneName` (None: Java null).
     #[getter]
     fn zone_name(&self) -> Option<&str> {
         self.inner.zone_name.as_deref()
     }
+    /// 5.x `enableActingMaster`.
     #[getter]
     fn enable_acting_master(&self) -> bool {
         self.inner.enable_acting_master
@@ -238,6 +261,7 @@ impl PyBrokerData {
         )
     }
 
+    /// The name server's camelCase JSON object.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         broker_data_dict(py, &self.inner)
     }
@@ -262,6 +286,8 @@ fn broker_data_dict<'py>(py: Python<'py>, b: &BrokerData) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// A topic's route as the name server returns it (`TopicRouteData`, 5.3.3 with 4.9.8's behaviour under
+/// `compat="4.9"`). Immutable: every dict or list it hands out is a fresh copy.
 #[pyclass(frozen, name = "TopicRouteData", module = "rocketroute._native")]
 pub struct PyTopicRouteData {
     pub inner: TopicRouteData,
@@ -318,6 +344,7 @@ impl PyTopicRouteData {
         })
     }
 
+    /// `queueDatas`, or None (Java null).
     #[getter]
     fn queue_datas<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let Some(qds) = &self.inner.queue_datas else {
@@ -330,6 +357,7 @@ impl PyTopicRouteData {
         Ok(Some(PyTuple::new(py, objs)?))
     }
 
+    /// `brokerDatas`, or None (Java null).
     #[getter]
     fn broker_datas<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let Some(bds) = &self.inner.broker_datas else {
@@ -342,6 +370,7 @@ impl PyTopicRouteData {
         Ok(Some(PyTuple::new(py, objs)?))
     }
 
+    /// `orderTopicConf` (None: Java null).
     #[getter]
     fn order_topic_conf(&self) -> Option<&str> {
         self.inner.order_topic_conf.as_deref()
@@ -382,6 +411,7 @@ impl PyTopicRouteData {
         Ok(Some(d))
     }
 
+    /// Whether `orderTopicConf` decides the publish queues (a non-empty string).
     fn is_order_topic(&self) -> bool {
         self.inner.is_order_topic()
     }
@@ -478,6 +508,7 @@ impl PyTopicRouteData {
         Ok(Self::wrap(py, r)?)
     }
 
+    /// The name server's camelCase JSON object (`from_json` reads it back to an equal route).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("orderTopicConf", self.inner.order_topic_conf.as_deref())?;
@@ -515,6 +546,7 @@ impl PyTopicRouteData {
         Ok(d)
     }
 
+    /// `to_dict()` as JSON text.
     fn to_json(&self, py: Python<'_>) -> PyResult<String> {
         py.import("json")?
             .call_method1("dumps", (self.to_dict(py)?,))?

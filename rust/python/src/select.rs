@@ -95,6 +95,7 @@ fn key_hash(key: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
     )))
 }
 
+/// Java's `SelectMessageQueueByHash`: `mqs[|arg.hashCode() % len(mqs)|]` (Java remainder, then abs).
 #[pyclass(
     frozen,
     name = "SelectMessageQueueByHash",
@@ -114,6 +115,7 @@ impl PySelectMessageQueueByHash {
         }
     }
 
+    /// `"string"`, `"int"`, `"long"`, or None.
     #[getter]
     fn key_type(&self) -> Option<&'static str> {
         match self.key_type {
@@ -137,6 +139,7 @@ impl PySelectMessageQueueByHash {
         Ok(hash_index(h, n)?)
     }
 
+    /// `MessageQueueSelector.select(mqs, msg, arg)`: the queue `arg` hashes to.
     #[pyo3(signature = (mqs, msg, arg))]
     fn select<'py>(
         &self,
@@ -167,6 +170,7 @@ impl PySelectMessageQueueByHash {
     }
 }
 
+/// Java's `SelectMessageQueueByRandom`: `mqs[random.nextInt(len(mqs))]`.
 #[pyclass(
     frozen,
     name = "SelectMessageQueueByRandom",
@@ -186,10 +190,12 @@ impl PySelectMessageQueueByRandom {
         }
     }
 
+    /// `random.nextInt(num_queues)`.
     fn select_index(&self, num_queues: JavaInt<arg::NumQueues>) -> Result<i32> {
         Ok(self.random.next_int_bounded(num_queues.0)?)
     }
 
+    /// `MessageQueueSelector.select(mqs, msg, arg)`: a random queue.
     #[pyo3(signature = (mqs, msg, arg))]
     fn select<'py>(
         &self,
@@ -241,11 +247,13 @@ impl PySelectMessageQueueByMachineRoom {
         Ok(PySelectMessageQueueByMachineRoom { consumer_idcs })
     }
 
+    /// `consumerIdcs` (None: Java null).
     #[getter]
     fn consumer_idcs(&self, py: Python<'_>) -> Option<Py<PyFrozenSet>> {
         self.consumer_idcs.as_ref().map(|c| c.clone_ref(py))
     }
 
+    /// Always None, as Java's.
     #[pyo3(signature = (mqs, msg, arg))]
     fn select(
         &self,

@@ -6,6 +6,8 @@ use rocketroute_core::static_topic::{self, TopicQueueMappingInfo};
 
 use crate::convert::{arg, Bool, Given, IdMap, JavaInt, JavaLong, Name};
 
+/// 5.x `TopicQueueMappingInfo`: which logic queue ids (`curr_id_map`: global id -> physical queue id) one
+/// broker hosts for a static topic, under which `scope` and `epoch`. Immutable.
 #[pyclass(frozen, name = "TopicQueueMappingInfo", module = "rocketroute._native")]
 pub struct PyTopicQueueMappingInfo {
     pub inner: std::sync::Arc<TopicQueueMappingInfo>,
@@ -42,30 +44,37 @@ impl PyTopicQueueMappingInfo {
         }
     }
 
+    /// `topic` (None: Java null).
     #[getter]
     fn topic(&self) -> Option<&str> {
         self.inner.topic.as_deref()
     }
+    /// `scope` (None: Java null).
     #[getter]
     fn scope(&self) -> Option<&str> {
         self.inner.scope.as_deref()
     }
+    /// `totalQueues`: the logic queues of the static topic.
     #[getter]
     fn total_queues(&self) -> i32 {
         self.inner.total_queues
     }
+    /// `bname`: the broker this mapping is for (None: Java null).
     #[getter]
     fn bname(&self) -> Option<&str> {
         self.inner.bname.as_deref()
     }
+    /// `epoch`.
     #[getter]
     fn epoch(&self) -> i64 {
         self.inner.epoch
     }
+    /// `dirty`.
     #[getter]
     fn dirty(&self) -> bool {
         self.inner.dirty
     }
+    /// `currIdMap`: a fresh copy (insertion order), or None (Java null).
     #[getter]
     fn curr_id_map<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(m) = &self.inner.curr_id_map else {
@@ -89,6 +98,7 @@ impl PyTopicQueueMappingInfo {
             .is_ok_and(|o| *o.get().inner == *self.inner)
     }
 
+    /// The name server's camelCase JSON object (fastjson's bean names); `currIdMap` keys as strings.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         mapping_info_dict(py, &self.inner)
     }

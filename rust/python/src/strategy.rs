@@ -12,6 +12,8 @@ use crate::fault::PyLatencyFaultTolerance;
 use crate::message_queue::PyMessageQueue;
 use crate::publish_info::PyTopicPublishInfo;
 
+/// Java's `MQFaultStrategy`: chooses the queue of each send attempt and keeps the broker fault table up to
+/// date (round-robin skipping the last failed broker; with fault tolerance on, unavailable brokers avoided).
 #[pyclass(frozen, name = "MQFaultStrategy", module = "rocketroute._native")]
 pub struct PyMQFaultStrategy {
     inner: MQFaultStrategy,
@@ -73,11 +75,13 @@ impl PyMQFaultStrategy {
         Ok(PyMQFaultStrategy { inner, lft })
     }
 
+    /// The compat profile: `"5.3"` or `"4.9"`.
     #[getter]
     fn compat(&self) -> &'static str {
         self.inner.compat().as_str()
     }
 
+    /// The broker fault table.
     #[getter]
     fn latency_fault_tolerance(&self, py: Python<'_>) -> Py<PyLatencyFaultTolerance> {
         self.lft.clone_ref(py)
@@ -129,6 +133,7 @@ impl PyMQFaultStrategy {
         self.inner.isolation_latency()
     }
 
+    /// `sendLatencyFaultEnable`: whether the fault table steers the choice (Java default: False).
     #[getter]
     fn get_send_latency_fault_enable(&self) -> bool {
         self.inner.send_latency_fault_enable()
@@ -139,6 +144,7 @@ impl PyMQFaultStrategy {
             .set_send_latency_fault_enable(send_latency_fault_enable.0);
     }
 
+    /// 5.3 `startDetectorEnable`: whether the fault table's detector runs.
     #[getter]
     fn get_start_detector_enable(&self) -> bool {
         self.inner.latency_fault_tolerance().start_detector_enable()
@@ -150,6 +156,7 @@ impl PyMQFaultStrategy {
             .set_start_detector_enable(start_detector_enable.0);
     }
 
+    /// `notAvailableDuration[i]` for the highest `i` with `current_latency >= latencyMax[i]`, else 0.
     fn compute_not_available_duration(
         &self,
         current_latency: JavaLong<arg::CurrentLatency>,
