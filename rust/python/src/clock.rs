@@ -1,5 +1,6 @@
-//! `ManualClock` and `SystemClock` (a `clock=` argument is [`crate::convert::ClockArg`]).
+//! `ManualClock`, `SystemClock` and the `clock=` argument ([`ClockArg`]).
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rocketroute_core::{Clock, ManualClock};
 
@@ -70,4 +71,43 @@ impl PySystemClock {
     fn __repr__(&self) -> &'static str {
         "SystemClock()"
     }
+}
+
+/// A `clock=` argument: a `ManualClock` (shared) or a `SystemClock`, with the object itself (what the
+/// `clock` property gives back); `None` is a new `SystemClock`.
+pub struct ClockArg(pub Clock, pub Py<PyAny>);
+
+impl ClockArg {
+    /// A new `SystemClock`.
+    pub fn system(py: Python<'_>) -> PyResult<Self> {
+        Ok(ClockArg(
+            Clock::System,
+            Py::new(py, PySystemClock)?.into_any(),
+        ))
+    }
+}
+
+impl FromPyObject<'_, '_> for ClockArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return ClockArg::system(obj.py());
+        }
+        if let Ok(m) = obj.cast::<PyManualClock>() {
+            let clock = Clock::Manual(m.get().inner.clone());
+            return Ok(ClockArg(clock, obj.to_owned().unbind()));
+        }
+        if obj.is_instance_of::<PySystemClock>() {
+            return Ok(ClockArg(Clock::System, obj.to_owned().unbind()));
+        }
+        Err(PyTypeError::new_err(
+            "must be a ManualClock, a SystemClock or None",
+        ))
+    }
+}
+
+/// The clock of an optional argument (`None`: a new `SystemClock`).
+pub fn clock_of(py: Python<'_>, c: Option<ClockArg>) -> PyResult<ClockArg> {
+    c.map_or_else(|| ClockArg::system(py), Ok)
 }

@@ -4,30 +4,26 @@
 //! A type error reads as PyO3 words it for an argument (`argument 'topic': must be a str, not int`). The
 //! other failures keep the reference's words and exception class, which name the argument: the name is a
 //! type parameter (`Name<'a, arg::Topic>`), declared once in [`arg`].
+//!
+//! Only generic arguments live here (nothing in this module names a `#[pyclass]`, so it imports no class
+//! module): an argument that extracts one of our classes lives beside that class (`Queues` in
+//! `message_queue`, `RandomArg` in `java`, `ClockArg` in `clock`, `GrpcQueues` in `grpc_balancer`,
+//! `QueueMappings` in `static_topic`).
 
+use std::hash::Hash;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyInt, PyString};
-use pyo3::Borrowed;
-use rocketroute_core::{Clock, Compat, JavaRandom};
-
-use crate::clock::{PyManualClock, PySystemClock};
-use crate::errors::java_err;
-use crate::errors::{illegal, lone_surrogate, npe, type_name};
-use crate::grpc_balancer::PyGrpcMessageQueue;
-use crate::java::PyJavaRandom;
-use crate::message_queue::PyMessageQueue;
-use crate::static_topic::PyTopicQueueMappingInfo;
-use pyo3::types::{PyByteArray, PyMapping};
-use pyo3::PyTypeInfo;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyMapping, PyString};
+use pyo3::{Borrowed, PyTypeInfo};
 use rocketroute_core::grpc_balancer::{Address, AddressScheme, MessageType, Permission};
 use rocketroute_core::java_collections::OrderedMap;
-use rocketroute_core::route::{broker_id, FilterServerTable, MAX_QUEUES};
-use rocketroute_core::static_topic::QueueMapping;
-use std::hash::Hash;
+use rocketroute_core::route::{broker_id, FilterServerTable};
+use rocketroute_core::Compat;
+
+use crate::errors::{illegal, java_err, lone_surrogate, npe, type_name};
 
 /// The name an argument goes by in messages.
 pub trait ArgName {
@@ -231,28 +227,6 @@ impl FromPyObject<'_, '_> for Flag {
     }
 }
 
-/// A list of queues: any iterable of `MessageQueue`, as the caller's own objects.
-pub struct Queues<'py>(pub Vec<Bound<'py, PyMessageQueue>>);
-
-impl<'py> FromPyObject<'_, 'py> for Queues<'py> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = Vec::new();
-        for item in obj.try_iter()? {
-            let item = item?;
-            let mq = item.cast_into::<PyMessageQueue>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "must hold MessageQueue, not {}",
-                    type_name(e.into_inner().as_any())
-                ))
-            })?;
-            out.push(mq);
-        }
-        Ok(Queues(out))
-    }
-}
-
 /// A list of names (consumer ids): any iterable of `str`; a `None` in it is `NullPointerError`, a lone
 /// surrogate `IllegalArgumentError`.
 pub struct Names<N>(pub Vec<Arc<str>>, PhantomData<N>);
@@ -380,7 +354,10 @@ impl<'py, T: PyTypeInfo> FromPyObject<'_, 'py> for Items<'py, T> {
 
 /// A part of an argument (a key, a value, an item) as `T`; a `TypeError` names the part, as PyO3 names the
 /// argument (`argument 'curr_id_map': value must be an int, not str`).
-fn part<'a, 'py, T: FromPyObject<'a, 'py>>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<T> {
+pub fn part<'a, 'py, T: FromPyObject<'a, 'py>>(
+    obj: &'a Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<T> {
     obj.extract::<T>().map_err(|e| {
         let (py, e) = (obj.py(), e.into());
         if e.get_type(py).is(py.get_type::<PyTypeError>()) {
@@ -393,7 +370,7 @@ fn part<'a, 'py, T: FromPyObject<'a, 'py>>(obj: &'a Bound<'py, PyAny>, what: &st
 
 /// A Python mapping read into an [`OrderedMap`] in its iteration order (a later equal key replaces the value in
 /// place, as `HashMap.put`), each key and value converted by `entry`.
-fn ordered_map<'py, K: Hash + Eq + Clone, V>(
+pub fn ordered_map<'py, K: Hash + Eq + Clone, V>(
     obj: Borrowed<'_, 'py, PyAny>,
     mut entry: impl FnMut(&Bound<'py, PyAny>, &Bound<'py, PyAny>) -> PyResult<(K, V)>,
 ) -> PyResult<OrderedMap<K, V>> {
@@ -486,27 +463,6 @@ impl FromPyObject<'_, '_> for FilterServers {
             Ok((key, Some(servers)))
         })
         .map(FilterServers)
-    }
-}
-
-/// `topic_queue_mapping_by_broker`: broker name -> `TopicQueueMappingInfo`.
-pub struct QueueMappings(pub QueueMapping);
-
-impl FromPyObject<'_, '_> for QueueMappings {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        ordered_map(obj, |k, v| {
-            let key = part::<Name<arg::MappingKey>>(k, "key")?.0.to_owned();
-            let info = v.cast::<PyTopicQueueMappingInfo>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "values must be TopicQueueMappingInfo, not {}",
-                    type_name(v)
-                ))
-            })?;
-            Ok((key, info.get().inner.clone()))
-        })
-        .map(QueueMappings)
     }
 }
 
@@ -686,33 +642,6 @@ impl FromPyObject<'_, '_> for MessageTypes {
     }
 }
 
-/// A gRPC route's queues: any iterable of `GrpcMessageQueue`, as the caller's objects; more than
-/// [`MAX_QUEUES`] is `IllegalArgumentError`.
-pub struct GrpcQueues<'py>(pub Vec<Bound<'py, PyGrpcMessageQueue>>);
-
-impl<'py> FromPyObject<'_, 'py> for GrpcQueues<'py> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = Vec::new();
-        for q in obj.try_iter()? {
-            out.push(q?.cast_into::<PyGrpcMessageQueue>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "must hold GrpcMessageQueue, not {}",
-                    type_name(e.into_inner().as_any())
-                ))
-            })?);
-            if out.len() > MAX_QUEUES {
-                return Err(illegal(
-                    obj.py(),
-                    format!("route has more than {MAX_QUEUES} queues"),
-                ));
-            }
-        }
-        Ok(GrpcQueues(out))
-    }
-}
-
 /// An argument that is read only in some cases, as the reference reads it (`MQFaultStrategy`'s `clock=`
 /// or `detector=`, unread when it is given a `latency_fault_tolerance`): `None` or absent is `None`,
 /// anything else is extracted as PyO3 extracts an argument, a `TypeError` naming it
@@ -733,75 +662,6 @@ where
         named.set_cause(py, e.cause(py));
         named
     })
-}
-
-/// A `random=` / `seed=` source: a `JavaRandom` (shared), an int seed (outside a Java long,
-/// `IllegalArgumentError` naming the seed), or `None` (seeded from the OS).
-pub struct RandomArg(pub Arc<JavaRandom>);
-
-impl FromPyObject<'_, '_> for RandomArg {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        if obj.is_none() {
-            return Ok(RandomArg(Arc::new(JavaRandom::from_entropy())));
-        }
-        if let Ok(r) = obj.cast::<PyJavaRandom>() {
-            return Ok(RandomArg(Arc::clone(&r.get().inner)));
-        }
-        if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
-            let seed = obj.extract::<JavaLong<arg::Seed>>()?.0;
-            return Ok(RandomArg(Arc::new(JavaRandom::new(seed))));
-        }
-        Err(PyTypeError::new_err(format!(
-            "must be a JavaRandom, an int seed or None, not {}",
-            type_name(&obj)
-        )))
-    }
-}
-
-/// The random source of an optional argument (`None`: seeded from the OS).
-pub fn random_of(r: Option<RandomArg>) -> Arc<JavaRandom> {
-    r.map_or_else(|| Arc::new(JavaRandom::from_entropy()), |r| r.0)
-}
-
-/// A `clock=` argument: a `ManualClock` (shared) or a `SystemClock`, with the object itself (what the
-/// `clock` property gives back); `None` is a new `SystemClock`.
-pub struct ClockArg(pub Clock, pub Py<PyAny>);
-
-impl ClockArg {
-    /// A new `SystemClock`.
-    pub fn system(py: Python<'_>) -> PyResult<Self> {
-        Ok(ClockArg(
-            Clock::System,
-            Py::new(py, PySystemClock)?.into_any(),
-        ))
-    }
-}
-
-impl FromPyObject<'_, '_> for ClockArg {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        if obj.is_none() {
-            return ClockArg::system(obj.py());
-        }
-        if let Ok(m) = obj.cast::<PyManualClock>() {
-            let clock = Clock::Manual(m.get().inner.clone());
-            return Ok(ClockArg(clock, obj.to_owned().unbind()));
-        }
-        if obj.is_instance_of::<PySystemClock>() {
-            return Ok(ClockArg(Clock::System, obj.to_owned().unbind()));
-        }
-        Err(PyTypeError::new_err(
-            "must be a ManualClock, a SystemClock or None",
-        ))
-    }
-}
-
-/// The clock of an optional argument (`None`: a new `SystemClock`).
-pub fn clock_of(py: Python<'_>, c: Option<ClockArg>) -> PyResult<ClockArg> {
-    c.map_or_else(|| ClockArg::system(py), Ok)
 }
 
 /// A callable, or an object with the method `method` (its bound method is what is called), as Java's

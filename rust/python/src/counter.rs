@@ -5,7 +5,8 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use rocketroute_core::SendWhichQueue;
 
-use crate::convert::{arg, compat_of, random_of, CompatArg, JavaInt, NonNegative, RandomArg};
+use crate::convert::{arg, compat_of, CompatArg, JavaInt, NonNegative};
+use crate::java::{random_of, RandomArg};
 
 /// The index behind `sendWhichQueue` (and 4.9's `whichItemWorst`): Java's `ThreadLocalIndex`
 /// arithmetic, one value shared by all threads and advanced atomically.

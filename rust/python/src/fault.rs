@@ -7,12 +7,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString};
 use rocketroute_core::{Compat, LatencyFaultTolerance};
 
+use crate::clock::{clock_of, ClockArg};
 use crate::convert::{
-    arg, clock_of, compat_of, random_of, ClockArg, CompatArg, Detector, Flag, JavaInt, JavaLong,
-    Name, RandomArg, Resolver,
+    arg, compat_of, CompatArg, Detector, Flag, JavaInt, JavaLong, Name, Resolver,
 };
 use crate::counter::PySendWhichQueue;
 use crate::errors::type_name;
+use crate::java::{random_of, RandomArg};
 
 /// Fault items by broker name (Java's `LatencyFaultToleranceImpl`): an item is available once the clock
 /// reaches its start timestamp; 5.3 items also carry a reachable flag a detector round can restore.

@@ -13,13 +13,13 @@ use rocketroute_core::grpc_balancer::{
     random_start_index, Endpoints, GrpcMessageQueue, MessageType, Permission,
     PublishingLoadBalancer, SubscriptionLoadBalancer,
 };
+use rocketroute_core::route::MAX_QUEUES;
 use rocketroute_core::{JavaResult, MessageQueue};
 
 use crate::convert::{
-    arg, Addresses, GrpcQueues, Items, JavaInt, MessageTypes, Name, PermissionArg, Required,
-    Scheme, Text,
+    arg, Addresses, Items, JavaInt, MessageTypes, Name, PermissionArg, Required, Scheme, Text,
 };
-use crate::errors::{java_utf8_text, type_name, Result};
+use crate::errors::{illegal, java_utf8_text, type_name, Result};
 use crate::message_queue::PyMessageQueue;
 
 fn py_hash<T: Hash>(v: &T) -> isize {
@@ -480,5 +480,32 @@ impl PySubscriptionLoadBalancer {
             self.queues.len(),
             self.inner.index()
         )
+    }
+}
+
+/// A gRPC route's queues: any iterable of `GrpcMessageQueue`, as the caller's objects; more than
+/// [`MAX_QUEUES`] is `IllegalArgumentError`.
+pub struct GrpcQueues<'py>(pub Vec<Bound<'py, PyGrpcMessageQueue>>);
+
+impl<'py> FromPyObject<'_, 'py> for GrpcQueues<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for q in obj.try_iter()? {
+            out.push(q?.cast_into::<PyGrpcMessageQueue>().map_err(|e| {
+                PyTypeError::new_err(format!(
+                    "must hold GrpcMessageQueue, not {}",
+                    type_name(e.into_inner().as_any())
+                ))
+            })?);
+            if out.len() > MAX_QUEUES {
+                return Err(illegal(
+                    obj.py(),
+                    format!("route has more than {MAX_QUEUES} queues"),
+                ));
+            }
+        }
+        Ok(GrpcQueues(out))
     }
 }

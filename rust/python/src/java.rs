@@ -1,15 +1,15 @@
-//! Java hashing / ordering functions and `JavaRandom` (a `random=` / `seed=` argument is
-//! [`crate::convert::RandomArg`]).
+//! Java hashing / ordering functions, `JavaRandom` and the `random=` / `seed=` argument ([`RandomArg`]).
 
 use std::sync::Arc;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBool, PyInt, PyString};
 use rocketroute_core::java;
 use rocketroute_core::JavaRandom;
 
 use crate::convert::{arg, JavaInt, JavaLong, Text};
-use crate::errors::{utf16_units, Result};
+use crate::errors::{type_name, utf16_units, Result};
 
 /// `String.hashCode()` of a Python str (over its UTF-16 code units).
 pub fn str_hash(s: &Bound<'_, PyString>) -> PyResult<i32> {
@@ -101,4 +101,34 @@ impl PyJavaRandom {
     fn __repr__(&self) -> &'static str {
         "JavaRandom(...)"
     }
+}
+
+/// A `random=` / `seed=` source: a `JavaRandom` (shared), an int seed (outside a Java long,
+/// `IllegalArgumentError` naming the seed), or `None` (seeded from the OS).
+pub struct RandomArg(pub Arc<JavaRandom>);
+
+impl FromPyObject<'_, '_> for RandomArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(RandomArg(Arc::new(JavaRandom::from_entropy())));
+        }
+        if let Ok(r) = obj.cast::<PyJavaRandom>() {
+            return Ok(RandomArg(Arc::clone(&r.get().inner)));
+        }
+        if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+            let seed = obj.extract::<JavaLong<arg::Seed>>()?.0;
+            return Ok(RandomArg(Arc::new(JavaRandom::new(seed))));
+        }
+        Err(PyTypeError::new_err(format!(
+            "must be a JavaRandom, an int seed or None, not {}",
+            type_name(&obj)
+        )))
+    }
+}
+
+/// The random source of an optional argument (`None`: seeded from the OS).
+pub fn random_of(r: Option<RandomArg>) -> Arc<JavaRandom> {
+    r.map_or_else(|| Arc::new(JavaRandom::from_entropy()), |r| r.0)
 }

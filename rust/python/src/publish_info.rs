@@ -7,10 +7,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rocketroute_core::{Compat, SendWhichQueue, TopicPublishInfo};
 
-use crate::convert::{arg, compat_of, Bool, CompatArg, Name, Queues};
+use crate::convert::{arg, compat_of, Bool, CompatArg, Name};
 use crate::counter::PySendWhichQueue;
 use crate::errors::{npe, Result};
-use crate::message_queue::PyMessageQueue;
+use crate::message_queue::{PyMessageQueue, Queues};
 use crate::route::PyTopicRouteData;
 
 /// The queues a producer sends a topic's messages to, with its `sendWhichQueue` index (Java's

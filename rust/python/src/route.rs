@@ -8,11 +8,11 @@ use rocketroute_core::route::{perm, BrokerData, QueueData, TopicRouteData};
 
 use crate::convert::{
     arg, compat_of, Bool, BrokerAddrs, CompatArg, FilterServers, Given, Items, JavaInt, Name,
-    QueueMappings, RouteJson,
+    RouteJson,
 };
 use crate::errors::Result;
 use crate::message_queue::PyMessageQueue;
-use crate::static_topic::{mapping_info_dict, PyTopicQueueMappingInfo};
+use crate::static_topic::{mapping_info_dict, PyTopicQueueMappingInfo, QueueMappings};
 
 /// Broker / queue permission bits, as `org.apache.rocketmq.common.constant.PermName` (not instantiable).
 #[pyclass(frozen, name = "PermName", module = "rocketroute._native")]

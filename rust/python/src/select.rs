@@ -10,9 +10,10 @@ use rocketroute_core::java::{int_hash, long_hash};
 use rocketroute_core::select::{hash_index, random_index};
 use rocketroute_core::JavaRandom;
 
-use crate::convert::{arg, random_of, JavaInt, JavaLong, NonNull, RandomArg};
+use crate::convert::{arg, JavaInt, JavaLong, NonNull};
 use crate::errors::{illegal, npe, type_name, Result};
 use crate::java::str_hash;
+use crate::java::{random_of, RandomArg};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum KeyType {

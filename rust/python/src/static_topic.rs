@@ -1,10 +1,12 @@
 //! `TopicQueueMappingInfo`, `mock_broker_name` and the static-topic constants.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rocketroute_core::static_topic::{self, TopicQueueMappingInfo};
+use rocketroute_core::static_topic::{self, QueueMapping, TopicQueueMappingInfo};
 
-use crate::convert::{arg, Bool, Given, IdMap, JavaInt, JavaLong, Name};
+use crate::convert::{arg, ordered_map, part, Bool, Given, IdMap, JavaInt, JavaLong, Name};
+use crate::errors::type_name;
 
 /// 5.x `TopicQueueMappingInfo`: which logic queue ids (`curr_id_map`: global id -> physical queue id) one
 /// broker hosts for a static topic, under which `scope` and `epoch`. Immutable.
@@ -163,4 +165,25 @@ pub fn add_constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("METADATA_SCOPE_GLOBAL", static_topic::METADATA_SCOPE_GLOBAL)?;
     Ok(())
+}
+
+/// `topic_queue_mapping_by_broker`: broker name -> `TopicQueueMappingInfo`.
+pub struct QueueMappings(pub QueueMapping);
+
+impl FromPyObject<'_, '_> for QueueMappings {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        ordered_map(obj, |k, v| {
+            let key = part::<Name<arg::MappingKey>>(k, "key")?.0.to_owned();
+            let info = v.cast::<PyTopicQueueMappingInfo>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "values must be TopicQueueMappingInfo, not {}",
+                    type_name(v)
+                ))
+            })?;
+            Ok((key, info.get().inner.clone()))
+        })
+        .map(QueueMappings)
+    }
 }

@@ -9,9 +9,10 @@ use pyo3::types::{PyDict, PyList};
 use rocketroute_core::allocate::check;
 use rocketroute_core::JavaError;
 
-use crate::convert::{arg, JavaInt, Name, Names, Queues};
+use crate::convert::{arg, JavaInt, Name, Names};
 use crate::errors::{illegal, Result};
 use crate::message_queue::PyMessageQueue;
+use crate::message_queue::Queues;
 
 pub(crate) type Mqs<'py> = Vec<Bound<'py, PyMessageQueue>>;
 

@@ -29,9 +29,10 @@ use self::consistent_hash::ConsistentHash;
 use self::nearby::Nearby;
 use self::plain::{MachineRoom, Positional};
 use self::sticky::{Previous, Sticky};
-use crate::convert::{arg, JavaInt, Queues};
+use crate::convert::{arg, JavaInt};
 use crate::errors::{illegal, Result};
 use crate::message_queue::PyMessageQueue;
+use crate::message_queue::Queues;
 use crate::ring::{HashFunction, PyConsistentHashRouter};
 
 /// What a strategy is, with its state.
