@@ -208,6 +208,19 @@ def test_machine_room_nearby_example(backend):
     }
 
 
+@pytest.mark.parametrize(
+    ("cid", "mq_all", "cid_all"),
+    [("\ud800", [], ["a"]), (5, "not queues", 7), (None, None, None), ("", [object()], [])],
+)
+def test_config_reads_none_of_its_arguments(backend, cid, mq_all, cid_all):
+    """Java's AllocateMessageQueueByConfig returns its list whatever it is given: no argument is checked (a lone
+    surrogate, a wrong type or None included), on both backends (the native one once converted every argument
+    before looking at the strategy)."""
+    config_list = mqs_of(backend, [("T", "b", 0), ("T", "b", 1)])
+    assert backend.AllocateMessageQueueByConfig(config_list).allocate("g", cid, mq_all, cid_all) == config_list
+    assert backend.AllocateMessageQueueByConfig(None).allocate("g", cid, mq_all, cid_all) is None
+
+
 # ---------------------------------------------------------------------------------------------- allocate_all
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import IllegalArgumentError
+from ..errors import IllegalArgumentError, NumberFormatError
 from .columns import check_distinct, fresh_name, rename_clashes
 
 __all__ = [
@@ -89,7 +90,8 @@ def queue_spec(topic: str, *, route_json: Any = None, queues: str | None = None,
 def parse_queue_list(text: str) -> list[tuple[str, int]]:
     """``"broker-a:8,broker-b:8"``: each broker and its queue count, in order (spaces around a name or a count are
     allowed). Anything else is an :class:`IllegalArgumentError` that says what is wrong in one line: a part
-    without ``:``, an empty name, a count that is not a whole number of at least 1, a broker named twice."""
+    without ``:``, an empty name, a count that is not a whole number (a :class:`NumberFormatError`, as Java's
+    ``Integer.parseInt`` raises) or is below 1, a broker named twice."""
     form = "--queues takes broker:count pairs, e.g. broker-a:8,broker-b:8"
     pairs: list[tuple[str, int]] = []
     seen: set[str] = set()
@@ -99,7 +101,11 @@ def parse_queue_list(text: str) -> list[tuple[str, int]]:
             raise IllegalArgumentError(f"{form}; {part.strip()!r} has no ':count'")
         if not broker:
             raise IllegalArgumentError(f"{form}; {part.strip()!r} has no broker name")
-        if not count.isdigit() or int(count) < 1:
+        if not re.fullmatch(r"[+-]?[0-9]+", count):  # what Java's Integer.parseInt reads
+            raise NumberFormatError(
+                f"{form}; the queue count of {broker!r} must be a whole number of at least 1, not {count!r}"
+            )
+        if int(count) < 1:
             raise IllegalArgumentError(
                 f"{form}; the queue count of {broker!r} must be a whole number of at least 1, not {count!r}"
             )

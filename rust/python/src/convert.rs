@@ -66,6 +66,7 @@ pub mod arg {
         Host = "host";
         Key = "key";
         LastBrokerName = "last_broker_name";
+        MqAll = "mq_all";
         Name = "name";
         Node = "node";
         NowMs = "now_ms";

@@ -29,10 +29,12 @@ use self::consistent_hash::ConsistentHash;
 use self::nearby::Nearby;
 use self::plain::{MachineRoom, Positional};
 use self::sticky::{Previous, Sticky};
+use crate::batch_args::{later, Later};
 use crate::convert::{arg, JavaInt};
 use crate::errors::{illegal, Result};
 use crate::message_queue::PyMessageQueue;
 use crate::message_queue::Queues;
+
 use crate::ring::{HashFunction, PyConsistentHashRouter};
 
 /// What a strategy is, with its state.
@@ -152,13 +154,18 @@ impl PyAllocateStrategy {
         &self,
         py: Python<'py>,
         consumer_group: Bound<'py, PyAny>,
-        current_cid: Option<CurrentCid<'_>>,
-        mq_all: Option<Queues<'py>>,
-        cid_all: Option<CidAll>,
+        current_cid: Option<Later<CurrentCid<'_>, arg::CurrentCid>>,
+        mq_all: Option<Later<Queues<'py>, arg::MqAll>>,
+        cid_all: Option<Later<CidAll, arg::CidAll>>,
     ) -> Result<Option<Bound<'py, PyList>>> {
         if let Strategy::Config(_) = self.kind {
-            return Ok(self.config_list(py)?); // Java checks nothing
+            return Ok(self.config_list(py)?); // Java reads none of the arguments
         }
+        let (current_cid, mq_all, cid_all) = (
+            later(py, current_cid)?,
+            later(py, mq_all)?,
+            later(py, cid_all)?,
+        );
         match checked(current_cid, mq_all, cid_all)? {
             None => Ok(Some(PyList::empty(py))),
             Some(args) => self.allocate_checked(py, &consumer_group, args).map(Some),
