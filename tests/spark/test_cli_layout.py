@@ -131,3 +131,18 @@ def test_the_old_entry_point_is_the_new_one():
         [sys.executable, "-m", "rocketroute.cli", "--version"], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0 and done.stdout.startswith("rocketroute "), done.stderr
+
+
+def test_no_function_shadows_its_module():
+    """``rocketroute.spark.plan`` is the function; its module is ``rocketroute.spark.jobs.plan``, and importing
+    that name gives the module (it gave the function when the module was ``rocketroute.spark.plan``)."""
+    import importlib
+    import types
+
+    import rocketroute.spark as spark
+
+    for name in ("route", "plan", "replay"):
+        module = importlib.import_module(f"rocketroute.spark.jobs.{name}")
+        assert isinstance(module, types.ModuleType)
+        assert getattr(spark, name) is getattr(module, name) and callable(getattr(spark, name))
+        assert not isinstance(getattr(spark, name), types.ModuleType)

@@ -16,8 +16,8 @@ import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError, RocketRouteError
 from rocketroute.spark import queue_spec, route
 from rocketroute.spark.cli.common import read_input
-from rocketroute.spark.plan import resize_risk
-from rocketroute.spark.replay import replay
+from rocketroute.spark.jobs.plan import resize_risk
+from rocketroute.spark.jobs.replay import replay
 
 TOPIC = "TopicTest"
 

@@ -19,6 +19,10 @@ def _route(src: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
+_EXPECTED_STDERR = ("[rocketroute] ", "WARNING: Using incubator modules", "Picked up JAVA_TOOL_OPTIONS")
+"""The lines a quiet run may print before its error: rocketroute's progress, and what the JVM itself prints."""
+
+
 @pytest.fixture(scope="module")
 def parquet_bytes(tmp_path_factory) -> bytes:
     import pyarrow as pa
@@ -56,9 +60,23 @@ def test_corrupted_data_pages_fail_the_job_with_spark_s_reason_and_keep_the_prev
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("rocketroute route: error: the Spark job failed:") and "FAILED_READ_FILE" in last
     assert "Traceback" not in done.stderr
+    # no Spark log line, no executor trace: the progress lines, the JVM's own notice, and the one-line reason
+    noise = [line for line in done.stderr.splitlines()[:-1] if not line.startswith(_EXPECTED_STDERR)]
+    assert noise == []
     # the failed run replaced nothing: the previous outputs are whole, and nothing half-written is left
     assert {str(p.relative_to(out)): p.read_text() for p in out.rglob("*") if p.is_file()} == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "out"]
+
+
+def test_verbose_shows_the_java_trace_and_spark_s_log(tmp_path, parquet_bytes):
+    src = tmp_path / "m.parquet"
+    damaged = bytearray(parquet_bytes)
+    damaged[100 : len(damaged) // 2] = b"\xab" * (len(damaged) // 2 - 100)
+    src.write_bytes(bytes(damaged))
+    done = _route(src, tmp_path / "out", "--verbose")
+    assert done.returncode == 1, done.stderr
+    assert "FAILED_READ_FILE" in done.stderr.strip().splitlines()[-1]
+    assert "Traceback" in done.stderr and "\tat org.apache.spark." in done.stderr  # the Python and Java frames
 
 
 def test_a_corrupted_aggregate_fails_the_report_in_one_line_naming_the_file(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError
 from rocketroute.spark import parse_consumers, plan, resize_risk
-from rocketroute.spark.plan import Rooms, consumer_ids, default_strategies, parse_rooms
+from rocketroute.spark.jobs.plan import Rooms, consumer_ids, default_strategies, parse_rooms
 
 TOPIC = "TopicTest"
 LOAD = [("broker-a", q, 100 * (q + 1), 10 * q) for q in range(6)] + [("broker-b", q, 7, 1) for q in range(5)]

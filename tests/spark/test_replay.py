@@ -7,7 +7,7 @@ import pytest
 
 import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.spark.replay import BrokerTrace, broker_windows, replay
+from rocketroute.spark.jobs.replay import BrokerTrace, broker_windows, replay
 
 QUEUES = (("broker-a", 0), ("broker-a", 1), ("broker-b", 0), ("broker-b", 1))
 TRACE_SCHEMA = "ts_ms long, broker string, latency_ms long, ok boolean"

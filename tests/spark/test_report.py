@@ -382,7 +382,7 @@ def test_the_jobs_aggregates_agree_with_their_per_row_outputs(spark, tmp_path):
     from rocketroute.spark.cli import build_parser
     from rocketroute.spark.cli.replay import check_replay, run_replay
     from rocketroute.spark.cli.route import check_route, run_route
-    from rocketroute.spark.replay import BrokerTrace
+    from rocketroute.spark.jobs.replay import BrokerTrace
 
     keys = ['a"b,\\c', "d\\e", "x,y", *[f"k{i % 7}" for i in range(60)], *["hot"] * 12]
     pq.write_table(pa.table({"key": keys}), tmp_path / "m.parquet")

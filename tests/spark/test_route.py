@@ -12,7 +12,7 @@ import pytest
 import rocketroute.reference as ref
 from rocketroute.errors import IllegalArgumentError
 from rocketroute.spark import queue_spec, route
-from rocketroute.spark.route import skew_metrics
+from rocketroute.spark.jobs.route import skew_metrics
 
 TOPIC = "TopicTest"
 KEYS = [

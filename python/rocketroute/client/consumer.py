@@ -48,7 +48,14 @@ from .listener import (
 )
 from .message_decode import reset_retry_topic
 from .message_id import local_ip_candidates
-from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
+from .namesrv import (
+    MASTER_ID,
+    NameServerClient,
+    TopicNotExistError,
+    connect_name_servers,
+    master_or_first,
+    parse_namesrv_addrs,
+)
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
@@ -263,13 +270,8 @@ class Consumer:
             if self.listener is None:
                 raise RuntimeError("register a message listener before start()")
             timeout = self.settings["mq_client_api_timeout"]
-            self._remoting = RemotingClient(connect_timeout_ms=timeout)
-            self._names = NameServerClient(
-                self.namesrv_addrs,
-                self._remoting.async_client,
-                timeout_ms=timeout,
-                compat=self.compat,
-                backend=self._rr,
+            self._remoting, self._names = connect_name_servers(
+                self.namesrv_addrs, timeout_ms=timeout, compat=self.compat, backend=self._rr
             )
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(

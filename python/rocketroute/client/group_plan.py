@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..remoting import RemotingClient, RemotingError
 from ..views import ViewReport, analyse_views
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
 from .subscription import query_consumer_ids
+
+T = TypeVar("T")
 
 __all__ = ["GroupPlan", "GroupSnapshot", "View", "fetch_group_snapshot", "plan_group", "snapshot_group"]
 
@@ -131,6 +133,31 @@ class GroupPlan:
         }
 
 
+def _failure(e: BaseException) -> str | None:
+    """Why a source did not answer, in words; ``None`` for anything else (a bug, raised as it is)."""
+    if isinstance(e, TopicNotExistError):
+        return "no route for the topic (TOPIC_NOT_EXIST)"
+    if isinstance(e, (RemotingError, ValueError)):
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+async def _ask_each(keys: Sequence[str], ask: Callable[[str], Awaitable[T]]) -> tuple[dict[str, T], dict[str, str]]:
+    """``ask(key)`` for every key at once: the answers, and the reason of each source that failed (one failed
+    source does not stop the others)."""
+    answers: dict[str, T] = {}
+    failed: dict[str, str] = {}
+    for key, got in zip(keys, await asyncio.gather(*(ask(k) for k in keys), return_exceptions=True), strict=True):
+        if isinstance(got, BaseException):
+            reason = _failure(got)
+            if reason is None:
+                raise got
+            failed[key] = reason
+        else:
+            answers[key] = got
+    return answers, failed
+
+
 async def fetch_group_snapshot(
     remoting: Any,
     namesrv: str | Sequence[str],
@@ -155,19 +182,7 @@ async def fetch_group_snapshot(
         names = NameServerClient([addr], remoting, timeout_ms=timeout_ms, compat=compat, backend=backend)
         return await names.get_route(topic)
 
-    routes: dict[str, Any] = {}
-    route_errors: dict[str, str] = {}
-    for addr, got in zip(
-        addrs, await asyncio.gather(*(route_of(a) for a in addrs), return_exceptions=True), strict=True
-    ):
-        if isinstance(got, TopicNotExistError):
-            route_errors[addr] = "no route for the topic (TOPIC_NOT_EXIST)"
-        elif isinstance(got, (RemotingError, ValueError)):
-            route_errors[addr] = f"{type(got).__name__}: {got}"
-        elif isinstance(got, BaseException):
-            raise got
-        else:
-            routes[addr] = got
+    routes, route_errors = await _ask_each(addrs, route_of)
 
     broker_addrs: dict[str, str] = {}
     for route in routes.values():
@@ -179,17 +194,7 @@ async def fetch_group_snapshot(
     async def members_of(addr: str) -> tuple[str, ...]:
         return tuple(await query_consumer_ids(remoting, addr, group, compat=compat, timeout_ms=timeout_ms))
 
-    names = sorted(broker_addrs)
-    members: dict[str, tuple[str, ...]] = {}
-    member_errors: dict[str, str] = {}
-    answers = await asyncio.gather(*(members_of(broker_addrs[n]) for n in names), return_exceptions=True)
-    for name, got in zip(names, answers, strict=True):
-        if isinstance(got, (RemotingError, ValueError)):
-            member_errors[name] = f"{type(got).__name__}: {got}"
-        elif isinstance(got, BaseException):
-            raise got
-        else:
-            members[name] = got
+    members, member_errors = await _ask_each(sorted(broker_addrs), lambda name: members_of(broker_addrs[name]))
     return GroupSnapshot(topic, group, compat, routes, members, broker_addrs, route_errors, member_errors)
 
 

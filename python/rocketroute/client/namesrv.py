@@ -172,3 +172,13 @@ def fetch_route(
         names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
         future = asyncio.run_coroutine_threadsafe(names.get_route(topic), client.loop)
         return future.result()
+
+
+def connect_name_servers(
+    addrs: Sequence[str], *, timeout_ms: int, compat: str, backend: Any = None
+) -> tuple[RemotingClient, NameServerClient]:
+    """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
+    ``timeout_ms`` to connect) and a :class:`NameServerClient` over it for ``addrs``."""
+    remoting = RemotingClient(connect_timeout_ms=timeout_ms)
+    names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
+    return remoting, names

@@ -28,7 +28,7 @@ from ..remoting.command import MQ_VERSIONS
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode, send_default, send_default_async, send_select
 from .message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
 from .route_change import RouteChange, route_change
 from .send_header import send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
@@ -153,13 +153,8 @@ class Producer:
             if self._state != "created":
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
             timeout = self.settings["mq_client_api_timeout"]
-            self._remoting = RemotingClient(connect_timeout_ms=timeout)
-            self._names = NameServerClient(
-                self.namesrv_addrs,
-                self._remoting.async_client,
-                timeout_ms=timeout,
-                compat=self.compat,
-                backend=self._rr,
+            self._remoting, self._names = connect_name_servers(
+                self.namesrv_addrs, timeout_ms=timeout, compat=self.compat, backend=self._rr
             )
             self._state = "running"
         self._remoting.loop.call_soon_threadsafe(self._schedule_poll)

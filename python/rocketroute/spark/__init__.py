@@ -7,10 +7,10 @@ for the report).
 
 from __future__ import annotations
 
-from .plan import PlanResult, parse_consumers, plan, resize_risk
-from .replay import ReplayResult, replay
+from .jobs.plan import PlanResult, parse_consumers, plan, resize_risk
+from .jobs.replay import ReplayResult, replay
+from .jobs.route import QueueSpec, RouteResult, queue_spec, route
 from .report import render_report, write_report
-from .route import QueueSpec, RouteResult, queue_spec, route
 from .session import local_session
 
 __all__ = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 
 from ...errors import RocketRouteError
 from . import bench_producer, bench_spark, demo, plan, replay, report, route
@@ -51,5 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         reason = spark_failure(e)
         if reason is None:
             raise  # a bug: keep the traceback
+        if getattr(args, "verbose", False):
+            traceback.print_exception(e, file=sys.stderr)  # the Java trace is in the message of py4j's error
         print(f"rocketroute {args.command}: error: the Spark job failed: {reason}", file=sys.stderr)
         return 1

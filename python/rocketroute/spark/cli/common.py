@@ -284,7 +284,7 @@ def renamed_note(renamed: dict[str, str]) -> str:
 def queue_spec_from_args(args: argparse.Namespace) -> Any:
     """The topic's publish queues from ``--route`` (a route JSON file), ``--namesrv`` (the live route) or
     ``--queues``."""
-    from ..route import queue_spec
+    from ..jobs.route import queue_spec
 
     if getattr(args, "namesrv", None):
         return queue_spec(args.topic, route_json=live_route_json(args), compat=args.compat)
@@ -328,7 +328,8 @@ def spark_session(args: argparse.Namespace) -> Iterator[Any]:
     """A SparkSession for one command, stopped afterwards."""
     from ..session import local_session
 
-    spark = local_session(args.master, quiet=not getattr(args, "progress", False))
+    verbose = getattr(args, "verbose", False)
+    spark = local_session(args.master, quiet=not verbose, progress=getattr(args, "progress", False))
     try:
         yield spark
     finally:
@@ -348,6 +349,12 @@ def add_queue_args(p: argparse.ArgumentParser) -> None:
 def add_spark_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--master", default=None, help="Spark master (default: local[*])")
     p.add_argument("--progress", action="store_true", help="show Spark's console progress")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Spark's own log (WARN and above) and, when a job fails, its whole Java trace; without it a "
+        "failure is one line, its root cause",
+    )
 
 
 def add_overwrite_arg(p: argparse.ArgumentParser, what: str = "OUT") -> None:

@@ -35,7 +35,7 @@ def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str
 def cmd_demo(args: argparse.Namespace) -> int:
     require("pyspark", "matplotlib")  # the jobs, then the report
     from ..demo import write_demo_inputs
-    from ..plan import parse_consumers
+    from ..jobs.plan import parse_consumers
     from ..report import write_report
     from . import build_parser
 

@@ -54,7 +54,7 @@ def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, i
 
 def _plan_params(args: argparse.Namespace) -> dict[str, Any]:
     """The room / idc / config parameters of the strategies that need them."""
-    from ..plan import Rooms, parse_rooms
+    from ..jobs.plan import Rooms, parse_rooms
 
     rooms = None
     if args.rooms:
@@ -92,7 +92,7 @@ def _parse_resize(args: argparse.Namespace) -> tuple[int, int] | None:
 
 
 def _plan_strategies(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
-    from ..plan import default_strategies
+    from ..jobs.plan import default_strategies
 
     if args.strategies:
         return [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -112,7 +112,7 @@ class PlanOptions:
 def check_plan(args: argparse.Namespace) -> PlanOptions:
     """What ``plan`` can check before Spark starts: counts, strategies and their parameters, the resize, the
     load table's existence."""
-    from ..plan import parse_consumers
+    from ..jobs.plan import parse_consumers
 
     if getattr(args, "group", None):
         raise RocketRouteError("--group is for the live plan: give --namesrv too (or --load for the Spark plan)")
@@ -126,7 +126,7 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
     options = PlanOptions(counts, params, _plan_strategies(args, params), _parse_resize(args))
     import rocketroute as rr
 
-    from ..plan import strategy_for
+    from ..jobs.plan import strategy_for
 
     config = [rr.MessageQueue(args.topic, b, q) for b, q in params["config"]] if params["config"] else None
     for name in options.strategies:  # an unknown name or a bad parameter fails before Spark starts
@@ -149,7 +149,7 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
 def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
     """The plan job on ``spark`` (``options`` from :func:`check_plan`): writes ``args.out/plan`` and returns
     the :class:`PlanResult`."""
-    from ..plan import plan, resize_risk
+    from ..jobs.plan import plan, resize_risk
 
     counts, params, strategies, resize = options.counts, options.params, options.strategies, options.resize
     log(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
@@ -214,7 +214,7 @@ def cmd_plan_live(args: argparse.Namespace) -> int:
     strategy on the consensus view, and the members whose view differs (no Spark)."""
     from ...client.group_plan import describe_group_plan, plan_group, snapshot_group
     from ...remoting import RemotingError
-    from ..plan import strategy_for
+    from ..jobs.plan import strategy_for
 
     if not args.group:
         raise RocketRouteError("the live plan (--namesrv) needs --group")

@@ -39,7 +39,7 @@ def check_replay(args: argparse.Namespace) -> Any:
 def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
     """The replay job on ``spark`` (``spec`` from :func:`check_replay`): writes ``args.out`` and returns the
     :class:`ReplayResult`."""
-    from ..replay import replay
+    from ..jobs.replay import replay
 
     log(f"replay: {args.sends} against {args.trace} on {len(spec)} queues, fault tolerance on and off")
     trace = read_input(spark, args.trace, None)

@@ -47,7 +47,7 @@ def check_route(args: argparse.Namespace) -> Any:
 
 def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]:
     """The route job on ``spark`` (``spec`` from :func:`check_route`): writes ``args.out``, returns the summary."""
-    from ..route import route
+    from ..jobs.route import route
 
     t0 = time.perf_counter()
     df = read_input(spark, args.input, args.format)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import IllegalArgumentError, NumberFormatError
-from .columns import check_distinct, fresh_name, rename_clashes
+from ...errors import IllegalArgumentError, NumberFormatError
+from ..columns import check_distinct, fresh_name, rename_clashes
 
 __all__ = [
     "SELECTORS",
@@ -162,7 +162,7 @@ class RouteResult:
         """Write the small aggregates the report reads into the job's output folder ``out``:
         ``summary/hot_keys.json`` (:data:`~rocketroute.spark.aggregates.HOT_KEYS`), collected on the driver
         (at most ``hot_keys`` rows per queue). Returns the paths written."""
-        from .aggregates import HOT_KEYS, write_records
+        from ..aggregates import HOT_KEYS, write_records
 
         rows = [r.asDict() for r in self.hot_keys.select(*HOT_KEYS.names).collect()]
         return [write_records(Path(out), HOT_KEYS, rows)]

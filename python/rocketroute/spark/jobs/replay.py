@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import IllegalArgumentError
-from .columns import check_distinct, fresh_name, rename_clashes
+from ...errors import IllegalArgumentError
+from ..columns import check_distinct, fresh_name, rename_clashes
 
 __all__ = ["BrokerTrace", "ReplayResult", "broker_windows", "replay"]
 
@@ -76,7 +76,7 @@ class ReplayResult:
         ``summary/traffic.json`` (the traffic table, collected on the driver: brokers x windows x 2 modes rows)
         and ``summary/broker_windows.json`` (:func:`broker_windows` of the trace rows used, over the traffic's
         windows; over the trace's own span when nothing was replayed). Returns the paths written."""
-        from .aggregates import BROKER_WINDOWS, TRAFFIC, write_records
+        from ..aggregates import BROKER_WINDOWS, TRAFFIC, write_records
 
         traffic = [r.asDict() for r in self.traffic.select(*TRAFFIC.names).collect()]
         starts = [r["window_ms"] for r in traffic] or [t - t % self.window_ms for t, _, _, _ in self.trace]

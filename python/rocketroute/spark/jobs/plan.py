@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import IllegalArgumentError
+from ...errors import IllegalArgumentError
 
 __all__ = [
     "STRATEGIES",
@@ -193,7 +193,7 @@ class PlanResult:
         (``OUT/plan``): ``consumers.json``, ``imbalance.json`` and ``churn.json`` (the schemas
         :data:`~rocketroute.spark.aggregates.CONSUMERS`, ``IMBALANCE`` and ``CHURN``). Returns the paths
         written."""
-        from .aggregates import CHURN, CONSUMERS, IMBALANCE, write_records
+        from ..aggregates import CHURN, CONSUMERS, IMBALANCE, write_records
 
         return [
             write_records(Path(folder), schema, rows)
@@ -292,7 +292,7 @@ def resize_risk(df: Any, key: str, key_type: str, old: int, new: int) -> dict[st
     Keys ``route`` would reject (null, or for ``string`` not valid UTF-8) are left out."""
     from pyspark.sql import functions as F
 
-    from .columns import check_distinct
+    from ..columns import check_distinct
 
     if old < 1 or new < 1:
         raise IllegalArgumentError(f"queue counts must be positive, not {old}:{new}")
