@@ -92,7 +92,10 @@ def test_bench_producer_prints_progress_and_a_summary_and_loses_nothing(cluster,
 def test_bench_producer_refuses_bad_settings_in_one_line(cluster):
     done = _cli("bench-producer", "--namesrv", cluster.namesrv_addrs[0], "--topic", "T", "--threads", "0")
     assert done.returncode == 2
-    assert done.stderr.strip() == "rocketroute bench-producer: error: --threads must be at least 1"
+    assert done.stderr.strip() == (
+        "rocketroute bench-producer: error: argument --threads: must be at least 1, not 0 "
+        "(see rocketroute bench-producer --help)"
+    )
 
 
 def test_plan_live_plans_the_group_and_flags_a_member_one_broker_lacks(cluster, fresh_topic, tmp_path):
