@@ -528,7 +528,9 @@ def test_verdict_is_about_the_consumer_count_asked_for(tmp_path):
     assert "with 4 consumers" in _images(page)[0][1]  # the per-consumer plot is about the same count
     assert "Pick STICKY" in _verdict(render_report(plan_dir=plan, consumers=8))
     text = _verdict(render_report(plan_dir=plan))  # by default the largest count
-    # a tie on max/mean goes to the strategy that moves less
+    # a tie on max/mean goes to the strategy that moves less, and says so
+    assert "At 20 consumers on 16 queues, CONSISTENT_HASH spreads the load as evenly as any (max/mean 1.25, tied " \
+           "with AVG and STICKY) and moves the fewest queues" in text  # fmt: skip
     assert "At 20 consumers on 16 queues" in text and "Pick CONSISTENT_HASH: no other strategy is more even" in text
     assert "Under CONSISTENT_HASH, 4 of the 20 consumers get no queue (20 consumers for 16 queues" in text
     with pytest.raises(RocketRouteError, match=r"plan has no rows for 6 consumers \(its consumer counts: 4, 8, 20\)"):
@@ -560,11 +562,11 @@ def test_verdict_only_says_what_the_data_shows(tmp_path, dirs):
     summary = dirs["replay_dir"] / "summary" / "summary.json"
     doc = json.loads(summary.read_text())
     on, off = doc["modes"]
-    on.update(p99_ms=4000, max_delay_ms=None)  # worse p99 with fault tolerance on; no delay measured
+    on.update(p99_ms=4000, max_delay_ms=None, failures=95)  # worse p99 with fault tolerance on; no delay measured
     summary.write_text(json.dumps(doc))
     text = _verdict(render_report(replay_dir=dirs["replay_dir"]))
-    assert "max delay" not in text
-    assert "A trade-off on this trace: better on failures and sends to a degraded broker, worse on p99 latency." in text
+    assert "max delay" not in text and "failures unchanged at 95" in text
+    assert "A trade-off on this trace: better on sends to a degraded broker, worse on p99 latency." in text
     doc["modes"] = [off]
     summary.write_text(json.dumps(doc))
     text = _verdict(render_report(replay_dir=dirs["replay_dir"]))
@@ -598,3 +600,18 @@ def test_cli_report_consumers(tmp_path, dirs):
     assert done.returncode == 2 and "plan has no rows for 5 consumers (its consumer counts: 2, 4, 8, 16)" in done.stderr
     done = _cli_report("--replay", dirs["replay_dir"], "--consumers", 4, "--out", out)
     assert done.returncode == 2 and "--consumers picks one of plan's consumer counts: it needs --plan" in done.stderr
+
+
+def test_verdict_names_a_pair_that_agrees_on_no_key():
+    from rocketroute.spark.report.verdict import compat_verdict
+
+    names = ["java-hashcode", "go4-fnv32a", "kafka-murmur2"]
+    shares = {("java-hashcode", "go4-fnv32a"): 0.0, ("java-hashcode", "kafka-murmur2"): None}
+    pairs = [{"a": a, "b": b, "key_share": shares.get((a, b), 1.0)} for a in names for b in names]
+    v = compat_verdict(names, pairs)
+    assert v.sentences == [
+        "1 of 3 client pairs would split keys across queues: java-hashcode and go4-fnv32a put no key on the same "
+        "queue. A key produced through both clients of such a pair loses its order: keep each key on one client.",
+        "Every key on the same queue: go4-fnv32a and kafka-murmur2.",
+        "1 pair placed no key in common (a client refuses keys).",
+    ]

@@ -122,24 +122,25 @@ def plan_verdict(plan: PlanData, n: int) -> Verdict | None:
         return (c if c is not None else inf, mom[s], order[s])
 
     even = min(mom, key=by_load)
+    tied = [s for s in mom if s != even and abs(mom[s] - mom[even]) < 1e-9]
+    evenly = f"as evenly as any (max/mean {mom[even]:.2f}, tied with {_join(tied)})" if tied else (
+        f"most evenly (max/mean {mom[even]:.2f})"
+    )  # fmt: skip
     where = f"At {n} consumer{'s' if n != 1 else ''} on {plan.queues:,} queues"
     out = []
     if all(churn(s) is None for s in mom):
-        out.append(f"{where}, {even} spreads the load most evenly (max/mean {mom[even]:.2f}); plan wrote no churn.")
+        out.append(f"{where}, {even} spreads the load {evenly}; plan wrote no churn.")
         out.append(f"Pick {even}.")
         return Verdict("strategy", out + _idle(n, plan.queues, even, idle[even]))
     stable = min(mom, key=by_churn)
     balanced = [s for s in mom if mom[s] <= mom[even] * (1 + BALANCED_WITHIN) + 1e-12]
     pick = min(balanced, key=by_churn)
     if even == stable:
-        out.append(
-            f"{where}, {even} spreads the load most evenly (max/mean {mom[even]:.2f}) and moves the fewest queues: "
-            f"{moves(even)}."
-        )
+        out.append(f"{where}, {even} spreads the load {evenly} and moves the fewest queues: {moves(even)}.")
         out.append(f"Pick {even}: no other strategy is more even or moves less.")
     else:
         out.append(
-            f"{where}, {even} spreads the load most evenly (max/mean {mom[even]:.2f}) but moves {moves(even)}; "
+            f"{where}, {even} spreads the load {evenly} but moves {moves(even)}; "
             f"{stable} moves the fewest ({moves(stable)}) at max/mean {mom[stable]:.2f}."
         )
         more = _above(mom[stable], mom[even])
@@ -220,7 +221,7 @@ def replay_verdict(replay: ReplayData) -> Verdict | None:
         a, b = off[key], on[key]
         if a is None or b is None:
             continue
-        changes.append(f"{label} from {fmt(a)} to {fmt(b)}")
+        changes.append(f"{label} from {fmt(a)} to {fmt(b)}" if a != b else f"{label} unchanged at {fmt(a)}")
         if b < a:
             better.append(label.split(" (")[0])
         elif b > a:
@@ -251,8 +252,12 @@ def compat_verdict(names: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> 
     none = [r for r in distinct if r["key_share"] is None]
     out = []
     if split:
-        named = [f"{r['a']} and {r['b']} put only {share(r['key_share'])} of their keys on the same queue"
-                 for r in split[:_SHOWN_PAIRS]]  # fmt: skip
+        named = [
+            f"{r['a']} and {r['b']} put "
+            + (f"only {share(r['key_share'])} of their keys" if r["key_share"] > 0 else "no key")
+            + " on the same queue"
+            for r in split[:_SHOWN_PAIRS]
+        ]
         rest = len(split) - len(named)
         out.append(
             f"{len(split)} of {len(distinct)} client pairs would split keys across queues: {'; '.join(named)}"
