@@ -104,6 +104,7 @@ def test_cli_demo_end_to_end(tmp_path):
     assert modes["fault tolerance on"]["degraded_share"] < modes["fault tolerance off"]["degraded_share"]
     assert "input rows 20,000 = routed" in done.stdout and "fault tolerance on" in done.stdout
     assert "a Java remoting producer and a python5-sha256 one" in done.stdout
+    assert "== verdict (the report's first section)\nstrategy: At 4 consumers on 16 queues" in done.stdout
 
     again = tmp_path / "again.html"
     done = _run("report", "--route", str(out / "route"), "--replay", str(out / "replay"), "--out", str(again))

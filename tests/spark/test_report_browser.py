@@ -70,6 +70,8 @@ def test_the_report_loads_in_chromium_without_errors_and_every_image_decodes(tmp
             headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent)")
             folded = page.eval_on_selector_all("details > summary", "els => els.map(e => e.textContent)")
             verdict = page.inner_text("#verdict")
+            # nothing wider than the window: the figures shrink to the page, no sideways scrolling
+            overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOT), full_page=True)
         finally:
@@ -79,6 +81,7 @@ def test_the_report_loads_in_chromium_without_errors_and_every_image_decodes(tmp
     for img in images:
         assert img["complete"] and img["decoded"] and img["width"] > 100 and img["height"] > 100, img
     assert headings == ["Verdict", "Route", "Plan", "Replay"]
+    assert overflow <= 0
     assert folded == ["Hot keys per queue (16 rows)"]  # the one table over 12 rows
     assert "Pick " in verdict and "Turning fault tolerance on" in verdict and "split keys" in verdict
     assert SCREENSHOT.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
