@@ -66,6 +66,7 @@ help:
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     maturin develop --release into .venv"
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
+	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
