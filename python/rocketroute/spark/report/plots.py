@@ -311,7 +311,7 @@ def plot_replay_timeline(
             rate.set_ylabel("sends/s (line)", fontsize=8)
             rate.tick_params(labelsize=8)
 
-    extra = []
+    extra: list[Any] = []
     failed_brokers: dict[str, None] = {}
     if latency:
         ax = axes[-1]
@@ -325,8 +325,8 @@ def plot_replay_timeline(
             ax.step(xs, ys, where="post", color=colors[broker], lw=1.5)
             for failed, run in itertools.groupby(rows, key=lambda r: r["failed"]):
                 if failed:  # one shaded span per run of failed windows, in the broker's color
-                    run = list(run)
-                    ax.axvspan(sec(run[0]["window_ms"]), sec(run[-1]["window_ms"] + width), color=colors[broker],
+                    span = list(run)
+                    ax.axvspan(sec(span[0]["window_ms"]), sec(span[-1]["window_ms"] + width), color=colors[broker],
                                alpha=_FAILED_ALPHA, lw=0)  # fmt: skip
                     failed_brokers.setdefault(broker, None)
         if positive and max(positive) / min(positive) >= 20:

@@ -115,7 +115,8 @@ def plan_verdict(plan: PlanData, n: int) -> Verdict | None:
     inf = float("inf")
 
     def by_load(s: str) -> tuple[float, float, int]:
-        return (mom[s], churn(s) if churn(s) is not None else inf, order[s])
+        c = churn(s)
+        return (mom[s], c if c is not None else inf, order[s])
 
     def by_churn(s: str) -> tuple[float, float, int]:
         c = churn(s)
