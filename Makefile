@@ -45,7 +45,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
@@ -57,7 +57,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers browser test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -66,6 +66,7 @@ help:
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     maturin develop --release into .venv"
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
+	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
@@ -114,7 +115,19 @@ servers:
 		echo "servers: $$("$(SERVERS_BIN)/$$b" --version | paste -sd " ")"; \
 	done
 
-test: venv build servers
+# The report's browser test (tests/spark/test_report_browser.py) drives Debian's chromium through playwright
+# (no browser download): installed with apt-get when missing (as root; quiet; nothing to do when it is there).
+browser:
+	@command -v chromium >/dev/null && exit 0; \
+	command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		|| { echo "error: chromium not found; install Debian's chromium (apt-get install chromium)" >&2; exit 1; }; \
+	printf '\n\033[1m==> %s\033[0m\n' "browser: apt-get install chromium (the report's browser test)"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 \
+		|| { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; \
+	chromium --version
+
+test: venv build servers browser
 	@$(MAKE) test-rust
 	@$(MAKE) test-python
 	@$(MAKE) test-benches

@@ -69,6 +69,14 @@ def test_cli_demo_end_to_end(tmp_path):
     images = re.findall(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
     assert len(images) == 6 and all(base64.b64decode(i).startswith(PNG) for i in images)
     assert "Other clients on the same keys" in page
+    # the verdict first, on all four topics, about the largest consumer count plan was run with
+    verdict = page[page.index('<section id="verdict">') : page.index('<section id="route">')]
+    for topic in ("Strategy.", "Resize.", "Fault tolerance.", "Clients."):
+        assert f"<strong>{topic}</strong>" in verdict
+    assert "At 4 consumers on 16 queues" in verdict and "Pick " in verdict and "Turning fault tolerance on" in verdict
+    # each strategy's consumers are labelled with its own ids: room@ ids for MACHINE_ROOM_NEARBY only
+    consumers = json.loads((out / "plan" / "consumers.json").read_text())
+    assert all(("@" in r["consumer"]) == r["strategy"].startswith("MACHINE_ROOM_NEARBY") for r in consumers)
     route = json.loads((out / "route" / "summary" / "summary.json").read_text())
     assert route["input_rows"] == 20_000 == route["routed_rows"] + route["rejected_rows"]
     assert route["rejected_rows"] > 0
@@ -96,6 +104,7 @@ def test_cli_demo_end_to_end(tmp_path):
     assert modes["fault tolerance on"]["degraded_share"] < modes["fault tolerance off"]["degraded_share"]
     assert "input rows 20,000 = routed" in done.stdout and "fault tolerance on" in done.stdout
     assert "a Java remoting producer and a python5-sha256 one" in done.stdout
+    assert "== verdict (the report's first section)\nstrategy: At 4 consumers on 16 queues" in done.stdout
 
     again = tmp_path / "again.html"
     done = _run("report", "--route", str(out / "route"), "--replay", str(out / "replay"), "--out", str(again))

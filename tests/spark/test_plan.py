@@ -113,8 +113,14 @@ def test_room_strategies_equal_the_reference_allocators():
         "CONFIG",
     ]
     result = plan(ROOM_LOAD, TOPIC, [3], names, rooms=rooms, idcs=["az1", "az3"], config=config)
-    cids = consumer_ids(3, "consumer-{i}", rooms)
-    assert cids == ["az1@consumer-0", "az2@consumer-1", "az1@consumer-2"]
+    assert consumer_ids(3, "consumer-{i}", rooms) == ["az1@consumer-0", "az2@consumer-1", "az1@consumer-2"]
+    plain = consumer_ids(3, "consumer-{i}", rooms, prefix=False)
+    assert plain == ["consumer-0", "consumer-1", "consumer-2"]
+    # only the strategy that reads the room gets room@ ids; the others see the --cid-pattern ids
+    for name in {r["strategy"] for r in result.consumers}:
+        ids = [r["consumer"] for r in result.consumers if r["strategy"] == name]
+        want_ids = consumer_ids(3, "consumer-{i}", rooms, prefix=name.startswith("MACHINE_ROOM_NEARBY"))
+        assert ids == want_ids, name
     mqs = sorted(ref.MessageQueue(TOPIC, b, q) for b, q, _, _ in ROOM_LOAD)
     expected = {
         "MACHINE_ROOM_NEARBY-AVG": ref.AllocateMachineRoomNearby(
@@ -127,6 +133,7 @@ def test_room_strategies_equal_the_reference_allocators():
     }
     messages = {(b, q): m for b, q, m, _ in ROOM_LOAD}
     for name, strategy in expected.items():
+        cids = consumer_ids(3, "consumer-{i}", rooms, prefix=name.startswith("MACHINE_ROOM_NEARBY"))
         want = ref.allocate_all(strategy, mqs, sorted(cids))
         got = {r["consumer"]: r for r in result.consumers if r["strategy"] == name}
         assert set(got) == set(cids), name
@@ -217,3 +224,4 @@ def test_cli_plan_with_rooms_adds_machine_room_nearby(tmp_path):
     }
     nearby = {r["consumer"]: int(r["queues"]) for r in rows if r["strategy"] == "MACHINE_ROOM_NEARBY-AVG"}
     assert nearby == {"az1@consumer-0": 6, "az2@consumer-1": 5}  # each consumer takes its own room's broker
+    assert {r["consumer"] for r in rows if r["strategy"] == "AVG"} == {"consumer-0", "consumer-1"}  # no room@

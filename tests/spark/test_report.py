@@ -6,6 +6,7 @@ outputs the jobs write."""
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import subprocess
@@ -36,7 +37,22 @@ def _json(path, data):
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def make_route_dir(root):
+PROFILES = ("java-hashcode", "java5-grpc-siphash", "kafka-murmur2")
+COMPAT = {("java-hashcode", "java5-grpc-siphash"): 0.125, ("java-hashcode", "kafka-murmur2"): 0.0625,
+          ("java5-grpc-siphash", "kafka-murmur2"): 1.0}  # fmt: skip
+
+
+def _compat():
+    pairs = []
+    for a in PROFILES:
+        for b in PROFILES:
+            s = 1.0 if a == b else COMPAT.get((a, b), COMPAT.get((b, a)))
+            pairs.append({"a": a, "b": b, "keys_both": 400, "keys_same": round(400 * s), "messages_both": 8000,
+                          "messages_same": round(8000 * s), "key_share": s, "message_share": s})  # fmt: skip
+    return {"profiles": list(PROFILES), "pairs": pairs}
+
+
+def make_route_dir(root, compat=False):
     queues = [("broker-a", q, 1000 + 111 * q) for q in range(4)] + [
         ("broker-b", q, 1234 if q == 0 else 900) for q in range(4)
     ]
@@ -57,6 +73,7 @@ def make_route_dir(root):
             "skew": {"max_over_mean": 1.2346, "cv": 0.0812, "gini": 0.04},
             "per_queue": per_queue,
             "seconds": 3.21,
+            **({"compat": _compat()} if compat else {}),
         },
     )
     hot = []
@@ -113,7 +130,12 @@ def make_plan_dir(root, counts=(2, 4, 8, 16), resize=True):
 BROKERS = ("broker-a", "broker-b", "broker-c")
 
 
-def make_replay_dir(root, trace=True):
+T0_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z, as the demo's trace
+
+
+def make_replay_dir(root, trace=True, wall_clock=False):
+    """Windows from 0 (``wall_clock``: from :data:`T0_MS`, epoch milliseconds as a real trace has them)."""
+    t0 = T0_MS if wall_clock else 0
     modes = [
         {
             "mode": m,
@@ -124,8 +146,9 @@ def make_replay_dir(root, trace=True):
             "p99_ms": p99,
             "max_ms": 3000,
             "degraded_share": d,
+            "max_delay_ms": delay,
         }
-        for m, f, r, p99, d in ((MODES[0], 0, 12, 41, 0.012), (MODES[1], 95, 480, 2999, 0.331))
+        for m, f, r, p99, d, delay in ((MODES[0], 0, 12, 41, 0.012, 22_500), (MODES[1], 95, 480, 2999, 0.331, 59_600))
     ]
     _json(root / "summary" / "summary.json", {"modes": modes, "rows": _ROWS})
     traffic = []
@@ -134,7 +157,7 @@ def make_replay_dir(root, trace=True):
             bad = 20_000 <= w < 40_000 and mode == MODES[0]
             shares = {"broker-a": 0.45, "broker-b": 0.1, "broker-c": 0.45} if bad else dict.fromkeys(BROKERS, 1 / 3)
             traffic += [
-                {"mode": mode, "window_ms": w, "broker": b, "sends": round(100 * s), "share": s}
+                {"mode": mode, "window_ms": t0 + w, "broker": b, "sends": round(100 * s), "share": s}
                 for b, s in shares.items()
             ]
     write_records(root, TRAFFIC, traffic)
@@ -145,7 +168,7 @@ def make_replay_dir(root, trace=True):
                 slow = b == "broker-b" and 20_000 <= w < 40_000
                 failed = b == "broker-b" and 30_000 <= w < 40_000
                 latency = 3000 if failed else 800 if slow else 5
-                windows.append({"window_ms": w, "broker": b, "max_latency_ms": latency, "failed": failed})
+                windows.append({"window_ms": t0 + w, "broker": b, "max_latency_ms": latency, "failed": failed})
     write_records(root, BROKER_WINDOWS, windows)
     return root
 
@@ -190,7 +213,8 @@ def test_full_page_is_one_self_contained_file(dirs):
         assert png.startswith(PNG) and len(png) > 1000
         assert alt.strip()
     assert "<title>Nightly &lt;run&gt;</title>" in page
-    for section in ("route", "plan", "replay"):
+    assert page.index('<section id="verdict"') < page.index('<section id="route">')  # the verdict comes first
+    for section in ("verdict", "route", "plan", "replay"):
         assert f'<section id="{section}">' in page
         assert f'href="#{section}"' in page
 
@@ -222,7 +246,7 @@ def test_plan_section(dirs):
     page = render_report(plan_dir=dirs["plan_dir"])
     images = _images(page)
     assert len(images) == 3
-    assert "with 8 consumers" in images[0][1]  # the largest count <= 8
+    assert "with 16 consumers" in images[0][1]  # by default the largest count plan was run with
     assert "Resizing the topic from 8 to 12 queues moves 67.5% of the keys (270 of 400)" in page
     cells = _cells(page)
     assert "CONSISTENT_HASH" in cells and "1.091" in cells  # max/mean of 1100 over 1033.3
@@ -233,8 +257,8 @@ def test_plan_section(dirs):
 def test_plan_without_resize_and_with_large_counts_only(tmp_path):
     page = render_report(plan_dir=make_plan_dir(tmp_path, counts=(10, 12), resize=False))
     images = _images(page)
-    assert len(images) == 3 and "with 10 consumers" in images[0][1]  # none <= 8: the smallest
-    assert "Resizing" not in page
+    assert len(images) == 3 and "with 12 consumers" in images[0][1]
+    assert "Resizing" not in page and "Resize." not in page
     assert "10, 12" in page
 
 
@@ -426,3 +450,168 @@ def test_the_jobs_aggregates_agree_with_their_per_row_outputs(spark, tmp_path):
     cells = _cells(page)
     assert "a&quot;b,\\c" in cells and "d\\e" in cells and "x,y" in cells and "hot" in cells
     assert len(_images(page)) == 2
+
+
+# ---------------------------------------------------------------------------------------------------- verdict
+
+
+def _verdict(page):
+    """The verdict section's text, tags stripped and unescaped ("" when the page has none)."""
+    found = re.search(r'<section id="verdict".*?</section>', page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(0))).split()) if found else ""
+
+
+def make_strategies_dir(root, per_count, queues=16):
+    """A plan output from ``{consumers: {strategy: (max_over_mean, join share, leave share, idle)}}``, written
+    with the job's writer; each consumer table is a busiest consumer over an even rest."""
+    d = root / "plan"
+    consumers, imbalance, churn = [], [], []
+    for n, strategies in per_count.items():
+        for strategy, (mom, join, leave, idle) in strategies.items():
+            loads = [round(1000 * mom)] + [1000] * (n - 1)
+            consumers += [{"strategy": strategy, "consumers": n, "consumer": f"consumer-{i}", "queues": 1,
+                           "messages": m, "bytes": m} for i, m in enumerate(loads)]  # fmt: skip
+            imbalance.append({"strategy": strategy, "consumers": n, "max_over_mean": mom, "cv": 0.1,
+                              "idle_consumers": idle})  # fmt: skip
+            for event, after, moved in (("join", n + 1, join), ("leave", n - 1, leave)):
+                churn.append({"strategy": strategy, "consumers": n, "event": event, "consumers_after": after,
+                              "queues_moved": round(queues * moved), "queues_moved_share": moved,
+                              "load_moved": None, "load_moved_share": moved})  # fmt: skip
+    for schema, rows in ((CONSUMERS, consumers), (IMBALANCE, imbalance), (CHURN, churn)):
+        write_records(d, schema, rows)
+    summary = {"topic": "T", "queues": queues, "consumer_counts": sorted(per_count), "resize": None}
+    _json(d / "summary.json", {**summary, "strategies": sorted({s for c in per_count.values() for s in c})})
+    return root
+
+
+AT_8 = {
+    "AVG": (1.00, 0.45, 0.50, 0),
+    "CONSISTENT_HASH": (1.38, 0.12, 0.10, 0),
+    "STICKY": (1.05, 0.14, 0.12, 0),
+}
+
+
+def test_verdict_picks_the_least_churn_among_the_balanced_strategies(tmp_path):
+    text = _verdict(render_report(plan_dir=make_strategies_dir(tmp_path, {8: AT_8})))
+    assert "At 8 consumers on 16 queues, AVG spreads the load most evenly (max/mean 1.00) but moves 45% of the " \
+           "queues when a consumer joins and 50% when one leaves" in text  # fmt: skip
+    assert "CONSISTENT_HASH moves the fewest (12% of the queues when a consumer joins and 10% when one leaves) " \
+           "at max/mean 1.38" in text  # fmt: skip
+    # STICKY: 5% above AVG's max/mean (within 10%), and it moves 13% on average against AVG's 48%
+    assert "Pick STICKY: its busiest consumer carries 5.0% more than AVG's (within 10%) and it moves 13% of the " \
+           "queues per join or leave on average, against 48% for AVG; CONSISTENT_HASH moves fewer but its " \
+           "busiest consumer carries 38% more than AVG's." in text  # fmt: skip
+
+
+def test_verdict_keeps_the_most_even_strategy_when_the_others_are_too_uneven(tmp_path):
+    plan = make_strategies_dir(tmp_path, {8: {k: v for k, v in AT_8.items() if k != "STICKY"}})
+    text = _verdict(render_report(plan_dir=plan))
+    assert "Pick AVG: the strategies that move fewer queues load their busiest consumer more than 10% above " \
+           "AVG's (CONSISTENT_HASH: 38% more); pick CONSISTENT_HASH instead if consumers join and leave often." \
+           in text  # fmt: skip
+
+
+def test_verdict_when_one_strategy_is_both_the_most_even_and_the_most_stable(tmp_path):
+    plan = make_strategies_dir(tmp_path, {4: {"AVG": (1.2, 0.5, 0.5, 0), "STICKY": (1.0, 0.2, 0.25, 0)}})
+    text = _verdict(render_report(plan_dir=plan))
+    assert "STICKY spreads the load most evenly (max/mean 1.00) and moves the fewest queues: 20% of the queues " \
+           "when a consumer joins and 25% when one leaves." in text  # fmt: skip
+    assert "Pick STICKY: no other strategy is more even or moves less." in text
+
+
+def test_verdict_is_about_the_consumer_count_asked_for(tmp_path):
+    at_4 = {"AVG": (1.0, 0.5, 0.5, 0), "CONSISTENT_HASH": (1.02, 0.2, 0.2, 0), "STICKY": (1.3, 0.1, 0.1, 0)}
+    at_20 = {"AVG": (1.25, 0.4, 0.4, 4), "CONSISTENT_HASH": (1.25, 0.1, 0.2, 4), "STICKY": (1.25, 0.3, 0.3, 4)}
+    plan = make_strategies_dir(tmp_path, {4: at_4, 8: AT_8, 20: at_20})
+    page = render_report(plan_dir=plan, consumers=4)
+    assert "Pick CONSISTENT_HASH: its busiest consumer carries 2.0% more than AVG's" in _verdict(page)
+    assert "with 4 consumers" in _images(page)[0][1]  # the per-consumer plot is about the same count
+    assert "Pick STICKY" in _verdict(render_report(plan_dir=plan, consumers=8))
+    text = _verdict(render_report(plan_dir=plan))  # by default the largest count
+    # a tie on max/mean goes to the strategy that moves less, and says so
+    assert "At 20 consumers on 16 queues, CONSISTENT_HASH spreads the load as evenly as any (max/mean 1.25, tied " \
+           "with AVG and STICKY) and moves the fewest queues" in text  # fmt: skip
+    assert "At 20 consumers on 16 queues" in text and "Pick CONSISTENT_HASH: no other strategy is more even" in text
+    assert "Under CONSISTENT_HASH, 4 of the 20 consumers get no queue (20 consumers for 16 queues" in text
+    with pytest.raises(RocketRouteError, match=r"plan has no rows for 6 consumers \(its consumer counts: 4, 8, 20\)"):
+        render_report(plan_dir=plan, consumers=6)
+    with pytest.raises(IllegalArgumentError, match="needs plan_dir"):
+        render_report(replay_dir=make_replay_dir(tmp_path / "replay"), consumers=4)
+
+
+def test_verdict_on_fault_tolerance_resize_and_clients(tmp_path, dirs):
+    text = _verdict(render_report(**{**dirs, "route_dir": make_route_dir(tmp_path / "compat", compat=True)}))
+    assert "Turning fault tolerance on took the max delay (the longest a send started after its event) from " \
+           "59.6 s to 22.5 s, p99 latency from 3.0 s to 41 ms, failures from 95 to 0 and sends to a degraded " \
+           "broker from 33% to 1.2% (6,000 sends replayed)." in text  # fmt: skip
+    assert "Keep it on (sendLatencyFaultEnable): better on max delay, p99 latency, failures and sends to a " \
+           "degraded broker and no worse on anything measured." in text  # fmt: skip
+    assert "Resizing the topic from 8 to 12 queues moves 68% of the keys (270 of 400), 65% of the messages" in text
+    assert "2 of 3 client pairs would split keys across queues: java-hashcode and kafka-murmur2 put only 6" in text
+    assert text.index("kafka-murmur2 put only") < text.index("java-hashcode and java5-grpc-siphash put only 12%")
+    assert "Every key on the same queue: java5-grpc-siphash and kafka-murmur2." in text
+    # the topics in the page's order
+    assert text.index("Strategy.") < text.index("Resize.") < text.index("Fault tolerance.") < text.index("Clients.")
+
+
+def test_verdict_only_says_what_the_data_shows(tmp_path, dirs):
+    assert 'id="verdict"' not in render_report(route_dir=dirs["route_dir"])  # no compat: nothing to conclude
+    text = _verdict(render_report(replay_dir=dirs["replay_dir"]))
+    assert text.startswith("Verdict Fault tolerance.") and "Pick" not in text and "Clients." not in text
+
+    summary = dirs["replay_dir"] / "summary" / "summary.json"
+    doc = json.loads(summary.read_text())
+    on, off = doc["modes"]
+    on.update(p99_ms=4000, max_delay_ms=None, failures=95)  # worse p99 with fault tolerance on; no delay measured
+    summary.write_text(json.dumps(doc))
+    text = _verdict(render_report(replay_dir=dirs["replay_dir"]))
+    assert "max delay" not in text and "failures unchanged at 95" in text
+    assert "A trade-off on this trace: better on sends to a degraded broker, worse on p99 latency." in text
+    doc["modes"] = [off]
+    summary.write_text(json.dumps(doc))
+    text = _verdict(render_report(replay_dir=dirs["replay_dir"]))
+    assert "The replay ran with fault tolerance off only: 95 failures in 6,000 sends, p99 3.0 s, max 3.0 s, " \
+           "max delay 59.6 s." in text  # fmt: skip
+
+
+def test_long_tables_are_folded(dirs):
+    page = render_report(**dirs)
+    folded = re.findall(r"<details><summary>([^<]*)</summary>", page)
+    assert "Hot keys per queue (16 rows)" in folded  # 8 queues x 2 keys
+    assert "Imbalance and churn, per strategy and consumer count (12 rows)" not in folded  # 12: not over the fold
+    assert not any(f.startswith("Messages per queue") for f in folded)  # 8 rows are shown
+
+
+def _cli_report(*argv):
+    return subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", "report", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_report_consumers(tmp_path, dirs):
+    out = tmp_path / "r.html"
+    done = _cli_report("--plan", dirs["plan_dir"], "--consumers", 4, "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert "At 4 consumers on 8 queues" in _verdict(out.read_text())
+    done = _cli_report("--plan", dirs["plan_dir"], "--consumers", 5, "--out", out)
+    assert done.returncode == 2 and "plan has no rows for 5 consumers (its consumer counts: 2, 4, 8, 16)" in done.stderr
+    done = _cli_report("--replay", dirs["replay_dir"], "--consumers", 4, "--out", out)
+    assert done.returncode == 2 and "--consumers picks one of plan's consumer counts: it needs --plan" in done.stderr
+
+
+def test_verdict_names_a_pair_that_agrees_on_no_key():
+    from rocketroute.spark.report.verdict import compat_verdict
+
+    names = ["java-hashcode", "go4-fnv32a", "kafka-murmur2"]
+    shares = {("java-hashcode", "go4-fnv32a"): 0.0, ("java-hashcode", "kafka-murmur2"): None}
+    pairs = [{"a": a, "b": b, "key_share": shares.get((a, b), 1.0)} for a in names for b in names]
+    v = compat_verdict(names, pairs)
+    assert v.sentences == [
+        "1 of 3 client pairs would split keys across queues: java-hashcode and go4-fnv32a put no key on the same "
+        "queue. A key produced through both clients of such a pair loses its order: keep each key on one client.",
+        "Every key on the same queue: go4-fnv32a and kafka-murmur2.",
+        "1 pair placed no key in common (a client refuses keys).",
+    ]

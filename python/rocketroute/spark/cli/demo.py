@@ -4,6 +4,7 @@ Spark."""
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import write_demo_inputs
     from ..jobs.plan import parse_consumers
     from ..report import write_report
+    from ..report.load import load_plan, load_replay, load_route
+    from ..report.verdict import verdict
     from . import build_parser
 
     parse_consumers(args.consumers)  # plan's counts, checked before Spark starts
@@ -58,6 +61,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         plan_result = run_plan(spark, plan_args, check_plan(plan_args))
         replay_result = run_replay(spark, replay_args, check_replay(replay_args))
         log("demo: rendering the report")
+        verdicts = verdict(load_route(stage / "route"), load_plan(stage), load_replay(stage / "replay"))
         write_report(
             stage / "report.html",
             route_dir=stage / "route",
@@ -86,6 +90,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print_plan(plan_result, str(out), counts=[4, 8])
     print("\n== replay (broker-b degrades, broker-c fails)")
     print_replay(replay_result, str(out / "replay"))
+    print("\n== verdict (the report's first section)")
+    for v in verdicts:
+        print(textwrap.fill(f"{v.topic}: {' '.join(v.sentences)}", 110, break_on_hyphens=False))
     print(f"\ndemo finished in {time.perf_counter() - t0:.0f} s")
     print(f"report: {report.resolve()}")
     return 0

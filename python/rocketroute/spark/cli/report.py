@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import RocketRouteError
-from .common import check_writable_parent, require
+from .common import check_writable_parent, int_arg, require
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -23,8 +23,17 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise RocketRouteError(f"the {what} output {path!r} is not a folder")
     if os.path.isdir(args.out):
         raise RocketRouteError(f"--out {args.out!r} is a folder; give the HTML file to write, e.g. report.html")
+    if args.consumers is not None and not args.plan:
+        raise RocketRouteError("--consumers picks one of plan's consumer counts: it needs --plan")
     check_writable_parent(f"--out {args.out!r}", Path(args.out).resolve())
-    path = write_report(args.out, route_dir=args.route, plan_dir=args.plan, replay_dir=args.replay, title=args.title)
+    path = write_report(
+        args.out,
+        route_dir=args.route,
+        plan_dir=args.plan,
+        replay_dir=args.replay,
+        title=args.title,
+        consumers=args.consumers,
+    )
     print(f"report: {path.resolve()}")
     return 0
 
@@ -34,11 +43,19 @@ def add_parser(subparsers: Any) -> None:
         "report",
         help="one self-contained HTML page with the plots and tables of route, plan and replay outputs",
         description="Reads the small aggregate outputs of the other jobs (no Spark needed) and writes one HTML "
-        "file with the plots embedded: queue load, consumer load per strategy, churn, replay timeline.",
+        "file: a verdict in sentences (the strategy to pick, what fault tolerance changed, the resize's ordering "
+        "risk, the client pairs that split keys), then the plots and tables: queue load, consumer load per "
+        "strategy, imbalance, churn, replay timeline.",
     )
     rep.add_argument("--route", help="route's --out folder")
     rep.add_argument("--plan", help="plan's --out folder (the one holding plan/)")
     rep.add_argument("--replay", help="replay's --out folder")
+    rep.add_argument(
+        "--consumers",
+        type=int_arg(1),
+        help="the consumer count the verdict and the per-consumer plot are about: one of plan's --consumers "
+        "(default: the largest)",
+    )
     rep.add_argument("--title", default="rocketroute report", help="the page's title")
     rep.add_argument("--out", required=True, help="the HTML file to write, e.g. out/report.html")
     rep.set_defaults(func=cmd_report)

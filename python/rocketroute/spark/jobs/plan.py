@@ -25,6 +25,7 @@ __all__ = [
     "parse_consumers",
     "parse_rooms",
     "plan",
+    "reads_consumer_room",
     "resize_risk",
     "strategy_for",
 ]
@@ -95,15 +96,22 @@ class Rooms:
         return rooms[i % len(rooms)]
 
 
-def consumer_ids(n: int, pattern: str, rooms: Rooms | None = None, start: int = 0) -> list[str]:
+def consumer_ids(n: int, pattern: str, rooms: Rooms | None = None, start: int = 0, *, prefix: bool = True) -> list[str]:
     """Consumer ids ``start .. start + n - 1`` from ``pattern`` (``{i}`` is the consumer's number, ``{room}``
-    its room); with rooms and no ``{room}`` in the pattern, each id is prefixed ``room@``."""
+    its room); with rooms, ``prefix`` and no ``{room}`` in the pattern, each id is prefixed ``room@`` (the part
+    ``MACHINE_ROOM_NEARBY`` reads back)."""
     out = []
     for i in range(start, start + n):
         room = rooms.consumer_room(i) if rooms else ""
         cid = pattern.format(i=i, room=room)
-        out.append(f"{room}@{cid}" if rooms and "{room}" not in pattern else cid)
+        out.append(f"{room}@{cid}" if rooms and prefix and "{room}" not in pattern else cid)
     return out
+
+
+def reads_consumer_room(name: str) -> bool:
+    """Whether the strategy ``name`` reads each consumer's room from its id (``MACHINE_ROOM_NEARBY`` and its
+    ``-<inner>`` forms): only its group gets the ``room@`` ids of :func:`consumer_ids`."""
+    return name.strip().upper().startswith("MACHINE_ROOM_NEARBY")
 
 
 def default_strategies(
@@ -243,8 +251,11 @@ def plan(
             ordered = sorted(cids, key=lambda s: s.encode("utf-16-be", "surrogatepass"))  # String.compareTo
             return {c: list(v or []) for c, v in rr.allocate_all(strategy, mqs, ordered, consumer_group).items()}
 
+        # only the strategy that reads the room gets room@ ids: the others see the --cid-pattern ids as a group
+        # running them would have, and the report labels each strategy's consumers with its own ids
+        prefix = reads_consumer_room(name)
         for n in counts:
-            cids = consumer_ids(n, cid_pattern, rooms)
+            cids = consumer_ids(n, cid_pattern, rooms, prefix=prefix)
             before = assign(cids)
             loads = []
             for cid in cids:
@@ -265,7 +276,7 @@ def plan(
             per_queue_load = {mq: weight[mq][0] for mq in mqs}
             total = sum(per_queue_load.values()) or 1
             for event, after_ids in (
-                ("join", [*cids, *consumer_ids(1, cid_pattern, rooms, start=n)]),
+                ("join", [*cids, *consumer_ids(1, cid_pattern, rooms, start=n, prefix=prefix)]),
                 ("leave", cids[1:]),
             ):
                 if not after_ids:

@@ -5,8 +5,10 @@ The page has no external references: the plots are PNGs rendered with matplotlib
 ``summary.json`` and the records of :mod:`rocketroute.spark.aggregates`): no Spark session is needed. The
 output is deterministic: the same inputs give the same bytes.
 
-Three parts: :mod:`.load` reads and checks the files (an error names the file), :mod:`.plots` draws the
-figures, :mod:`.page` assembles the HTML. Importing this package imports neither matplotlib nor Spark.
+Four parts: :mod:`.load` reads and checks the files (an error names the file), :mod:`.verdict` draws the
+conclusions at the top of the page (sentences with their numbers, by rules its docstring states),
+:mod:`.plots` draws the figures, :mod:`.page` assembles the HTML. Importing this package imports neither
+matplotlib nor Spark.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import IllegalArgumentError, RocketRouteError
 from . import plots
 from .load import PlanData, ReplayData, RouteData, load_plan, load_replay, load_route, mode_key
+from .verdict import Verdict, focus_count, verdict
 
 __all__ = ["render_report", "write_report"]
 
@@ -64,8 +65,15 @@ class _Col:
         return self.fmt is not _fmt_text
 
 
-def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[_Col], caption: str | None = None) -> str:
-    """An HTML table; every cell is escaped, a missing value (``None``) shows as a dash."""
+_FOLD_OVER = 12
+"""A table of more rows than this is folded (``<details>``): its summary line says what and how many rows."""
+
+
+def _table(
+    rows: Sequence[Mapping[str, Any]], columns: Sequence[_Col], caption: str | None = None, what: str = "the table"
+) -> str:
+    """An HTML table; every cell is escaped, a missing value (``None``) shows as a dash. Over
+    :data:`_FOLD_OVER` rows it is folded in a ``<details>`` whose summary names ``what`` and the row count."""
     if not rows:
         return '<p class="note">(no rows)</p>'
     head = "".join(f"<th{_NUM if c.numeric else ''}>{html.escape(c.header)}</th>" for c in columns)
@@ -78,7 +86,10 @@ def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[_Col], caption: 
             cells.append(f"<td{_NUM if c.numeric else ''}>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
+    table = f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
+    if len(rows) <= _FOLD_OVER:
+        return table
+    return f"<details><summary>{html.escape(what)} ({len(rows):,} rows)</summary>\n{table}\n</details>"
 
 
 def _facts(pairs: Sequence[tuple[str, str]]) -> str:
@@ -141,6 +152,7 @@ def _section_route(data: RouteData) -> str:
                 _Col("bytes", "bytes", _fmt_int),
                 _Col("share", "share", _fmt_share),
             ],
+            what="Messages per queue",
         )
     )
     parts.append("<h3>Hot keys</h3>")
@@ -164,6 +176,7 @@ def _section_route(data: RouteData) -> str:
                 _Col("queue_share", "share of queue", _fmt_share),
             ],
             caption,
+            what="Hot keys per queue",
         )
     )
     if data.compat_profiles is not None and data.compat_pairs is not None:
@@ -199,6 +212,7 @@ def _compat_part(names: Sequence[str], pairs: Sequence[Mapping[str, Any]], queue
                 _Col("messages_both", "messages", _fmt_int),
                 _Col("message_share", "messages on the same queue", _fmt_share),
             ],
+            what="Keys on the same queue, per pair of clients",
         )
     )
     return "\n".join(parts)
@@ -227,7 +241,9 @@ def _queue_load_alt(per_queue: Sequence[Mapping[str, Any]]) -> str:
 # ---------------------------------------------------------------------------------------------------- plan
 
 
-def _section_plan(data: PlanData) -> str:
+def _section_plan(data: PlanData, n: int | None = None) -> str:
+    """``n``: the focus consumer count (:func:`~rocketroute.spark.report.verdict.focus_count`): the
+    per-consumer plot's, marked on the imbalance and churn plots."""
     consumers, imbalance, churn = data.consumers, data.imbalance, data.churn
     strategies = list(dict.fromkeys([r["strategy"] for r in imbalance] + [r["strategy"] for r in consumers]))
     counts = sorted({r["consumers"] for r in consumers} | {r["consumers"] for r in imbalance})
@@ -241,28 +257,30 @@ def _section_plan(data: PlanData) -> str:
     parts = ['<section id="plan"><h2>Plan</h2>', _facts(facts)]
     if data.resize is not None:
         parts.append(_para(_resize_sentence(data.resize), "risk"))
-    if consumers:
-        n = max((c for c in counts if c <= 8), default=counts[0])
-        rows = [r for r in consumers if r["consumers"] == n]
+    if n is None and counts:
+        n = counts[-1]
+    rows = [r for r in consumers if r["consumers"] == n]
+    if rows and n is not None:
         parts.append(
             _img(
                 plots.plot_consumer_load(rows, strategies, n),
-                f"Bar charts of messages per consumer with {n} consumers, one per strategy ({', '.join(strategies)})",
+                f"Bar charts of messages per consumer with {n} consumers, one per strategy ({', '.join(strategies)}), "
+                "labelled with each strategy's consumer ids",
             )
         )
     if imbalance:
         parts.append(
             _img(
-                plots.plot_imbalance(imbalance, strategies),
+                plots.plot_imbalance(imbalance, strategies, n),
                 "Line chart of the max/mean consumer load against the consumer count, one line per strategy",
             )
         )
     if churn:
         parts.append(
             _img(
-                plots.plot_churn(churn, strategies),
-                "Line chart of the share of queues that move when a consumer joins (solid) or leaves (dashed), "
-                "against the consumer count, one color per strategy",
+                plots.plot_churn(churn, strategies, n),
+                "Small multiples, one per strategy: the share of queues that move when a consumer joins (solid) "
+                "or leaves (dashed), against the consumer count",
             )
         )
     moved = {(r["strategy"], r["consumers"], r["event"]): r["queues_moved_share"] for r in churn}
@@ -287,6 +305,7 @@ def _section_plan(data: PlanData) -> str:
                 _Col("join", "queues moved on join", _fmt_share),
                 _Col("leave", "queues moved on leave", _fmt_share),
             ],
+            what="Imbalance and churn, per strategy and consumer count",
         )
     )
     parts.append("</section>")
@@ -371,6 +390,10 @@ tbody tr:nth-child(even) { background: #fafafa; }
 p.note { color: #666; }
 p.warn { color: #a00; font-weight: 600; }
 p.risk { background: #fff6e0; border-left: 3px solid #e0a000; padding: 0.4em 0.8em; }
+#verdict { background: #f3f7fc; border: 1px solid #cfdcec; border-radius: 4px; padding: 0.2em 1em 0.4em; }
+#verdict h2 { border-bottom: none; margin-top: 0.6em; }
+details { margin: 0.4em 0 1em; }
+summary { cursor: pointer; color: #245; }
 """.strip()
 
 
@@ -380,26 +403,42 @@ def render_report(
     plan_dir: str | Path | None = None,
     replay_dir: str | Path | None = None,
     title: str = "rocketroute report",
+    consumers: int | None = None,
 ) -> str:
-    """The report as one self-contained HTML page: a section for each output folder given (the ``--out`` of
-    ``rocketroute route``, ``plan`` and ``replay``), with the plots embedded as PNGs and the tables.
+    """The report as one self-contained HTML page: the verdict first (:mod:`~rocketroute.spark.report.verdict`),
+    then a section for each output folder given (the ``--out`` of ``rocketroute route``, ``plan`` and
+    ``replay``), with the plots embedded as PNGs and the tables. ``consumers``: the consumer count the verdict
+    and the per-consumer plot are about (one of plan's; default: the largest).
 
-    Raises :class:`IllegalArgumentError` when no folder is given, :class:`RocketRouteError` naming the file when
-    an expected file is missing or malformed."""
-    jobs: list[tuple[str, str, str | Path | None, Callable[[Path], Any], Callable[[Any], str]]] = [
-        ("route", "Route", route_dir, load_route, _section_route),
-        ("plan", "Plan", plan_dir, load_plan, _section_plan),
-        ("replay", "Replay", replay_dir, load_replay, _section_replay),
+    Raises :class:`IllegalArgumentError` when no folder is given (or ``consumers`` without ``plan_dir``),
+    :class:`RocketRouteError` naming the file when an expected file is missing or malformed, or when plan has
+    no rows for ``consumers``."""
+    jobs: list[tuple[str, str, str | Path | None, Callable[[Path], Any]]] = [
+        ("route", "Route", route_dir, load_route),
+        ("plan", "Plan", plan_dir, load_plan),
+        ("replay", "Replay", replay_dir, load_replay),
     ]
-    given = [(anchor, name, Path(d), load, section) for anchor, name, d, load, section in jobs if d is not None]
+    given = [(anchor, name, Path(d), load) for anchor, name, d, load in jobs if d is not None]
     if not given:
         raise IllegalArgumentError("the report needs at least one of route_dir, plan_dir, replay_dir")
-    for _, name, d, _, _ in given:
+    if consumers is not None and plan_dir is None:
+        raise IllegalArgumentError("consumers picks one of plan's consumer counts: it needs plan_dir")
+    for _, name, d, _ in given:
         if not d.is_dir():
             raise RocketRouteError(f"{d} is not a folder (the --out of `rocketroute {name.lower()}`)")
-    loaded = [load(d) for _, _, d, load, _ in given]  # every file read and checked before anything is drawn
-    sections = [section(data) for (_, _, _, _, section), data in zip(given, loaded, strict=True)]
-    nav = " ".join(f'<a href="#{anchor}">{name}</a>' for anchor, name, _, _, _ in given)
+    loaded = {anchor: load(d) for anchor, _, d, load in given}  # every file read and checked before drawing
+    route, plan, replay = (loaded.get(a) for a in ("route", "plan", "replay"))
+    n = focus_count(plan, consumers) if plan is not None else None
+    verdicts = verdict(route, plan, replay, n)
+    sections = [_section_verdict(verdicts)] if verdicts else []
+    if route is not None:
+        sections.append(_section_route(route))
+    if plan is not None:
+        sections.append(_section_plan(plan, n))
+    if replay is not None:
+        sections.append(_section_replay(replay))
+    links = ([("verdict", "Verdict")] if verdicts else []) + [(anchor, name) for anchor, name, _, _ in given]
+    nav = " ".join(f'<a href="#{anchor}">{name}</a>' for anchor, name in links)
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -419,6 +458,18 @@ def render_report(
             "",
         ]
     )
+
+
+_TOPICS = {"strategy": "Strategy", "resize": "Resize", "fault tolerance": "Fault tolerance", "clients": "Clients"}
+
+
+def _section_verdict(verdicts: Sequence[Verdict]) -> str:
+    """The verdict: one paragraph per topic, its name in bold, then its sentences."""
+    items = [
+        f"<p><strong>{html.escape(_TOPICS.get(v.topic, v.topic))}.</strong> {html.escape(' '.join(v.sentences))}</p>"
+        for v in verdicts
+    ]
+    return "\n".join(['<section id="verdict"><h2>Verdict</h2>', *items, "</section>"])
 
 
 def write_report(path: str | Path, **kwargs: Any) -> Path:

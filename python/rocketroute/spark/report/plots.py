@@ -125,34 +125,55 @@ def plot_queue_load(per_queue: Sequence[Mapping[str, Any]]) -> Any:
     return fig
 
 
+def _grid(k: int, columns: int = 3) -> tuple[int, int]:
+    """Rows and columns of ``k`` small multiples, at most ``columns`` wide."""
+    cols = max(1, min(k, columns))
+    return -(-max(k, 1) // cols), cols
+
+
 def plot_consumer_load(rows: Sequence[Mapping[str, Any]], strategies: Sequence[str], n: int) -> Any:
-    """Messages per consumer with ``n`` consumers, one panel per strategy, with the mean and max/mean."""
+    """Messages per consumer with ``n`` consumers, one panel per strategy (up to three a row), each labelled
+    with that strategy's consumer ids, with the mean and max/mean."""
     shown = [s for s in strategies if any(r["strategy"] == s for r in rows)]
-    k = max(len(shown), 1)
-    fig = figure(min(16.0, 3.6 * k + 0.8), 3.4)
-    axes = fig.subplots(1, k, sharey=True, squeeze=False)[0]
+    nrows, ncols = _grid(len(shown))
+    fig = figure(min(15.0, 4.4 * ncols + 0.6), 2.9 * nrows + 0.5)
+    axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False).ravel()
     fig.suptitle(f"Messages per consumer, {n} consumers", x=0.01, ha="left", fontsize=11)
     for ax, strategy in zip(axes, shown, strict=False):
         mine = [r for r in rows if r["strategy"] == strategy]
         loads = [r["messages"] for r in mine]
-        ax.bar(range(len(mine)), loads, color="tab:blue", width=0.8)
         mean = sum(loads) / len(loads) if loads else 0
+        busiest = max(loads) if loads else 0
+        colors = ["tab:orange" if v == busiest and mean else "tab:blue" for v in loads]
+        ax.bar(range(len(mine)), loads, color=colors, width=0.8)
         ax.axhline(mean, ls="--", lw=1, color="0.25")
-        ratio = f"max/mean {max(loads) / mean:.2f}" if mean else "no load"
-        ax.set_title(f"{strategy}\n{ratio}", fontsize=9)
+        ratio = f"max/mean {busiest / mean:.2f}" if mean else "no load"
+        ax.set_title(f"{strategy}: {ratio}", fontsize=9, loc="left")
         if len(mine) <= 16:
-            ax.set_xticks(range(len(mine)), labels=[r["consumer"] for r in mine], rotation=90, fontsize=7)
+            ax.set_xticks(range(len(mine)), labels=[r["consumer"] for r in mine], rotation=60, ha="right", fontsize=7)
         else:
             ax.set_xlabel("consumer")
         _thousands(ax.yaxis)
-    axes[0].set_ylabel("messages")
+        ax.tick_params(axis="y", labelsize=8)
+    for ax in axes[len(shown) :]:
+        ax.set_visible(False)
+    for ax in axes[::ncols]:
+        ax.set_ylabel("messages", fontsize=8)
     return fig
 
 
-def plot_imbalance(imbalance: Sequence[Mapping[str, Any]], strategies: Sequence[str]) -> Any:
-    """The max/mean consumer load against the consumer count, one line per strategy."""
+def _mark_count(ax: Any, n: int | None) -> None:
+    if n is not None:
+        ax.axvline(n, color="0.55", lw=0.9, ls=":", zorder=0)
+
+
+def plot_imbalance(imbalance: Sequence[Mapping[str, Any]], strategies: Sequence[str], n: int | None = None) -> Any:
+    """The max/mean consumer load against the consumer count, one line per strategy; ``n`` (the focus count)
+    marked with a dotted line."""
+    from matplotlib.lines import Line2D
+
     colors = _palette(strategies)
-    fig = figure(7.5, 3.6)
+    fig = figure(8.5, 3.6)
     ax = fig.add_subplot()
     for strategy in strategies:
         pts = sorted((r["consumers"], r["max_over_mean"]) for r in imbalance if r["strategy"] == strategy)
@@ -160,22 +181,31 @@ def plot_imbalance(imbalance: Sequence[Mapping[str, Any]], strategies: Sequence[
             xs, ys = zip(*pts, strict=True)
             ax.plot(xs, ys, marker="o" if len(xs) <= 40 else None, ms=3, lw=1.5, color=colors[strategy], label=strategy)
     ax.axhline(1.0, lw=0.8, color="0.6")
+    _mark_count(ax, n)
     ax.set_xlabel("consumers")
     ax.set_ylabel("max / mean load")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_title("Imbalance (1.0 = even)", loc="left", fontsize=11)
-    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, _ = ax.get_legend_handles_labels()
+    if n is not None:
+        handles.append(Line2D([], [], color="0.55", lw=0.9, ls=":", label=f"{n} consumers (the verdict's)"))
+    ax.legend(handles=handles, fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(alpha=0.3)
     return fig
 
 
-def plot_churn(churn: Sequence[Mapping[str, Any]], strategies: Sequence[str]) -> Any:
-    """The share of queues that move when a consumer joins (solid) or leaves (dashed), per strategy."""
+def plot_churn(churn: Sequence[Mapping[str, Any]], strategies: Sequence[str], n: int | None = None) -> Any:
+    """Small multiples, one panel per strategy (same axes): the share of queues that move when a consumer joins
+    (solid) or leaves (dashed) against the consumer count before it; ``n`` marked with a dotted line."""
     from matplotlib.lines import Line2D
 
+    shown = [s for s in strategies if any(r["strategy"] == s for r in churn)]
     colors = _palette(strategies)
-    fig = figure(7.5, 3.6)
-    ax = fig.add_subplot()
-    for strategy in strategies:
+    nrows, ncols = _grid(len(shown))
+    fig = figure(min(15.0, 4.2 * ncols + 0.6), 2.4 * nrows + 0.9)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+    fig.suptitle("Rebalance churn: queues moved when one consumer joins or leaves", x=0.01, ha="left", fontsize=11)
+    for ax, strategy in zip(axes, shown, strict=False):
         for event, style, marker_style in (("join", "-", "o"), ("leave", "--", "s")):
             pts = sorted(
                 (r["consumers"], r["queues_moved_share"])
@@ -185,20 +215,38 @@ def plot_churn(churn: Sequence[Mapping[str, Any]], strategies: Sequence[str]) ->
             if pts:
                 xs, ys = zip(*pts, strict=True)
                 marker = marker_style if len(xs) <= 16 else None
-                ax.plot(xs, ys, ls=style, marker=marker, ms=4, mfc="white", lw=1.5, color=colors[strategy])
-    ax.set_ylim(bottom=0)
-    _percent(ax.yaxis)
-    ax.set_xlabel("consumers (before the event)")
-    ax.set_ylabel("queues moved")
-    ax.set_title("Rebalance churn: one consumer joins or leaves", loc="left", fontsize=11)
-    handles = [Line2D([], [], color=colors[s], lw=1.5, label=s) for s in strategies]
-    handles += [
-        Line2D([], [], color="0.3", ls="-", label="a consumer joins"),
-        Line2D([], [], color="0.3", ls="--", label="a consumer leaves"),
+                ax.plot(xs, ys, ls=style, marker=marker, ms=3.5, mfc="white", lw=1.5, color=colors[strategy])
+        _mark_count(ax, n)
+        ax.set_title(strategy, loc="left", fontsize=9, color=colors[strategy])
+        ax.set_ylim(0, 1.05)
+        _percent(ax.yaxis)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+    for ax in axes[len(shown) :]:
+        ax.set_visible(False)
+    for ax in axes[::ncols]:
+        ax.set_ylabel("queues moved", fontsize=8)
+    for ax in axes[(nrows - 1) * ncols :]:
+        ax.set_xlabel("consumers (before the event)", fontsize=8)
+    for ax in axes[max(0, len(shown) - ncols) : len(shown)]:  # the last row's labels, also under a short row
+        ax.xaxis.set_tick_params(labelbottom=True)
+        ax.set_xlabel("consumers (before the event)", fontsize=8)
+    handles = [
+        Line2D([], [], color="0.3", ls="-", marker="o", ms=3.5, mfc="white", label="a consumer joins"),
+        Line2D([], [], color="0.3", ls="--", marker="s", ms=3.5, mfc="white", label="a consumer leaves"),
     ]
-    ax.legend(handles=handles, fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.grid(alpha=0.3)
+    if n is not None:
+        handles.append(Line2D([], [], color="0.55", lw=0.9, ls=":", label=f"{n} consumers (the verdict's)"))
+    fig.legend(handles=handles, fontsize=8, frameon=False, loc="outside upper right", ncols=len(handles))
     return fig
+
+
+WALL_CLOCK_FROM_MS = 946_684_800_000
+"""Window starts from this one on (2000-01-01 UTC as epoch milliseconds) are drawn on a clock-time axis (UTC);
+earlier ones (a trace timed from 0) in seconds."""
+
+_FAILED_ALPHA = 0.25
 
 
 def window_width(windows: Sequence[int]) -> int:
@@ -219,9 +267,16 @@ def plot_replay_timeline(
     width = window_width(windows)
     t0 = windows[0] if windows else 0
     end = windows[-1] + width if windows else 1000
+    wall = t0 >= WALL_CLOCK_FROM_MS  # epoch milliseconds: a clock-time axis (UTC)
+    if wall:
+        from datetime import datetime, timezone
+
+        from matplotlib import dates
+
+        day0 = dates.date2num(datetime(1970, 1, 1, tzinfo=timezone.utc))
 
     def sec(ms: float) -> float:
-        return (ms - t0) / 1000.0
+        return day0 + ms / 86_400_000.0 if wall else (ms - t0) / 1000.0
 
     brokers = sorted({r["broker"] for r in traffic} | {r["broker"] for r in broker_windows})
     colors = _palette(brokers)
@@ -256,7 +311,8 @@ def plot_replay_timeline(
             rate.set_ylabel("sends/s (line)", fontsize=8)
             rate.tick_params(labelsize=8)
 
-    extra = []
+    extra: list[Any] = []
+    failed_brokers: dict[str, None] = {}
     if latency:
         ax = axes[-1]
         positive = [r["max_latency_ms"] for r in broker_windows if r["max_latency_ms"] > 0]
@@ -268,22 +324,34 @@ def plot_replay_timeline(
             ys = [r["max_latency_ms"] for r in rows] + [rows[-1]["max_latency_ms"]]
             ax.step(xs, ys, where="post", color=colors[broker], lw=1.5)
             for failed, run in itertools.groupby(rows, key=lambda r: r["failed"]):
-                if failed:  # one shaded span per run of failed windows
-                    run = list(run)
-                    ax.axvspan(sec(run[0]["window_ms"]), sec(run[-1]["window_ms"] + width), color=colors[broker],
-                               alpha=0.2, lw=0)  # fmt: skip
+                if failed:  # one shaded span per run of failed windows, in the broker's color
+                    span = list(run)
+                    ax.axvspan(sec(span[0]["window_ms"]), sec(span[-1]["window_ms"] + width), color=colors[broker],
+                               alpha=_FAILED_ALPHA, lw=0)  # fmt: skip
+                    failed_brokers.setdefault(broker, None)
         if positive and max(positive) / min(positive) >= 20:
             ax.set_yscale("log")
         else:
             ax.set_ylim(bottom=0)
         ax.set_ylabel("max latency (ms)", fontsize=8)
         ax.set_title("broker latency per window (trace)", loc="left", fontsize=10)
-        extra.append(Patch(color="0.6", alpha=0.4, label="shaded: ok=false"))
+        # the legend's swatch is the shading itself: the broker's color at the same alpha
+        extra += [
+            Patch(color=colors[b], alpha=_FAILED_ALPHA, lw=0, label=f"{b} failed (ok=false)") for b in failed_brokers
+        ]
     if modes:
         extra.insert(0, Line2D([], [], color="black", lw=1.0, label="sends/s"))
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.set_xlim(sec(t0), sec(end))
-    axes[-1].set_xlabel("seconds" if t0 == 0 else f"seconds since {t0:,} ms")
+    if wall:
+        locator = dates.AutoDateLocator(tz=timezone.utc, minticks=5, maxticks=12)
+        axes[-1].xaxis.set_major_locator(locator)
+        axes[-1].xaxis.set_major_formatter(dates.DateFormatter("%H:%M:%S", tz=timezone.utc))
+        first, last = (datetime.fromtimestamp(ms / 1000, tz=timezone.utc) for ms in (t0, end))
+        day = first.strftime("%Y-%m-%d") + ("" if first.date() == last.date() else last.strftime(" to %Y-%m-%d"))
+        axes[-1].set_xlabel(f"time (UTC, {day})")
+    else:
+        axes[-1].set_xlabel("seconds" if t0 == 0 else f"seconds since {t0:,} ms")
     _broker_legend(fig, colors, extra, loc="outside upper right", ncols=min(len(brokers) + len(extra), 8))
     return fig
