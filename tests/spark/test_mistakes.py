@@ -184,3 +184,56 @@ def test_replay_from_python_refuses_the_same_values_before_any_job(spark, kwargs
     sends = spark.createDataFrame([(0, "p")], "ts_ms long, producer_id string")
     with pytest.raises(IllegalArgumentError, match=message):
         replay(spark, trace, sends, (("b", 0),), topic="T", **kwargs)
+
+
+def test_a_missing_column_is_caught_before_spark_starts(tmp_path):
+    """A Parquet input's schema (its footer) and a CSV file's header are read without Spark: a column an option
+    names that is not there is one line before Spark starts; for route, replay and plan's resize alike."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet = tmp_path / "m.parquet"
+    pq.write_table(pa.table({"order_id": ["a"], "bytes": [1]}), parquet)
+    csv_file = tmp_path / "m.csv"
+    csv_file.write_text("order_id,bytes\na,1\n")
+    out = str(tmp_path / "out")
+    for src in (parquet, csv_file):
+        done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--out", out)
+        assert done.returncode == 2, done.stderr
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: the key column 'key' is not in the input {str(src)!r} "
+            "(columns: ['bytes', 'order_id'])"
+        ]
+        done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--key", "order_id",
+                    "--size", "size", "--out", out)  # fmt: skip
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: the size column 'size' is not in the input {str(src)!r} "
+            "(columns: ['bytes', 'order_id'])"
+        ]
+    trace = tmp_path / "t.csv"
+    trace.write_text("ts_ms,broker,latency\n")
+    sends = tmp_path / "s.csv"
+    sends.write_text("ts_ms,producer_id\n")
+    done = _cli("replay", "--trace", str(trace), "--sends", str(sends), "--topic", "T", "--queues", "b:4",
+                "--out", out)  # fmt: skip
+    assert _stderr_lines(done) == [
+        f"rocketroute replay: error: the required column 'latency_ms' is not in the trace {str(trace)!r} "
+        "(columns: ['broker', 'latency', 'ts_ms'])"
+    ]
+    load = tmp_path / "load.csv"
+    load.write_text("broker,queue_id,messages\nb,0,1\n")
+    done = _cli("plan", "--load", str(load), "--topic", "T", "--resize", "4:8", "--input", str(parquet), "--out", out)
+    assert _stderr_lines(done) == [
+        f"rocketroute plan: error: the key column 'key' is not in the input {str(parquet)!r} "
+        "(columns: ['bytes', 'order_id'])"
+    ]
+    assert not Path(out).exists()
+
+
+def test_round_robin_needs_no_key_column(tmp_path):
+    """The column check asks only for what the job reads: round-robin ignores the key."""
+    from rocketroute.spark.cli.common import check_columns
+
+    src = tmp_path / "m.csv"
+    src.write_text("producer,ts\np,1\n")
+    check_columns(str(src), "csv", [("key", None), ("producer", "producer"), ("timestamp", "ts")])

@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -106,6 +106,39 @@ def check_input(path: str, fmt: str | None, what: str = "input") -> str:
     if not os.path.exists(path):
         raise RocketRouteError(f"{what} {path!r} does not exist")
     return _input_format(path, fmt)
+
+
+def input_columns(path: str, fmt: str) -> list[str] | None:
+    """The input's column names without Spark, where they can be read cheaply: a Parquet file or folder's schema
+    (its footer, through pyarrow) or a CSV file's header line; ``None`` where only Spark can tell (JSON, a CSV
+    folder, an unreadable file: Spark then gives the reason)."""
+    p = Path(path)
+    try:
+        if fmt == "parquet":
+            import pyarrow.dataset as ds
+
+            return list(ds.dataset(str(p), format="parquet").schema.names)
+        if fmt == "csv" and p.is_file() and not p.name.endswith(".gz"):
+            import csv
+
+            with p.open(newline="", encoding="utf-8", errors="replace") as f:
+                return next(csv.reader(f), [])
+    except Exception:
+        return None
+    return None
+
+
+def check_columns(path: str, fmt: str, wanted: Sequence[tuple[str, str | None]], what: str = "input") -> None:
+    """Before Spark starts: every column ``wanted`` names (``[("key", "order_id"), ...]``, ``None`` for an
+    option not given) is in the input, where :func:`input_columns` can read its names."""
+    columns = input_columns(path, fmt)
+    if columns is None:
+        return
+    for role, column in wanted:
+        if column is not None and column not in columns:
+            raise RocketRouteError(
+                f"the {role} column {column!r} is not in the {what} {path!r} (columns: {sorted(columns)})"
+            )
 
 
 def read_input(spark: Any, path: str, fmt: str | None) -> Any:

@@ -16,6 +16,7 @@ from .common import (
     FORMATS,
     add_overwrite_arg,
     add_spark_args,
+    check_columns,
     check_input,
     check_out,
     int_arg,
@@ -141,7 +142,7 @@ def check_plan(args: argparse.Namespace) -> PlanOptions:
     if not os.path.exists(args.load):
         raise RocketRouteError(f"load table {args.load!r} does not exist")
     if args.input:
-        check_input(args.input, None)
+        check_columns(args.input, check_input(args.input, None), [("key", args.key if options.resize else None)])
     check_out(args.out, overwrite=args.overwrite, inputs=(args.load, args.input), sub="plan")
     return options
 

@@ -12,6 +12,7 @@ from .common import (
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
+    check_columns,
     check_input,
     check_out,
     int_arg,
@@ -30,8 +31,11 @@ from .common import (
 
 def check_replay(args: argparse.Namespace) -> Any:
     """What ``replay`` can check before Spark starts (both inputs exist, the route parses): the queue spec."""
-    for what, path in (("trace", args.trace), ("sends", args.sends)):
-        check_input(path, None, what)
+    for what, path, columns in (
+        ("trace", args.trace, ("ts_ms", "broker", "latency_ms", "ok")),
+        ("sends", args.sends, ("ts_ms", "producer_id")),
+    ):
+        check_columns(path, check_input(path, None, what), [("required", c) for c in columns], what)
     check_out(args.out, overwrite=args.overwrite, inputs=(args.trace, args.sends, args.route))
     return queue_spec_from_args(args)
 

@@ -13,6 +13,7 @@ from .common import (
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
+    check_columns,
     check_input,
     check_out,
     int_arg,
@@ -33,7 +34,10 @@ from .common import (
 def check_route(args: argparse.Namespace) -> Any:
     """What ``route`` can check before Spark starts (the input exists, the route parses, ``--out`` can be
     written): the queue spec."""
-    check_input(args.input, args.format)
+    fmt = check_input(args.input, args.format)
+    key = args.key if args.selector == "hash" or getattr(args, "compare_profiles", None) else None
+    wanted = [("key", key), ("size", args.size), ("producer", args.producer), ("timestamp", args.ts)]
+    check_columns(args.input, fmt, wanted)
     check_out(args.out, overwrite=args.overwrite, inputs=(args.input, args.route))
     if getattr(args, "compare_profiles", None):
         from ..compat import parse_profiles
