@@ -35,7 +35,7 @@ def _ref_queues(spec):
     return [ref.MessageQueue(TOPIC, b, q) for b, q in spec.queues]
 
 
-@pytest.mark.parametrize("hash_path", ["arrow", "jvm"])
+@pytest.mark.parametrize("hash_path", ["arrow", "jvm", "jvm-reflect"])
 def test_hash_route_equals_the_library_row_for_row(spark, spec, hash_path):
     rows = [(k, i, 10 + i) for i, k in enumerate(KEYS)]
     df = spark.createDataFrame(rows, "key string, id long, size long")
@@ -49,7 +49,7 @@ def test_hash_route_equals_the_library_row_for_row(spark, spec, hash_path):
     assert (result.input_rows, result.routed_rows, result.rejected_rows) == (len(rows), len(rows), 0)
 
 
-@pytest.mark.parametrize("hash_path", ["arrow", "jvm"])
+@pytest.mark.parametrize("hash_path", ["arrow", "jvm", "jvm-reflect"])
 def test_integer_keys_parse_and_bad_ones_are_rejected(spark, spec, hash_path):
     rows = [("7", 1), ("-1", 2), ("9999999999", 3), ("x1", 4), (None, 5), ("-2147483648", 6)]
     df = spark.createDataFrame(rows, "key string, id long")
