@@ -252,3 +252,25 @@ def test_cli_route_says_which_hash_path_ran(tmp_path):
     if jvm.jar_path() is not None or shutil.which("javac"):
         assert summary["hash_path"] == "jvm-udf" and "route: hash path jvm-udf\n" in log
     assert runs["default"][0]["per_queue"] == runs["no jar"][0]["per_queue"]
+
+
+def test_register_adds_the_jar_to_a_session_made_elsewhere(udfs, tmp_path):
+    # a session without spark.jars (not local_session's) in its own process: register_udfs adds the jar itself
+    import subprocess
+    import sys
+
+    code = """if True:
+        from pyspark.sql import SparkSession
+        from rocketroute.spark import jvm
+        spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+        assert not spark.catalog.functionExists("rocketroute_hash_index")
+        status = jvm.register_udfs(spark)
+        assert status, status.why
+        df = spark.range(0, 1000, numPartitions=3).selectExpr("rocketroute_hash_index(cast(id as string), 16) as q")
+        print(df.groupBy().sum("q").collect()[0][0])
+        spark.stop()
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    selector = ref.SelectMessageQueueByHash()
+    assert done.stdout.split()[-1] == str(sum(selector.select_index(str(i), 16) for i in range(1000)))
