@@ -73,7 +73,8 @@ def test_the_wheel_is_manylinux2014_abi3_and_auditwheel_agrees(dist_dir: Path) -
 
 UDF_JAR = "rocketroute/spark/jars/rocketroute-udf.jar"
 UDF_CLASSES = {"io/rocketroute/udf/Profiles.class", "io/rocketroute/udf/HashIndex$OfString.class",
-               "io/rocketroute/udf/HashIndex$OfLong.class", "io/rocketroute/udf/ProfileIndex$GrpcSiphash.class",
+               "io/rocketroute/udf/HashIndex$OfLong.class", "io/rocketroute/udf/HashIndex$OfUtf8.class",
+               "io/rocketroute/udf/ProfileIndex$GrpcSiphash.class",
                "io/rocketroute/udf/ProfileIndex$KafkaMurmur2.class"}  # fmt: skip
 
 

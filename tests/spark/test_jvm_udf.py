@@ -85,19 +85,27 @@ def test_every_profiles_udf_is_the_per_call_function(spark, udfs, backend, profi
 
 
 def test_the_hash_udfs_are_select_message_queue_by_hash(spark, udfs):
-    string_udf, long_udf = jvm.HASH_UDFS["string"][0], jvm.HASH_UDFS["long"][0]
+    string_udf, utf8_udf, long_udf = (jvm.HASH_UDFS[t][0] for t in ("string", "utf8", "long"))
     rnd = random.Random(22)
     longs = [0, 1, -1, 2**31 - 1, -(2**31), 2**31, 2**63 - 1, -(2**63), 2**32 + 5, -(2**32) - 5]
     longs += [rnd.randrange(-(2**63), 2**63) for _ in range(300)]
     df = spark.createDataFrame(list(zip(KEYS, longs[: len(KEYS)], strict=False)), "k string, v long")
     df = df.union(spark.createDataFrame([(None, None)], "k string, v long"))
-    cols = [f"{udf}({c}, {n}) as {c}{j}" for j, n in enumerate(NS) for udf, c in ((string_udf, "k"), (long_udf, "v"))]
+    calls = ((string_udf, "k", "k"), (utf8_udf, "cast(k as binary)", "b"), (long_udf, "v", "v"))
+    cols = [f"{udf}({arg}, {n}) as {c}{j}" for j, n in enumerate(NS) for udf, arg, c in calls]
     by_string, by_long = ref.SelectMessageQueueByHash(), ref.SelectMessageQueueByHash(key_type="long")
     for r in df.selectExpr("k", "v", *cols).collect():
         for j, n in enumerate(NS):
             s_expected = None if r.k is None else by_string.select_index(r.k, n)
             l_expected = None if r.v is None else by_long.select_index(r.v, n)
-            assert (r[f"k{j}"], r[f"v{j}"]) == (s_expected, l_expected), (r.k, r.v, n)
+            assert (r[f"k{j}"], r[f"b{j}"], r[f"v{j}"]) == (s_expected, s_expected, l_expected), (r.k, r.v, n)
+    # bytes that are not UTF-8 (route rejects them): both read them as Spark's String does, U+FFFD for each bad one
+    bad = ["ff", "61ff62", "c3", "eda080", "f09f98", "c328", "e282"]
+    got = spark.sql(
+        "select "
+        + ", ".join(f"{string_udf}(cast(unhex('{h}') as string), 7) = {utf8_udf}(unhex('{h}'), 7)" for h in bad)
+    ).collect()[0]
+    assert all(got), got
     (row,) = spark.sql(f"select {string_udf}('polygenelubricants', 7) as i").collect()
     assert row.i == 2  # Math.abs(MIN_VALUE % 7) = |-2|; Math.abs(MIN_VALUE) % 7 would be -2
 

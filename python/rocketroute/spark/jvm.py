@@ -29,9 +29,12 @@ JAR_ENV = "ROCKETROUTE_UDF_JAR"
 _PACKAGED = Path(__file__).with_name("jars") / "rocketroute-udf.jar"
 _PACKAGE = "io.rocketroute.udf"
 
-#: ``SelectMessageQueueByHash`` by key type: the SQL function name and its Java class ((key, n) -> index)
+#: ``SelectMessageQueueByHash`` by key type: the SQL function name and its Java class ((key, n) -> index);
+#: ``utf8`` takes a string key cast to binary (its UTF-8 bytes): the same index, with no Java ``String`` made
+#: per row, which is what makes it as fast as Spark's own ``hash()``; route uses it for string keys
 HASH_UDFS = {
     "string": ("rocketroute_hash_index", f"{_PACKAGE}.HashIndex$OfString"),
+    "utf8": ("rocketroute_utf8_hash_index", f"{_PACKAGE}.HashIndex$OfUtf8"),
     "long": ("rocketroute_long_hash_index", f"{_PACKAGE}.HashIndex$OfLong"),
 }
 #: every routing profile: the SQL function name and its Java class ((key, n) -> index, null when refused)

@@ -301,8 +301,10 @@ def _jvm_hash_index(key_type: str, n: int, names: _Internal, *, udf: bool) -> An
 
     if key_type == "int":
         index = F.abs(F.col(names.key).cast("int") % F.lit(n))
+    elif udf and key_type == "string":  # the UTF-8 bytes: no Java String per row, the same index
+        index = F.call_function(HASH_UDFS["utf8"][0], F.col(names.key).cast("binary"), F.lit(n))
     elif udf:
-        index = F.call_function(HASH_UDFS[key_type][0], F.col(names.key), F.lit(n))
+        index = F.call_function(HASH_UDFS["long"][0], F.col(names.key), F.lit(n))
     else:
         cls = "java.util.Objects" if key_type == "string" else "java.lang.Long"
         h = F.expr(f"reflect('{cls}', 'hashCode', `{names.key}`)").cast("int")
