@@ -64,7 +64,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv jar build servers test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -97,6 +97,7 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade -r $(VENV)/requirements-tools.txt
 	@touch $@
 
+.PHONY: jar
 jar: $(UDF_JAR)
 
 # Rebuilt when a source or the venv (pyspark's jars) changes. A missing JDK is a note, not an error: the file is
