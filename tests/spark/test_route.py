@@ -216,7 +216,7 @@ def test_bench_spark_exact_methods_agree(spark):
     from rocketroute.spark.cli.bench_spark import format_table
     from rocketroute.spark.jvm import jar_path
 
-    rows = bench_spark(spark, [3000, 2000], num_queues=7, reference_rows=1000, runs=3)
+    rows = bench_spark(spark, [3000, 2000], num_queues=7, reference_rows=1000, runs=3, warmups=1)
     methods = 5 if jar_path() else 4  # the JVM UDF where its jar is built
     assert len(rows) == 1 + 2 * (methods - 1)
     assert rows[0]["method"] == "reference Python UDF" and rows[0]["rows"] == 1000

@@ -44,10 +44,20 @@ def cmd_bench_spark(args: argparse.Namespace) -> int:
     from ..session import local_session
 
     sizes = ", ".join(f"{n:,}" for n in args.rows)
-    log(f"benchmarking the hash route of {sizes} keys on {args.queues} queues, {args.runs} runs each; starting Spark")
+    log(
+        f"benchmarking the hash route of {sizes} keys on {args.queues} queues, {args.warmups} warm-up and "
+        f"{args.runs} timed runs each; starting Spark"
+    )
     spark = local_session(args.master, quiet=True)
     try:
-        rows = bench_spark(spark, args.rows, num_queues=args.queues, reference_rows=args.reference_rows, runs=args.runs)
+        rows = bench_spark(
+            spark,
+            args.rows,
+            num_queues=args.queues,
+            reference_rows=args.reference_rows,
+            runs=args.runs,
+            warmups=args.warmups,
+        )
     finally:
         spark.stop()
     for line in format_table(rows):
@@ -70,7 +80,10 @@ def add_parser(subparsers: Any) -> None:
     b.add_argument(
         "--reference-rows", type=int_arg(1, 2**63 - 1), default=200_000, help="keys for the slow reference UDF"
     )
-    b.add_argument("--runs", type=int_arg(1), default=3, help="timed runs of each method after a warm-up (default 3)")
+    b.add_argument("--runs", type=int_arg(1), default=3, help="timed runs of each method (default 3)")
+    b.add_argument(
+        "--warmups", type=int_arg(0), default=3, help="untimed runs of each method first, for the JIT (default 3)"
+    )
     b.add_argument("--queues", type=int_arg(1), default=16, help="the topic's queue count")
     b.add_argument("--master", default=None, help="Spark master (default: local[*])")
     b.set_defaults(func=cmd_bench_spark)
