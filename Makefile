@@ -18,6 +18,13 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.rocketroute-tools.stamp
 BENCH_JSON := out/bench/results.json
 
+# The JVM UDFs (rocketroute.spark.jvm): our Java sources compiled with javac against pyspark's jars (Spark's UDF
+# interfaces, Guava) into a jar inside the package, so maturin puts it in the wheel and the sdist. Without a JDK
+# (no javac or jar) the build goes on without it and the jobs fall back to reflect / the Arrow worker.
+UDF_JAR := python/rocketroute/spark/jars/rocketroute-udf.jar
+UDF_SOURCES := $(sort $(wildcard java/src/io/rocketroute/udf/*.java))
+UDF_CLASSES := target/udf-classes
+
 # The real servers of the cluster tests (tests/cluster): RocketMQ-Rust's name server and broker from crates.io,
 # pinned, built by `cargo install --locked` into a cache outside the checkout so a clean clone on this machine
 # reuses them. Override SERVERS_DIR to put them elsewhere. The tests find the binaries through
@@ -64,7 +71,8 @@ help:
 	@echo "make walkthrough  a producer's routing step by step (no Spark)"
 	@echo "make test      cargo test (core) + pytest tests (both backends) + benches as smoke tests"
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
-	@echo "make build     maturin develop --release into .venv"
+	@echo "make build     the JVM UDF jar (javac) and maturin develop --release into .venv"
+	@echo "make jar       the JVM UDF jar alone (javac --release 17 against pyspark's jars; skipped without a JDK)"
 	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
@@ -90,7 +98,25 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade -r $(VENV)/requirements-tools.txt
 	@touch $@
 
-build: venv
+.PHONY: jar
+jar: $(UDF_JAR)
+
+# Rebuilt when a source or the venv (pyspark's jars) changes. A missing JDK is a note, not an error: the file is
+# not made, so the next build tries again.
+$(UDF_JAR): $(UDF_SOURCES) $(STAMP)
+	$(call section,jar: the JVM UDFs (javac --release 17 against pyspark's jars))
+	@if ! command -v javac >/dev/null || ! command -v jar >/dev/null; then \
+		echo "jar: no javac/jar (a JDK 17+) here: building without the JVM UDFs; route falls back to reflect"; \
+		exit 0; \
+	fi; \
+	jars="$$($(VPY) -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')"; \
+	rm -rf $(UDF_CLASSES) && mkdir -p $(UDF_CLASSES) $(dir $@); \
+	javac --release 17 -Xlint:all,-path -Werror -encoding UTF-8 -cp "$$jars/*" -d $(UDF_CLASSES) $(UDF_SOURCES); \
+	jar --create --file $@.tmp -C $(UDF_CLASSES) .; \
+	mv $@.tmp $@; \
+	echo "jar: $@ ($$(jar --list --file $@ | grep -c '\.class$$') classes)"
+
+build: venv jar
 	$(call section,build: maturin develop --release)
 	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
@@ -161,14 +187,14 @@ lint: venv
 
 # the wheel users install (manylinux2014 abi3, zig linker) and the sdist, checked by auditwheel and installed alone
 DIST_CHECK := target/dist-check
-test-dist: venv
+test-dist: venv jar
 	$(call section,test: the manylinux2014 abi3 wheel and the sdist (packaging/test_dist.py))
 	rm -rf $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin sdist --out $(DIST_CHECK)
 	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
 
-wheel: venv
+wheel: venv jar
 	$(call section,wheel: dist/ (manylinux2014 abi3 wheel and sdist))
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out dist
 	$(IN_VENV) $(VPY) -m maturin sdist --out dist
@@ -213,6 +239,7 @@ walkthrough: build
 clean:
 	rm -rf target out dist .pytest_cache .benchmarks .hypothesis .ruff_cache
 	find python -name '_native*.so' -delete -o -name '_native*.pyd' -delete
+	rm -f $(UDF_JAR)
 	find python tests benches -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean

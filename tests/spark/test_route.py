@@ -35,7 +35,7 @@ def _ref_queues(spec):
     return [ref.MessageQueue(TOPIC, b, q) for b, q in spec.queues]
 
 
-@pytest.mark.parametrize("hash_path", ["arrow", "jvm"])
+@pytest.mark.parametrize("hash_path", ["arrow", "jvm", "jvm-reflect"])
 def test_hash_route_equals_the_library_row_for_row(spark, spec, hash_path):
     rows = [(k, i, 10 + i) for i, k in enumerate(KEYS)]
     df = spark.createDataFrame(rows, "key string, id long, size long")
@@ -49,7 +49,7 @@ def test_hash_route_equals_the_library_row_for_row(spark, spec, hash_path):
     assert (result.input_rows, result.routed_rows, result.rejected_rows) == (len(rows), len(rows), 0)
 
 
-@pytest.mark.parametrize("hash_path", ["arrow", "jvm"])
+@pytest.mark.parametrize("hash_path", ["arrow", "jvm", "jvm-reflect"])
 def test_integer_keys_parse_and_bad_ones_are_rejected(spark, spec, hash_path):
     rows = [("7", 1), ("-1", 2), ("9999999999", 3), ("x1", 4), (None, 5), ("-2147483648", 6)]
     df = spark.createDataFrame(rows, "key string, id long")
@@ -212,10 +212,41 @@ def test_cli_errors_are_clear(tmp_path):
 
 
 def test_bench_spark_exact_methods_agree(spark):
-    from rocketroute.spark.bench import bench_spark
+    from rocketroute.spark.bench import HASH_METHOD, UDF_METHOD, bench_spark, udf_over_hash
+    from rocketroute.spark.cli.bench_spark import format_table
+    from rocketroute.spark.jvm import jar_path
 
-    rows = bench_spark(spark, 3000, num_queues=7, reference_rows=3000)
-    by = {r["method"]: r for r in rows}
-    assert len(rows) == 4 and all(r["rows"] == 3000 and r["rows_per_s"] > 0 for r in rows)
-    exact = {by[m]["checksum"] for m in by if "Murmur3" not in m}
-    assert len(exact) == 1  # the reference UDF, the Arrow worker and the JVM path give the same answer
+    rows = bench_spark(spark, [3000, 2000], num_queues=7, reference_rows=1000, runs=3, warmups=1)
+    methods = 5 if jar_path() else 4  # the JVM UDF where its jar is built
+    assert len(rows) == 1 + 2 * (methods - 1)
+    assert rows[0]["method"] == "reference Python UDF" and rows[0]["rows"] == 1000
+    for r in rows:
+        assert r["runs"] == 3 and r["min_seconds"] <= r["seconds"] <= r["max_seconds"]
+        assert r["rows_per_s"] == pytest.approx(r["rows"] / r["seconds"])
+    selector = ref.SelectMessageQueueByHash()
+
+    def checksum(size):  # the sum of the indices of synthetic_keys(size), per call
+        return sum(selector.select_index(f"order-{(i * 7919) % 100_000:010d}", 7) for i in range(size))
+
+    assert rows[0]["checksum"] == checksum(1000)
+    for size in (3000, 2000):
+        by = {r["method"]: r for r in rows if r["rows"] == size}
+        assert HASH_METHOD in by and (UDF_METHOD in by) == bool(jar_path())
+        # the Arrow worker and the JVM paths give the library's answer
+        assert {by[m]["checksum"] for m in by if m != HASH_METHOD} == {checksum(size)}
+    ratios = udf_over_hash(rows)
+    assert set(ratios) == ({3000, 2000} if jar_path() else set())
+    table = format_table(rows)
+    assert table[0].split()[:3] == ["method", "rows", "runs"] and len(table) == 1 + len(rows) + len(ratios)
+
+
+def test_bench_spark_rows_take_a_list():
+    import argparse
+
+    from rocketroute.spark.cli.bench_spark import rows_list
+
+    assert rows_list("1000000, 10_000_000,1000000") == [1_000_000, 10_000_000]
+    assert rows_list("5") == [5]
+    for bad, said in (("0", "at least 1"), ("1e6", "must be an integer"), (",", "comma-separated list")):
+        with pytest.raises(argparse.ArgumentTypeError, match=said):
+            rows_list(bad)

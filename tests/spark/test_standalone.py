@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import rocketroute
+from rocketroute.spark.jvm import jar_path
 
 TOPIC = "TopicTest"
 QUEUES = (("broker-a", 4), ("broker-b", 3), ("broker-c", 5))
@@ -193,3 +194,5 @@ def test_cli_route_on_a_standalone_cluster(cluster: Cluster, messages: Path, tmp
 
     summary = json.loads((out / "summary" / "summary.json").read_text())
     assert (summary["input_rows"], summary["routed_rows"], summary["rejected_rows"]) == (ROWS, ROWS - 4, 4)
+    # the JVM UDFs' jar reached the executors (spark.jars) where it is built
+    assert summary["hash_path"] == (hash_path if hash_path == "arrow" else "jvm-udf" if jar_path() else "jvm-reflect")

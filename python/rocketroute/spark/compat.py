@@ -1,6 +1,7 @@
 """``compare_profiles``: for the keys of a routed dataset, how often every two clients' routing profiles
 (:mod:`rocketroute.profiles`) put a key on the same queue: what a mixed Java / Go / Python / proxy fleet
-does to per-key ordering. Counted over distinct keys and over messages (a key weighs its message count)."""
+does to per-key ordering. Counted over distinct keys and over messages (a key weighs its message count), in the
+JVM with the profiles' Java UDFs where their jar is built, else in a native Arrow worker."""
 
 from __future__ import annotations
 
@@ -63,13 +64,58 @@ def _pair_batches(batches: Iterator[Any], *, profiles: Sequence[str], n: int) ->
         yield pa.RecordBatch.from_pydict(rows)
 
 
-def compare_profiles(df: Any, key: str, num_queues: int, profiles: Sequence[str]) -> list[dict[str, Any]]:
+def _pair_sums_jvm(keyed: Any, profiles: Sequence[str], n: int) -> list[dict[str, Any]]:
+    """The pair counts in the JVM alone: each profile's index by its Java UDF (null where refused), then one
+    aggregation with the four sums of every pair (``i <= j``)."""
+    from pyspark.sql import functions as F
+
+    from .jvm import PROFILE_UDFS
+
+    cols = [f"p{i}" for i in range(len(profiles))]
+    index = [F.call_function(PROFILE_UDFS[p][0], F.col("key"), F.lit(n)) for p in profiles]
+    indexed = keyed.select("messages", *[i.alias(c) for i, c in zip(index, cols, strict=True)])
+    zero = F.lit(0).cast("long")
+    aggs = []
+    for i in range(len(profiles)):
+        for j in range(i, len(profiles)):
+            both = F.col(cols[i]).isNotNull() & F.col(cols[j]).isNotNull()
+            same = both & (F.col(cols[i]) == F.col(cols[j]))
+            aggs += [
+                F.sum(F.when(both, F.lit(1).cast("long")).otherwise(zero)).alias(f"kb_{i}_{j}"),
+                F.sum(F.when(same, F.lit(1).cast("long")).otherwise(zero)).alias(f"ks_{i}_{j}"),
+                F.sum(F.when(both, F.col("messages")).otherwise(zero)).alias(f"mb_{i}_{j}"),
+                F.sum(F.when(same, F.col("messages")).otherwise(zero)).alias(f"ms_{i}_{j}"),
+            ]
+    row = indexed.agg(*aggs).collect()[0]
+    return [
+        dict(
+            zip(
+                ("a", "b", *COMPAT_COLUMNS[2:6]),
+                (profiles[i], profiles[j], *(row[f"{p}_{i}_{j}"] for p in ("kb", "ks", "mb", "ms"))),
+                strict=True,
+            )
+        )
+        for i in range(len(profiles))
+        for j in range(i, len(profiles))
+    ]
+
+
+def compare_profiles(
+    df: Any, key: str, num_queues: int, profiles: Sequence[str], *, method: str = "auto"
+) -> list[dict[str, Any]]:
     """Every ordered pair of ``profiles`` (the diagonal included) with the keys and messages both place and the
     ones they place on the same queue among ``num_queues``, and the two shares (``None`` when nothing is
-    placed by both). ``df`` holds the messages; its ``key`` column is read as a string, nulls left out."""
+    placed by both). ``df`` holds the messages; its ``key`` column is read as a string, nulls left out.
+    ``method``: ``"jvm"`` (the profiles' Java UDFs, :mod:`rocketroute.spark.jvm`), ``"arrow"`` (the native
+    profile functions in a Python Arrow worker) or ``"auto"`` (the default: ``jvm`` when its jar loads); the
+    same counts either way."""
     from pyspark.sql import functions as F
 
     from ..reference.profiles import check_profile
+    from .jvm import register_udfs
+
+    if method not in ("auto", "jvm", "arrow"):
+        raise IllegalArgumentError(f"method must be one of ('auto', 'jvm', 'arrow'), not {method!r}")
 
     names = tuple(check_profile(p) for p in profiles)
     if num_queues < 1:
@@ -80,15 +126,21 @@ def compare_profiles(df: Any, key: str, num_queues: int, profiles: Sequence[str]
         .groupBy("key")
         .agg(F.count(F.lit(1)).alias("messages"))
     )
-    schema = "a string, b string, keys_both long, keys_same long, messages_both long, messages_same long"
-    worker = functools.partial(_pair_batches, profiles=names, n=num_queues)
-    sums = (
-        keyed.mapInArrow(worker, schema)
-        .groupBy("a", "b")
-        .agg(*[F.sum(c).alias(c) for c in COMPAT_COLUMNS[2:6]])
-        .collect()
-    )
-    found = {(r["a"], r["b"]): r.asDict() for r in sums}
+    status = register_udfs(df.sparkSession) if method != "arrow" else None
+    if method == "jvm" and not status:
+        raise IllegalArgumentError(f"method 'jvm' needs rocketroute's JVM UDFs: {status.why if status else ''}")
+    if status:
+        found = {(r["a"], r["b"]): r for r in _pair_sums_jvm(keyed, names, num_queues)}
+    else:
+        schema = "a string, b string, keys_both long, keys_same long, messages_both long, messages_same long"
+        worker = functools.partial(_pair_batches, profiles=names, n=num_queues)
+        sums = (
+            keyed.mapInArrow(worker, schema)
+            .groupBy("a", "b")
+            .agg(*[F.sum(c).alias(c) for c in COMPAT_COLUMNS[2:6]])
+            .collect()
+        )
+        found = {(r["a"], r["b"]): r.asDict() for r in sums}
     rows = []
     for i, a in enumerate(names):
         for j, b in enumerate(names):

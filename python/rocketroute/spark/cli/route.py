@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from ...errors import RocketRouteError
+from ..jobs.route import HASH_PATHS
 from .common import (
     FORMATS,
     JAVA_INT_MAX,
@@ -71,6 +72,9 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
         seed=args.seed,
         hash_path=args.hash_path,
     )
+    if result.hash_path:
+        why = f" (the JVM UDFs are unavailable: {result.hash_fallback})" if result.hash_fallback else ""
+        log(f"route: hash path {result.hash_path}{why}")
     if result.renamed:
         log("route: " + renamed_note(result.renamed))
     key = result.renamed.get(args.key, args.key)
@@ -99,6 +103,7 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
         summary = {
             "topic": spec.topic,
             "selector": args.selector,
+            "hash_path": result.hash_path,
             "queues": len(spec),
             "input_rows": result.input_rows,
             "routed_rows": result.routed_rows,
@@ -200,8 +205,9 @@ def add_parser(subparsers: Any) -> None:
     r.add_argument(
         "--hash-path",
         default="jvm",
-        choices=("jvm", "arrow"),
-        help="hash: Spark SQL alone (default, measured faster on Spark) or the native Arrow worker; same answer",
+        choices=HASH_PATHS,
+        help="hash: jvm (default) runs in the JVM alone, rocketroute's Java UDF where its jar is built, else "
+        "Spark SQL's reflect; jvm-udf / jvm-reflect: that one only; arrow: the native Arrow worker. Same answer",
     )
     r.add_argument(
         "--compare-profiles",

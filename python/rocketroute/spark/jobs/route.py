@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 SELECTORS = ("hash", "round-robin", "random")
-HASH_PATHS = ("arrow", "jvm")
+#: ``jvm``: the JVM UDF when its jar is loaded, else ``reflect``; ``jvm-udf`` / ``jvm-reflect``: that one only;
+#: ``arrow``: the native batch functions in a Python Arrow worker
+HASH_PATHS = ("jvm", "jvm-udf", "jvm-reflect", "arrow")
 KEY_TYPES = ("string", "int", "long")
 #: the columns route adds to the input's: ``broker``, ``queue_id``, ``queue_index`` in routed, ``reason`` in rejected
 OUTPUT_COLUMNS = ("broker", "queue_id", "queue_index", "reason")
@@ -152,6 +154,10 @@ class RouteResult:
     skew: dict[str, float]
     cached: list[Any] = field(default_factory=list, repr=False)
     renamed: dict[str, str] = field(default_factory=dict)
+    #: the hash path that ran (``jvm-udf``, ``jvm-reflect`` or ``arrow``; None for the other selectors)
+    hash_path: str | None = None
+    #: why ``hash_path="jvm"`` did not run the JVM UDF (empty when it did, or was not asked to)
+    hash_fallback: str = ""
 
     def unpersist(self) -> None:
         """Free the cached routed rows once the outputs are written."""
@@ -285,17 +291,39 @@ def _sequence_batches(
         yield b.append_column(names.qi, pa.array(out, type=pa.int32()))
 
 
-def _jvm_hash_index(key_type: str, n: int, names: _Internal) -> Any:
-    """The hash index in Spark SQL alone: ``java.util.Objects.hashCode`` through ``reflect``."""
+def _jvm_hash_index(key_type: str, n: int, names: _Internal, *, udf: bool) -> Any:
+    """The hash index in the JVM alone: ``udf``, our Java UDF (:data:`rocketroute.spark.jvm.HASH_UDFS`);
+    otherwise ``java.util.Objects.hashCode`` through Spark SQL's ``reflect``. An int key is Spark SQL either way
+    (``Integer.hashCode`` is the value)."""
     from pyspark.sql import functions as F
 
-    if key_type == "string":
-        h = F.expr(f"reflect('java.util.Objects', 'hashCode', `{names.key}`)").cast("int")
-    elif key_type == "long":
-        h = F.expr(f"reflect('java.lang.Long', 'hashCode', `{names.key}`)").cast("int")
+    from ..jvm import HASH_UDFS
+
+    if key_type == "int":
+        index = F.abs(F.col(names.key).cast("int") % F.lit(n))
+    elif udf and key_type == "string":  # the UTF-8 bytes: no Java String per row, the same index
+        index = F.call_function(HASH_UDFS["utf8"][0], F.col(names.key).cast("binary"), F.lit(n))
+    elif udf:
+        index = F.call_function(HASH_UDFS["long"][0], F.col(names.key), F.lit(n))
     else:
-        h = F.col(names.key).cast("int")
-    return F.when(F.col(names.reject).isNull(), F.abs(h % F.lit(n))).otherwise(F.lit(-1)).cast("int")
+        cls = "java.util.Objects" if key_type == "string" else "java.lang.Long"
+        h = F.expr(f"reflect('{cls}', 'hashCode', `{names.key}`)").cast("int")
+        index = F.abs(h % F.lit(n))
+    return F.when(F.col(names.reject).isNull(), index).otherwise(F.lit(-1)).cast("int")
+
+
+def _choose_hash_path(spark: Any, hash_path: str) -> tuple[str, str]:
+    """The hash path to run for the asked one, and why ``jvm`` fell back to ``reflect`` (or "")."""
+    if hash_path not in ("jvm", "jvm-udf"):
+        return hash_path, ""
+    from ..jvm import register_udfs
+
+    status = register_udfs(spark)
+    if status:
+        return "jvm-udf", ""
+    if hash_path == "jvm-udf":
+        raise IllegalArgumentError(f"hash_path 'jvm-udf' needs rocketroute's JVM UDFs: {status.why}")
+    return "jvm-reflect", status.why
 
 
 def route(
@@ -324,9 +352,12 @@ def route(
     ``round-robin`` starts every producer's index at ``start_index`` (so the first message goes to queue
     ``(start_index + 1) % n``; Java draws it at random), and ``random`` seeds each producer's selector with
     ``seed + String.hashCode(producer)``. Rows of a producer are taken in ``ts`` order (then input order).
-    ``hash_path="jvm"`` (the default: ``rocketroute bench-spark`` measured it 1.3x faster at 10M rows and 2.4x
-    at 2M, since rows never leave the JVM) or ``"arrow"`` (the native batch functions in a Python Arrow worker);
-    both give the same answer. Round-robin and random do not read the key: without a ``key`` column they route
+    ``hash_path="jvm"`` (the default) runs the hash selector in the JVM alone: rocketroute's Java UDF
+    (``"jvm-udf"``, :mod:`rocketroute.spark.jvm`) when its jar is built and loads, else Spark SQL's ``reflect``
+    (``"jvm-reflect"``; ``hash_fallback`` says why); ``"arrow"`` runs the native batch functions in a Python
+    Arrow worker. All give the same answer; ``rocketroute bench-spark`` measures them (the UDF is the fastest:
+    rows never leave the JVM, and nothing is called by reflection). ``hash_path`` in the result is the path that
+    ran. Round-robin and random do not read the key: without a ``key`` column they route
     all the same (and report no hot keys)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import IntegerType, StructField, StructType
@@ -353,8 +384,9 @@ def route(
     n = len(spec)
     checked = _with_reject_reason(df, key, read_key, size, names)
     out_schema = StructType([*checked.schema.fields, StructField(names.qi, IntegerType(), False)])
-    if selector == "hash" and hash_path == "jvm":
-        indexed = checked.withColumn(names.qi, _jvm_hash_index(key_type, n, names))
+    ran, fallback = _choose_hash_path(spark, hash_path) if selector == "hash" else (None, "")
+    if ran in ("jvm-udf", "jvm-reflect"):
+        indexed = checked.withColumn(names.qi, _jvm_hash_index(key_type, n, names, udf=ran == "jvm-udf"))
     elif selector == "hash":
         worker = functools.partial(_hash_batches, key_type=key_type, n=n, names=names)
         indexed = checked.mapInArrow(worker, out_schema)
@@ -438,4 +470,6 @@ def route(
         skew_metrics(messages),
         [indexed],
         renamed,
+        ran,
+        fallback,
     )
