@@ -13,9 +13,9 @@ use rocketroute_core::batch::{
 };
 use rocketroute_core::java::{long_hash, utf16_hash};
 
-use crate::batch_args::{masks, KeyType, Later, NumQueues, RaiseOrMask};
+use crate::batch_args::{masks, KeyType, NumQueues, RaiseOrMask};
 use crate::columns::{numpy_fn, Column, Gathered, Keys, Piece, Source};
-use crate::convert::{arg, JavaInt, JavaLong};
+use crate::convert::{arg, JavaInt, JavaLong, Later};
 use crate::errors::{div_by_zero, illegal, npe, type_name, utf16_units, Result};
 
 /// `nulls` given as any object (`ConsistentHashRouter.route_nodes`): `true` for `"mask"`.

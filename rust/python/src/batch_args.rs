@@ -1,7 +1,7 @@
 //! Typed arguments of the batch and profile entry points (`rocketroute.batch`, `rocketroute.profiles`):
-//! queue counts, the key type, the `"raise"` / `"mask"` options, the routing profile and a profile key, and
-//! [`Later`] for an argument the reference backend checks after one that follows it in the signature. The
-//! key column itself is [`crate::columns::Keys`].
+//! queue counts, the key type, the `"raise"` / `"mask"` options, the routing profile and a profile key. The
+//! key column itself is [`crate::columns::Keys`]; an argument checked out of signature order is a
+//! [`crate::convert::Later`].
 
 use std::marker::PhantomData;
 
@@ -13,41 +13,6 @@ use rocketroute_core::profiles::{Profile, PROFILES};
 
 use crate::convert::ArgName;
 use crate::errors::{div_by_zero, illegal, npe, type_name};
-
-/// An argument converted when the call asks for it ([`Later::get`]) rather than before the call: PyO3
-/// converts arguments in the signature's order, and the reference backend checks some in another (the
-/// profile before the queue count, `nulls` before `key_type`, the keys last). A `TypeError` is worded as
-/// PyO3 words an argument's (`argument 'num_queues': ...`).
-pub struct Later<T, N>(PyResult<T>, PhantomData<N>);
-
-impl<'a, 'py, T, N> FromPyObject<'a, 'py> for Later<T, N>
-where
-    T: FromPyObject<'a, 'py>,
-{
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        Ok(Later(T::extract(obj).map_err(Into::into), PhantomData))
-    }
-}
-
-impl<T, N: ArgName> Later<T, N> {
-    pub fn get(self, py: Python<'_>) -> PyResult<T> {
-        self.0.map_err(|e| {
-            if !e.get_type(py).is(py.get_type::<PyTypeError>()) {
-                return e;
-            }
-            let named = PyTypeError::new_err(format!("argument '{}': {}", N::NAME, e.value(py)));
-            named.set_cause(py, e.cause(py));
-            named
-        })
-    }
-}
-
-/// An optional argument converted when the call asks for it.
-pub fn later<T, N: ArgName>(py: Python<'_>, arg: Option<Later<T, N>>) -> PyResult<Option<T>> {
-    arg.map(|a| a.get(py)).transpose()
-}
 
 /// A Python `int` that is not a `bool`; else `TypeError`.
 fn int_arg<'a, 'py>(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Borrowed<'a, 'py, PyAny>> {

@@ -774,3 +774,38 @@ impl<'py, N> std::ops::Deref for NonNull<'py, N> {
         &self.0
     }
 }
+
+/// An argument converted when the call asks for it ([`Later::get`]) rather than before the call: PyO3
+/// converts arguments in the signature's order, and the reference backend checks some in another (the
+/// profile before the queue count, `nulls` before `key_type`, the keys last). A `TypeError` is worded as
+/// PyO3 words an argument's (`argument 'num_queues': ...`).
+pub struct Later<T, N>(PyResult<T>, PhantomData<N>);
+
+impl<'a, 'py, T, N> FromPyObject<'a, 'py> for Later<T, N>
+where
+    T: FromPyObject<'a, 'py>,
+{
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Later(T::extract(obj).map_err(Into::into), PhantomData))
+    }
+}
+
+impl<T, N: ArgName> Later<T, N> {
+    pub fn get(self, py: Python<'_>) -> PyResult<T> {
+        self.0.map_err(|e| {
+            if !e.get_type(py).is(py.get_type::<PyTypeError>()) {
+                return e;
+            }
+            let named = PyTypeError::new_err(format!("argument '{}': {}", N::NAME, e.value(py)));
+            named.set_cause(py, e.cause(py));
+            named
+        })
+    }
+}
+
+/// An optional argument converted when the call asks for it.
+pub fn later<T, N: ArgName>(py: Python<'_>, arg: Option<Later<T, N>>) -> PyResult<Option<T>> {
+    arg.map(|a| a.get(py)).transpose()
+}

@@ -11,9 +11,9 @@ use rocketroute_core::profiles::{
 use rocketroute_core::JavaError;
 
 use crate::batch::{maybe_detach, Hashed};
-use crate::batch_args::{later, masks, Later, NumQueues, ProfileArg, ProfileKey, RaiseOrMask};
+use crate::batch_args::{masks, NumQueues, ProfileArg, ProfileKey, RaiseOrMask};
 use crate::columns::{Column, Gathered, Keys, Piece, Source};
-use crate::convert::arg;
+use crate::convert::{arg, later, Later};
 use crate::errors::{illegal, java_err, npe, utf16_units, Result};
 
 /// A key's index among `n` queues, or the key's own error (a refusal, `/ by zero`).

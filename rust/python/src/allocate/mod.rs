@@ -29,8 +29,8 @@ use self::consistent_hash::ConsistentHash;
 use self::nearby::Nearby;
 use self::plain::{MachineRoom, Positional};
 use self::sticky::{Previous, Sticky};
-use crate::batch_args::{later, Later};
-use crate::convert::{arg, JavaInt};
+
+use crate::convert::{arg, later, JavaInt, Later};
 use crate::errors::{illegal, Result};
 use crate::message_queue::PyMessageQueue;
 use crate::message_queue::Queues;
