@@ -84,7 +84,6 @@ def int_arg(low: int, high: int = JAVA_INT_MAX) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value:,}")
         return value
 
-    parse.__name__ = "integer"  # argparse names the type in its messages
     return parse
 
 
