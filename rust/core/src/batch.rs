@@ -2,6 +2,7 @@
 //! hold text), Integer / Long hash codes, and `SelectMessageQueueByHash` indices.
 
 use crate::java::{abs, long_hash};
+use crate::select::KeyType;
 
 /// 31^k for k = 0..=8, wrapping like Java's int arithmetic.
 const P: [u32; 9] = {
@@ -133,6 +134,142 @@ pub enum BatchError {
     MalformedOffsets(usize),
     /// A null key where nulls are not allowed: its position.
     Null(usize),
+    /// The column's keys are not of the key type: they are `str` or `int` (Python's type name) instead.
+    Mismatch(&'static str),
+    /// An `int` key outside the Java int range.
+    OutOfIntRange(i64),
+}
+
+/// One column of keys, borrowed from where it lives (an Arrow array, a NumPy array).
+#[derive(Clone, Copy)]
+pub enum Column<'a> {
+    Utf8 {
+        offsets: Offsets<'a>,
+        data: &'a [u8],
+        validity: Option<Validity<'a>>,
+    },
+    I32(&'a [i32], Option<Validity<'a>>),
+    I64(&'a [i64], Option<Validity<'a>>),
+    /// NumPy's fixed-width str: `width` UCS-4 code points an item.
+    Ucs4(&'a [u32], usize),
+}
+
+/// A column of `len` keys (a key column may come in several, e.g. the chunks of an Arrow `ChunkedArray`).
+#[derive(Clone, Copy)]
+pub struct Piece<'a> {
+    pub len: usize,
+    pub column: Column<'a>,
+}
+
+/// Calls `f(piece, base, out, mask)` for each piece with its own part of `out` (and of `mask`), `base`
+/// being its first key's position in the whole column; stops at the first error.
+pub fn for_each_piece<E>(
+    pieces: &[Piece<'_>],
+    out: &mut [i32],
+    mut mask: Option<&mut [bool]>,
+    mut f: impl FnMut(&Piece<'_>, usize, &mut [i32], Option<&mut [bool]>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut base = 0;
+    for p in pieces {
+        let part = base..base + p.len;
+        f(
+            p,
+            base,
+            &mut out[part.clone()],
+            mask.as_deref_mut().map(|m| &mut m[part]),
+        )?;
+        base += p.len;
+    }
+    Ok(())
+}
+
+/// The Java hash of every key of `piece` as `key_type` (nulls as [`hash_utf8_column`] treats them). A
+/// column of another type fails as Java would on its first key: the first null (unless masked), else
+/// [`BatchError::Mismatch`]; a column of nulls only is all masked.
+pub fn hash_piece(
+    piece: &Piece<'_>,
+    key_type: KeyType,
+    out: &mut [i32],
+    mask: Option<&mut [bool]>,
+) -> Result<(), BatchError> {
+    let len = piece.len;
+    match piece.column {
+        Column::Utf8 { validity, .. } if key_type != KeyType::Str => {
+            mismatch(validity, len, "str", out, mask)
+        }
+        Column::Ucs4(..) if key_type != KeyType::Str => mismatch(None, len, "str", out, mask),
+        Column::I32(_, validity) | Column::I64(_, validity) if key_type == KeyType::Str => {
+            mismatch(validity, len, "int", out, mask)
+        }
+        Column::Utf8 {
+            offsets,
+            data,
+            validity,
+        } => hash_utf8_column(offsets, data, validity, out, mask),
+        Column::Ucs4(data, width) => {
+            hash_ucs4_column(data, width, out);
+            Ok(())
+        }
+        Column::I32(values, validity) => int_column(values, validity, out, mask, |v| {
+            Ok(match key_type {
+                KeyType::Int => v,
+                _ => long_hash(v as i64),
+            })
+        }),
+        Column::I64(values, None) if key_type == KeyType::Long => {
+            long_hashes(values, out);
+            Ok(())
+        }
+        Column::I64(values, validity) => {
+            int_column(values, validity, out, mask, |v| match key_type {
+                KeyType::Long => Ok(long_hash(v)),
+                _ => i32::try_from(v).map_err(|_| BatchError::OutOfIntRange(v)),
+            })
+        }
+    }
+}
+
+/// A column of `len` keys, `got`s, that do not fit the key type.
+fn mismatch(
+    validity: Option<Validity<'_>>,
+    len: usize,
+    got: &'static str,
+    out: &mut [i32],
+    mask: Option<&mut [bool]>,
+) -> Result<(), BatchError> {
+    let first_valid = (0..len).find(|&i| validity.is_none_or(|v| v.is_valid(i)));
+    match (first_valid, mask) {
+        (None, Some(m)) => {
+            m.fill(true);
+            out.fill(0);
+            Ok(())
+        }
+        (None, None) if len == 0 => Ok(()),
+        (None, None) => Err(BatchError::Null(0)),
+        (Some(i), None) if i > 0 => Err(BatchError::Null(0)),
+        _ => Err(BatchError::Mismatch(got)),
+    }
+}
+
+fn int_column<T: Copy>(
+    values: &[T],
+    validity: Option<Validity<'_>>,
+    out: &mut [i32],
+    mut mask: Option<&mut [bool]>,
+    hash: impl Fn(T) -> Result<i32, BatchError>,
+) -> Result<(), BatchError> {
+    for (i, &v) in values.iter().enumerate() {
+        if validity.is_some_and(|m| !m.is_valid(i)) {
+            match mask.as_deref_mut() {
+                Some(m) => m[i] = true,
+                None => return Err(BatchError::Null(i)),
+            }
+            out[i] = 0;
+            continue;
+        }
+        out[i] = hash(v)?;
+    }
+    Ok(())
 }
 
 /// Hashes `out.len()` strings of an Arrow string column: string `i` is
@@ -219,6 +356,74 @@ pub fn select_indices_in_place(hashes: &mut [i32], n: i32) {
 mod tests {
     use super::*;
     use crate::java::string_hash;
+
+    #[test]
+    fn pieces_hash_as_their_key_type_and_fail_as_java_would() {
+        let ints = [7i64, -1, 1 << 40];
+        let bits = [0b101u8]; // the second key is null
+        let validity = Some(Validity {
+            bits: &bits,
+            offset: 0,
+        });
+        let piece = Piece {
+            len: 3,
+            column: Column::I64(&ints, validity),
+        };
+        let mut out = [9; 3];
+        let mut mask = [false; 3];
+        hash_piece(&piece, KeyType::Long, &mut out, Some(&mut mask)).unwrap();
+        assert_eq!(out, [long_hash(7), 0, long_hash(1 << 40)]);
+        assert_eq!(mask, [false, true, false]);
+        let e = hash_piece(&piece, KeyType::Int, &mut out, None);
+        assert_eq!(e, Err(BatchError::Null(1)));
+        let e = hash_piece(&piece, KeyType::Int, &mut out, Some(&mut mask));
+        assert_eq!(e, Err(BatchError::OutOfIntRange(1 << 40)));
+        assert_eq!(
+            hash_piece(&piece, KeyType::Str, &mut out, None),
+            Err(BatchError::Mismatch("int"))
+        );
+        // a column of nulls only: masked, or the first null
+        let nulls = Piece {
+            len: 2,
+            column: Column::I32(
+                &[1, 2],
+                Some(Validity {
+                    bits: &[0],
+                    offset: 0,
+                }),
+            ),
+        };
+        let (mut out, mut mask) = ([9; 2], [false; 2]);
+        hash_piece(&nulls, KeyType::Str, &mut out, Some(&mut mask)).unwrap();
+        assert_eq!((out, mask), ([0; 2], [true; 2]));
+        assert_eq!(
+            hash_piece(&nulls, KeyType::Str, &mut out, None),
+            Err(BatchError::Null(0))
+        );
+    }
+
+    #[test]
+    fn each_piece_gets_its_own_part() {
+        let (a, b) = ([1i32, 2], [3i32]);
+        let pieces = [
+            Piece {
+                len: 2,
+                column: Column::I32(&a, None),
+            },
+            Piece {
+                len: 1,
+                column: Column::I32(&b, None),
+            },
+        ];
+        let mut out = [0; 3];
+        let mut bases = Vec::new();
+        for_each_piece(&pieces, &mut out, None, |p, base, out, mask| {
+            bases.push(base);
+            hash_piece(p, KeyType::Int, out, mask)
+        })
+        .unwrap();
+        assert_eq!((out, bases), ([1, 2, 3], vec![0, 2]));
+    }
 
     #[test]
     fn ucs4_items_hash_as_their_strings() {

@@ -18,7 +18,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::batch::{Offsets, Validity};
+use crate::batch::{Column, Offsets, Piece, Validity};
 use crate::error::{JavaError, JavaResult};
 use crate::java::{string_hash, utf16_hash, utf16_to_java_utf8};
 
@@ -123,6 +123,8 @@ pub enum KeyError {
     Malformed(usize),
     /// The key's own error (`/ by zero`, or a refusal where refusals are not masked).
     Key(usize, JavaError),
+    /// An `int` key: profiles place text only. Its position.
+    NotText(usize),
 }
 
 /// What to do with nulls and refused keys: mask them (`mask` is then given) or fail on the first.
@@ -141,7 +143,7 @@ pub struct Placement {
 }
 
 /// Key `i` has no index: 0, masked.
-pub fn mask_key(i: usize, out: &mut [i32], mask: &mut Option<&mut [bool]>) {
+fn mask_key(i: usize, out: &mut [i32], mask: &mut Option<&mut [bool]>) {
     out[i] = 0;
     if let Some(m) = mask.as_deref_mut() {
         m[i] = true;
@@ -164,8 +166,39 @@ fn place(
     Ok(())
 }
 
+/// The profile's index for every key of `piece`. An int column fails on its first key (a null first, unless
+/// nulls are masked), as a sequence of Python ints would.
+pub fn select_piece(
+    p: Placement,
+    piece: &Piece<'_>,
+    out: &mut [i32],
+    mut mask: Option<&mut [bool]>,
+) -> Result<(), KeyError> {
+    match piece.column {
+        Column::Utf8 {
+            offsets,
+            data,
+            validity,
+        } => select_utf8_column(p, offsets, data, validity, out, mask),
+        Column::Ucs4(data, width) => select_ucs4_column(p, data, width, out, mask),
+        Column::I32(_, validity) | Column::I64(_, validity) => {
+            for i in 0..piece.len {
+                if validity.is_some_and(|v| !v.is_valid(i)) {
+                    if !p.masking.nulls {
+                        return Err(KeyError::Null(i));
+                    }
+                    mask_key(i, out, &mut mask);
+                    continue;
+                }
+                return Err(KeyError::NotText(i));
+            }
+            Ok(())
+        }
+    }
+}
+
 /// The profile's index for every string of an Arrow string column (`out.len()` of them).
-pub fn select_utf8_column(
+fn select_utf8_column(
     p: Placement,
     offsets: Offsets<'_>,
     data: &[u8],
@@ -208,7 +241,7 @@ pub fn select_utf8_column(
 
 /// The profile's index for every item of a fixed-width UCS-4 column (NumPy `U`; trailing NULs are
 /// padding; a surrogate code point is a lone UTF-16 unit, as Python holds it).
-pub fn select_ucs4_column(
+fn select_ucs4_column(
     p: Placement,
     data: &[u32],
     width: usize,

@@ -4,18 +4,19 @@
 
 use numpy::prelude::*;
 use numpy::{dtype, Element, PyArray1, PyReadwriteArray1};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{IntoPyDict, PyBool, PyInt, PyList, PyString};
 use rocketroute_core::batch::{
-    hash_ucs4_column, hash_utf8_column, long_hashes, select_indices_in_place, utf8_hash,
-    BatchError, Validity,
+    self, for_each_piece, select_indices_in_place, utf8_hash, BatchError, Piece,
 };
 use rocketroute_core::java::{long_hash, utf16_hash};
+use rocketroute_core::select::KeyType;
 
-use crate::batch_args::{masks, KeyType, NumQueues, RaiseOrMask};
-use crate::columns::{numpy_fn, Column, Gathered, Keys, Piece, Source};
-use crate::convert::{arg, JavaInt, JavaLong, Later};
+use crate::batch_args::{masks, KeyTypeArg, NumQueues, RaiseOrMask};
+use crate::columns::{numpy_fn, Gathered, Keys, Source};
+use crate::convert::{arg, later, JavaInt, JavaLong, Later};
 use crate::errors::{div_by_zero, illegal, npe, type_name, utf16_units, Result};
 
 /// `nulls` given as any object (`ConsistentHashRouter.route_nodes`): `true` for `"mask"`.
@@ -106,6 +107,23 @@ impl<'py> Hashed<'py> {
         })
     }
 
+    /// The result of `fill` for each piece of `sources`, in order (`base`: the piece's first position).
+    pub fn of_pieces(
+        py: Python<'py>,
+        sources: &[Source<'_>],
+        masked: bool,
+        fill: impl FnMut(&Piece<'_>, usize, &mut [i32], Option<&mut [bool]>) -> PyResult<()>,
+    ) -> PyResult<Self> {
+        let pieces = sources
+            .iter()
+            .map(Source::piece)
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut hashed = Hashed::new(py, pieces.iter().map(|p| p.len).sum(), masked)?;
+        let (out, mask) = hashed.slices()?;
+        for_each_piece(&pieces, out, mask, fill)?;
+        Ok(hashed)
+    }
+
     /// The result and the mask, to be written.
     pub fn slices(&mut self) -> PyResult<(&mut [i32], Option<&mut [bool]>)> {
         let mask = match self.mask.as_mut() {
@@ -129,57 +147,9 @@ impl<'py> Hashed<'py> {
     }
 }
 
-fn first_valid(validity: Option<Validity<'_>>, len: usize) -> Option<usize> {
-    (0..len).find(|&i| validity.is_none_or(|v| v.is_valid(i)))
-}
-
-/// A column whose type does not fit `key_type`: Java would fail on the first key, so the first null
-/// (unless masked) or else the first valid key decides the error; an all-null masked column is all masked.
-#[allow(clippy::too_many_arguments)]
-fn column_mismatch(
-    py: Python<'_>,
-    validity: Option<Validity<'_>>,
-    len: usize,
-    base: usize,
-    key_type: KeyType,
-    got: &str,
-    out: &mut [i32],
-    mask: Option<&mut [bool]>,
-) -> PyResult<()> {
-    match (first_valid(validity, len), mask) {
-        (None, Some(m)) => {
-            m.fill(true);
-            out.fill(0);
-            Ok(())
-        }
-        (None, None) if len == 0 => Ok(()),
-        (None, None) => Err(null_err(py, base)),
-        (Some(i), None) if i > 0 => Err(null_err(py, base)),
-        _ => Err(key_type.mismatch(got)),
-    }
-}
-
-fn int_column<T: Copy>(
-    py: Python<'_>,
-    values: &[T],
-    validity: Option<Validity<'_>>,
-    base: usize,
-    out: &mut [i32],
-    mut mask: Option<&mut [bool]>,
-    hash: impl Fn(T) -> PyResult<i32>,
-) -> PyResult<()> {
-    for (i, &v) in values.iter().enumerate() {
-        if validity.is_some_and(|m| !m.is_valid(i)) {
-            match mask.as_deref_mut() {
-                Some(m) => m[i] = true,
-                None => return Err(null_err(py, base + i)),
-            }
-            out[i] = 0;
-            continue;
-        }
-        out[i] = hash(v)?;
-    }
-    Ok(())
+/// The `TypeError` of a key that is not of `key_type`.
+fn mismatch(key_type: KeyType, got: &str) -> PyErr {
+    PyTypeError::new_err(key_type.mismatch(got))
 }
 
 /// Hash one piece into `out` (`mask` for nulls, else the first null is an error at `base + i`).
@@ -191,56 +161,17 @@ fn hash_piece(
     out: &mut [i32],
     mask: Option<&mut [bool]>,
 ) -> PyResult<()> {
-    let len = piece.len;
-    match &piece.column {
-        Column::Utf8 { validity, .. } if key_type != KeyType::Str => {
-            column_mismatch(py, *validity, len, base, key_type, "str", out, mask)
+    maybe_detach(py, piece.len, || {
+        batch::hash_piece(piece, key_type, out, mask)
+    })
+    .map_err(|e| match e {
+        BatchError::Null(i) => null_err(py, base + i),
+        BatchError::MalformedOffsets(_) => illegal(py, "malformed Arrow string offsets"),
+        BatchError::Mismatch(got) => mismatch(key_type, got),
+        BatchError::OutOfIntRange(v) => {
+            illegal(py, format!("value {v} is out of the Java int range"))
         }
-        Column::Ucs4(..) if key_type != KeyType::Str => {
-            column_mismatch(py, None, len, base, key_type, "str", out, mask)
-        }
-        Column::I32(_, validity) | Column::I64(_, validity) if key_type == KeyType::Str => {
-            column_mismatch(py, *validity, len, base, key_type, "int", out, mask)
-        }
-        Column::Utf8 {
-            offsets,
-            data,
-            validity,
-        } => {
-            let (offsets, data, validity) = (*offsets, *data, *validity);
-            maybe_detach(py, len, || {
-                hash_utf8_column(offsets, data, validity, out, mask)
-            })
-            .map_err(|e| match e {
-                BatchError::Null(i) => null_err(py, base + i),
-                BatchError::MalformedOffsets(_) => illegal(py, "malformed Arrow string offsets"),
-            })
-        }
-        Column::Ucs4(data, width) => {
-            let (data, width) = (*data, *width);
-            maybe_detach(py, len, || hash_ucs4_column(data, width, out));
-            Ok(())
-        }
-        Column::I32(values, validity) => int_column(py, values, *validity, base, out, mask, |v| {
-            Ok(if key_type == KeyType::Int {
-                v
-            } else {
-                long_hash(v as i64)
-            })
-        }),
-        Column::I64(values, None) if key_type == KeyType::Long => {
-            let values = *values;
-            maybe_detach(py, len, || long_hashes(values, out));
-            Ok(())
-        }
-        Column::I64(values, validity) => {
-            int_column(py, values, *validity, base, out, mask, |v| match key_type {
-                KeyType::Long => Ok(long_hash(v)),
-                _ => i32::try_from(v)
-                    .map_err(|_| illegal(py, format!("value {v} is out of the Java int range"))),
-            })
-        }
-    }
+    })
 }
 
 /// Hash the items of a Python sequence (and a mask of its nulls with `masked`).
@@ -268,14 +199,14 @@ fn hash_sequence(
             KeyType::Str => {
                 let s = item
                     .cast::<PyString>()
-                    .map_err(|_| key_type.mismatch(&type_name(&item)))?;
+                    .map_err(|_| mismatch(key_type, &type_name(&item)))?;
                 match s.to_str() {
                     Ok(t) => utf8_hash(t.as_bytes()),
                     Err(_) => utf16_hash(&utf16_units(s)?),
                 }
             }
             _ if item.is_instance_of::<PyBool>() || !item.is_instance_of::<PyInt>() => {
-                return Err(key_type.mismatch(&type_name(&item)))
+                return Err(mismatch(key_type, &type_name(&item)))
             }
             KeyType::Int => item.extract::<JavaInt<arg::Value>>()?.0,
             KeyType::Long => long_hash(item.extract::<JavaLong<arg::Value>>()?.0),
@@ -301,19 +232,9 @@ fn hashes<'py>(
             return Hashed::from_vecs(py, out, mask);
         }
     };
-    let pieces = sources
-        .iter()
-        .map(Source::piece)
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut hashed = Hashed::new(py, pieces.iter().map(|p| p.len).sum(), masked)?;
-    let (out, mut mask) = hashed.slices()?;
-    let mut base = 0;
-    for p in &pieces {
-        let m = mask.as_deref_mut().map(|m| &mut m[base..base + p.len]);
-        hash_piece(py, p, key_type, base, &mut out[base..base + p.len], m)?;
-        base += p.len;
-    }
-    Ok(hashed)
+    Hashed::of_pieces(py, &sources, masked, |p, base, out, mask| {
+        hash_piece(py, p, key_type, base, out, mask)
+    })
 }
 
 /// Java `String.hashCode` of every key, as an int32 array.
@@ -334,11 +255,11 @@ pub fn hash_select_indices<'py>(
     py: Python<'py>,
     keys: Keys<'py>,
     num_queues: NumQueues,
-    key_type: Option<Later<KeyType, arg::KeyType>>,
+    key_type: Option<Later<KeyTypeArg<false>, arg::KeyType>>,
     nulls: Option<RaiseOrMask<arg::Nulls>>,
 ) -> Result<Bound<'py, PyAny>> {
     // the reference checks `nulls` before `key_type` (and the keys last)
-    let key_type = key_type.map(|k| k.get(py)).transpose()?;
+    let key_type = later(py, key_type)?.map(|k| k.0);
     let mut hashed = hashes(py, &keys, key_type.unwrap_or(KeyType::Str), masks(nulls))?;
     let (out, mask) = hashed.slices()?;
     let n = num_queues.0;

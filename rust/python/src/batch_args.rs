@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
 use pyo3::Borrowed;
 use rocketroute_core::profiles::{Profile, PROFILES};
+use rocketroute_core::select::KeyType;
 
 use crate::convert::ArgName;
 use crate::errors::{div_by_zero, illegal, npe, type_name};
@@ -56,37 +57,23 @@ impl FromPyObject<'_, '_> for NumQueues {
     }
 }
 
-/// `key_type`: `"string"` (also `None`, the default), `"int"` or `"long"`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum KeyType {
-    Str,
-    Int,
-    Long,
-}
+/// A `key_type=`: `"string"`, `"int"` or `"long"`; anything else, a non-`str` included, is
+/// `IllegalArgumentError`, as the reference checks it. With `OR_NONE` the message lists `None` too (the hash
+/// selector's default: a key hashed by its own type).
+pub struct KeyTypeArg<const OR_NONE: bool>(pub KeyType);
 
-impl KeyType {
-    /// The `TypeError` of a key that is not of this type.
-    pub fn mismatch(self, got: &str) -> PyErr {
-        PyTypeError::new_err(match self {
-            KeyType::Str => format!("a string key must be a str, not {got}"),
-            KeyType::Int => format!("an int key must be an int, not {got}"),
-            KeyType::Long => format!("an long key must be an int, not {got}"),
-        })
-    }
-}
-
-impl FromPyObject<'_, '_> for KeyType {
+impl<const OR_NONE: bool> FromPyObject<'_, '_> for KeyTypeArg<OR_NONE> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        match text_of(obj) {
-            Some("string") => Ok(KeyType::Str),
-            Some("int") => Ok(KeyType::Int),
-            Some("long") => Ok(KeyType::Long),
-            _ => Err(illegal(
+        match text_of(obj).and_then(KeyType::parse) {
+            Some(k) => Ok(KeyTypeArg(k)),
+            None => Err(illegal(
                 obj.py(),
                 format!(
-                    "key_type must be one of ('string', 'int', 'long'), not {}",
+                    "key_type must be one of {}{}, not {}",
+                    KeyType::NAMES,
+                    if OR_NONE { " or None" } else { "" },
                     obj.repr()?
                 ),
             )),

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyCapsule, PyList, PyString, PyTuple};
 use pyo3::{intern, Borrowed};
-use rocketroute_core::batch::{Offsets, Validity};
+use rocketroute_core::batch::{Column, Offsets, Piece, Validity};
 
 use crate::errors::{illegal, java_utf8_text, npe};
 
@@ -28,24 +28,6 @@ impl<'py> FromPyObject<'_, 'py> for Keys<'py> {
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         Ok(Keys(obj.to_owned()))
     }
-}
-
-/// One column of keys, borrowed from where it lives (a [`Source`]).
-pub(crate) enum Column<'a> {
-    Utf8 {
-        offsets: Offsets<'a>,
-        data: &'a [u8],
-        validity: Option<Validity<'a>>,
-    },
-    I32(&'a [i32], Option<Validity<'a>>),
-    I64(&'a [i64], Option<Validity<'a>>),
-    /// NumPy's fixed-width str: `width` UCS-4 code points an item.
-    Ucs4(&'a [u32], usize),
-}
-
-pub(crate) struct Piece<'a> {
-    pub len: usize,
-    pub column: Column<'a>,
 }
 
 /// Where a column's keys are while they are read: an imported Arrow array, or a NumPy array borrowed

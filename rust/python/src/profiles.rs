@@ -4,15 +4,12 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use rocketroute_core::profiles::{
-    mask_key, select_ucs4_column, select_utf8_column, KeyError, Masking, Placement, Profile,
-    PROFILES,
-};
+use rocketroute_core::profiles::{select_piece, KeyError, Masking, Placement, Profile, PROFILES};
 use rocketroute_core::JavaError;
 
 use crate::batch::{maybe_detach, Hashed};
 use crate::batch_args::{masks, NumQueues, ProfileArg, ProfileKey, RaiseOrMask};
-use crate::columns::{Column, Gathered, Keys, Piece, Source};
+use crate::columns::{Gathered, Keys};
 use crate::convert::{arg, later, Later};
 use crate::errors::{illegal, java_err, npe, utf16_units, Result};
 
@@ -49,51 +46,7 @@ fn column_error(py: Python<'_>, base: usize, e: KeyError) -> PyErr {
         KeyError::Null(i) => npe(py, format!("key {} is null", base + i)),
         KeyError::Malformed(_) => illegal(py, "malformed Arrow string column"),
         KeyError::Key(_, e) => java_err(e),
-    }
-}
-
-/// One column of keys into `out` / `mask`.
-fn select_piece(
-    py: Python<'_>,
-    p: Placement,
-    piece: &Piece<'_>,
-    base: usize,
-    out: &mut [i32],
-    mut mask: Option<&mut [bool]>,
-) -> PyResult<()> {
-    match &piece.column {
-        Column::Utf8 {
-            offsets,
-            data,
-            validity,
-        } => {
-            let (offsets, data, validity) = (*offsets, *data, *validity);
-            maybe_detach(py, piece.len, || {
-                select_utf8_column(p, offsets, data, validity, out, mask)
-            })
-            .map_err(|e| column_error(py, base, e))
-        }
-        Column::Ucs4(data, width) => {
-            let (data, width) = (*data, *width);
-            maybe_detach(py, piece.len, || {
-                select_ucs4_column(p, data, width, out, mask)
-            })
-            .map_err(|e| column_error(py, base, e))
-        }
-        // an int column: the first key decides, a null first as in a sequence of Python values
-        Column::I32(_, validity) | Column::I64(_, validity) => {
-            for i in 0..piece.len {
-                if validity.is_some_and(|v| !v.is_valid(i)) {
-                    if !p.masking.nulls {
-                        return Err(npe(py, format!("key {} is null", base + i)));
-                    }
-                    mask_key(i, out, &mut mask);
-                    continue;
-                }
-                return Err(PyTypeError::new_err("a profile key must be a str, not int"));
-            }
-            Ok(())
-        }
+        KeyError::NotText(_) => PyTypeError::new_err("a profile key must be a str, not int"),
     }
 }
 
@@ -161,18 +114,10 @@ pub fn profile_select_indices<'py>(
             return Ok(Hashed::from_vecs(py, out, masked.then_some(mask))?.finish(py)?);
         }
     };
-    let pieces = sources
-        .iter()
-        .map(Source::piece)
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut result = Hashed::new(py, pieces.iter().map(|p| p.len).sum(), masked)?;
-    let (out, mut mask) = result.slices()?;
-    let mut base = 0;
-    for p in &pieces {
-        let m = mask.as_deref_mut().map(|m| &mut m[base..base + p.len]);
-        select_piece(py, placement, p, base, &mut out[base..base + p.len], m)?;
-        base += p.len;
-    }
+    let result = Hashed::of_pieces(py, &sources, masked, |p, base, out, mask| {
+        maybe_detach(py, p.len, || select_piece(placement, p, out, mask))
+            .map_err(|e| column_error(py, base, e))
+    })?;
     Ok(result.finish(py)?)
 }
 

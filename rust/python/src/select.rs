@@ -5,65 +5,33 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFrozenSet, PyInt, PyString};
-use pyo3::Borrowed;
 use rocketroute_core::java::{int_hash, long_hash};
-use rocketroute_core::select::{hash_index, random_index};
+use rocketroute_core::select::{hash_index, random_index, KeyType};
 use rocketroute_core::JavaRandom;
 
+use crate::batch_args::KeyTypeArg;
 use crate::convert::{arg, JavaInt, JavaLong, NonNull};
 use crate::errors::{illegal, npe, type_name, Result};
 use crate::java::str_hash;
 use crate::java::{random_of, RandomArg};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum KeyType {
-    Auto,
-    Str,
-    Int,
-    Long,
-}
-
-/// A `key_type=`: `"string"`, `"int"` or `"long"` (`None`, as an `Option<KeyType>`: `Auto`); anything
-/// else, a non-`str` included, is `IllegalArgumentError`, as the reference checks it.
-impl FromPyObject<'_, '_> for KeyType {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        let text = obj.cast::<PyString>().ok();
-        match text.as_ref().and_then(|s| s.to_str().ok()) {
-            Some("string") => Ok(KeyType::Str),
-            Some("int") => Ok(KeyType::Int),
-            Some("long") => Ok(KeyType::Long),
-            _ => Err(illegal(
-                obj.py(),
-                format!(
-                    "key_type must be one of ('string', 'int', 'long') or None, not {}",
-                    obj.repr()?
-                ),
-            )),
-        }
-    }
-}
-
-fn key_hash(key: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
+/// A key's Java hash: a `str` as a `String`, an `int` as `key_type` says, another object (with no
+/// `key_type`) by its `java_hash_code()`.
+fn key_hash(key: &Bound<'_, PyAny>, key_type: Option<KeyType>) -> PyResult<i32> {
     let py = key.py();
     if let Ok(s) = key.cast::<PyString>() {
-        if !matches!(key_type, KeyType::Auto | KeyType::Str) {
-            let kt = if key_type == KeyType::Int {
-                "int"
-            } else {
-                "long"
-            };
+        if let Some(kt @ (KeyType::Int | KeyType::Long)) = key_type {
             return Err(PyTypeError::new_err(format!(
-                "key_type '{kt}' needs an int key, got a str"
+                "key_type '{}' needs an int key, got a str",
+                kt.name()
             )));
         }
         return str_hash(s);
     }
     if key.is_instance_of::<PyInt>() && !key.is_instance_of::<PyBool>() {
         return match key_type {
-            KeyType::Int => Ok(int_hash(key.extract::<JavaInt<arg::Value>>()?.0)),
-            KeyType::Long => Ok(long_hash(key.extract::<JavaLong<arg::Value>>()?.0)),
+            Some(KeyType::Int) => Ok(int_hash(key.extract::<JavaInt<arg::Value>>()?.0)),
+            Some(KeyType::Long) => Ok(long_hash(key.extract::<JavaLong<arg::Value>>()?.0)),
             _ => Err(PyTypeError::new_err(
                 "an int key needs key_type=\"int\" or key_type=\"long\" (Java Integer or Long)",
             )),
@@ -72,7 +40,7 @@ fn key_hash(key: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
     if key.is_none() {
         return Err(npe(py, "the key (arg) is None"));
     }
-    if key_type == KeyType::Auto {
+    if key_type.is_none() {
         if let Ok(hc) = key.getattr("java_hash_code") {
             // Java's hashCode() is an int: anything else is the object's bug, named as such
             let h = hc.call0()?;
@@ -103,28 +71,23 @@ fn key_hash(key: &Bound<'_, PyAny>, key_type: KeyType) -> PyResult<i32> {
     module = "rocketroute._native"
 )]
 pub struct PySelectMessageQueueByHash {
-    key_type: KeyType,
+    key_type: Option<KeyType>,
 }
 
 #[pymethods]
 impl PySelectMessageQueueByHash {
     #[new]
     #[pyo3(signature = (key_type = None))]
-    fn new(key_type: Option<KeyType>) -> Self {
+    fn new(key_type: Option<KeyTypeArg<true>>) -> Self {
         PySelectMessageQueueByHash {
-            key_type: key_type.unwrap_or(KeyType::Auto),
+            key_type: key_type.map(|k| k.0),
         }
     }
 
     /// `"string"`, `"int"`, `"long"`, or None.
     #[getter]
     fn key_type(&self) -> Option<&'static str> {
-        match self.key_type {
-            KeyType::Auto => None,
-            KeyType::Str => Some("string"),
-            KeyType::Int => Some("int"),
-            KeyType::Long => Some("long"),
-        }
+        self.key_type.map(KeyType::name)
     }
 
     /// The index `select` picks among `num_queues` queues.
