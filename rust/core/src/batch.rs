@@ -108,6 +108,18 @@ impl Offsets<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The bytes of string `i` in data of `data_len` bytes; `None` where its offsets are out of order or past
+    /// the data (not a valid Arrow string array). Offset `i + 1` must exist.
+    #[inline]
+    pub fn range(&self, i: usize, data_len: usize) -> Option<std::ops::Range<usize>> {
+        let (start, end) = match self {
+            Offsets::I32(o) => (o[i] as i64, o[i + 1] as i64),
+            Offsets::I64(o) => (o[i], o[i + 1]),
+        };
+        (0 <= start && start <= end && end as u64 <= data_len as u64)
+            .then_some(start as usize..end as usize)
+    }
 }
 
 /// An Arrow validity bitmap (bit set = valid), starting at bit `offset`.

@@ -362,29 +362,6 @@ impl PublishingLoadBalancer {
         })
     }
 
-    /// A balancer over `route` sharing this one's index (Java's `update`).
-    pub fn update(&self, route: &[GrpcMessageQueue]) -> JavaResult<Self> {
-        Self::with_index(self.picks.index.clone(), route)
-    }
-
-    pub fn queues(&self) -> &[GrpcMessageQueue] {
-        &self.picks.queues
-    }
-
-    /// Where each of [`queues`](Self::queues) is in the route the balancer was built from.
-    pub fn route_positions(&self) -> &[usize] {
-        &self.picks.route_positions
-    }
-
-    /// The index now.
-    pub fn index(&self) -> i32 {
-        self.picks.index.load(Ordering::Relaxed)
-    }
-
-    pub fn shares_index_with(&self, other: &PublishingLoadBalancer) -> bool {
-        Arc::ptr_eq(&self.picks.index, &other.picks.index)
-    }
-
     /// Java's `takeMessageQueues(excluded, count)`, as positions in [`queues`](Self::queues).
     pub fn take_positions(&self, excluded: &[&Endpoints], count: i32) -> Vec<usize> {
         let n = self.picks.queues.len();
@@ -451,6 +428,41 @@ impl PublishingLoadBalancer {
     }
 }
 
+/// The methods both balancers have, over their [`Picks`] (`picks`) and their `with_index` constructor.
+macro_rules! over_picks {
+    ($balancer:ident) => {
+        impl $balancer {
+            /// A balancer over `route` sharing this one's index (Java's `update`).
+            pub fn update(&self, route: &[GrpcMessageQueue]) -> JavaResult<Self> {
+                Self::with_index(self.picks.index.clone(), route)
+            }
+
+            /// The queues it picks from, in route order.
+            pub fn queues(&self) -> &[GrpcMessageQueue] {
+                &self.picks.queues
+            }
+
+            /// Where each of [`queues`](Self::queues) is in the route the balancer was built from.
+            pub fn route_positions(&self) -> &[usize] {
+                &self.picks.route_positions
+            }
+
+            /// The index now.
+            pub fn index(&self) -> i32 {
+                self.picks.index.load(Ordering::Relaxed)
+            }
+
+            /// Whether `other` advances the same index (one built from the other by `update`).
+            pub fn shares_index_with(&self, other: &$balancer) -> bool {
+                Arc::ptr_eq(&self.picks.index, &other.picks.index)
+            }
+        }
+    };
+}
+
+over_picks!(PublishingLoadBalancer);
+over_picks!(SubscriptionLoadBalancer);
+
 /// The simple consumer's queue choice (Java's `SubscriptionLoadBalancer`).
 #[derive(Debug)]
 pub struct SubscriptionLoadBalancer {
@@ -467,28 +479,6 @@ impl SubscriptionLoadBalancer {
         Ok(SubscriptionLoadBalancer {
             picks: Picks::new(index, route, readable_master, "readable")?,
         })
-    }
-
-    /// A balancer over `route` sharing this one's index (Java's `update`).
-    pub fn update(&self, route: &[GrpcMessageQueue]) -> JavaResult<Self> {
-        Self::with_index(self.picks.index.clone(), route)
-    }
-
-    pub fn queues(&self) -> &[GrpcMessageQueue] {
-        &self.picks.queues
-    }
-
-    /// Where each of [`queues`](Self::queues) is in the route the balancer was built from.
-    pub fn route_positions(&self) -> &[usize] {
-        &self.picks.route_positions
-    }
-
-    pub fn index(&self) -> i32 {
-        self.picks.index.load(Ordering::Relaxed)
-    }
-
-    pub fn shares_index_with(&self, other: &SubscriptionLoadBalancer) -> bool {
-        Arc::ptr_eq(&self.picks.index, &other.picks.index)
     }
 
     /// Java's `takeMessageQueue()`, as a position in [`queues`](Self::queues).

@@ -150,6 +150,20 @@ fn mask_key(i: usize, out: &mut [i32], mask: &mut Option<&mut [bool]>) {
     }
 }
 
+/// Key `i` is null: masked, or the error where nulls are not masked.
+fn null_key(
+    i: usize,
+    out: &mut [i32],
+    mask: &mut Option<&mut [bool]>,
+    masking: Masking,
+) -> Result<(), KeyError> {
+    if !masking.nulls {
+        return Err(KeyError::Null(i));
+    }
+    mask_key(i, out, mask);
+    Ok(())
+}
+
 /// Writes key `i`'s index (or its mask bit) from `r`.
 fn place(
     r: JavaResult<i32>,
@@ -184,10 +198,7 @@ pub fn select_piece(
         Column::I32(_, validity) | Column::I64(_, validity) => {
             for i in 0..piece.len {
                 if validity.is_some_and(|v| !v.is_valid(i)) {
-                    if !p.masking.nulls {
-                        return Err(KeyError::Null(i));
-                    }
-                    mask_key(i, out, &mut mask);
+                    null_key(i, out, &mut mask, p.masking)?;
                     continue;
                 }
                 return Err(KeyError::NotText(i));
@@ -214,26 +225,13 @@ fn select_utf8_column(
     if offsets.len() < out.len() + 1 {
         return Err(KeyError::Malformed(0));
     }
-    let at = |k: usize| -> i64 {
-        match offsets {
-            Offsets::I32(o) => o[k] as i64,
-            Offsets::I64(o) => o[k],
-        }
-    };
     for i in 0..out.len() {
-        let (start, end) = (at(i), at(i + 1));
-        if start < 0 || end < start || end as u64 > data.len() as u64 {
-            return Err(KeyError::Malformed(i));
-        }
+        let bytes = offsets.range(i, data.len()).ok_or(KeyError::Malformed(i))?;
         if validity.is_some_and(|v| !v.is_valid(i)) {
-            if !masking.nulls {
-                return Err(KeyError::Null(i));
-            }
-            mask_key(i, out, &mut mask);
+            null_key(i, out, &mut mask, masking)?;
             continue;
         }
-        let text = std::str::from_utf8(&data[start as usize..end as usize])
-            .map_err(|_| KeyError::Malformed(i))?;
+        let text = std::str::from_utf8(&data[bytes]).map_err(|_| KeyError::Malformed(i))?;
         place(profile.select_index(text, n), i, out, &mut mask, masking)?;
     }
     Ok(())

@@ -204,16 +204,11 @@ impl<'py> Keys<'py> {
                     out.push(null(out.len())?);
                     continue;
                 }
-                let (s, e) = match offsets {
-                    Offsets::I32(o) => (o[i] as i64, o[i + 1] as i64),
-                    Offsets::I64(o) => (o[i], o[i + 1]),
-                };
-                if s < 0 || e < s || e as u64 > data.len() as u64 {
-                    return Err(illegal(py, "malformed Arrow string offsets"));
-                }
-                out.push(Some(
-                    String::from_utf8_lossy(&data[s as usize..e as usize]).into_owned(),
-                ));
+                let bytes = (i + 1 < offsets.len())
+                    .then(|| offsets.range(i, data.len()))
+                    .flatten()
+                    .ok_or_else(|| illegal(py, "malformed Arrow string offsets"))?;
+                out.push(Some(String::from_utf8_lossy(&data[bytes]).into_owned()));
             }
         }
         Ok(out)

@@ -277,11 +277,6 @@ impl PyGrpcMessageQueue {
     }
 }
 
-/// A balancer's start: the one given, else a random one, as Java draws it.
-fn start_or_random(start_index: Option<JavaInt<arg::StartIndex>>) -> i32 {
-    start_index.map_or_else(random_start_index, |s| s.0)
-}
-
 /// The caller's objects for the balancer's queues.
 fn kept(queues: GrpcQueues<'_>, positions: &[usize]) -> Vec<Py<PyGrpcMessageQueue>> {
     positions
@@ -295,193 +290,141 @@ fn route_of(queues: &GrpcQueues<'_>) -> Vec<GrpcMessageQueue> {
     queues.0.iter().map(|q| q.get().inner.clone()).collect()
 }
 
-fn not_a_balancer(other: &Bound<'_, PyAny>) -> PyErr {
-    PyTypeError::new_err(format!(
-        "expected a load balancer, not {}",
-        type_name(other)
-    ))
-}
-
-/// The producer's queue choice over the writable master queues of a route (Java 5.x gRPC client).
-#[pyclass(
-    frozen,
-    name = "PublishingLoadBalancer",
-    module = "rocketroute._native"
-)]
-pub struct PyPublishingLoadBalancer {
-    inner: PublishingLoadBalancer,
-    queues: Vec<Py<PyGrpcMessageQueue>>,
-}
-
-impl PyPublishingLoadBalancer {
-    fn build(
-        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
-        make: impl FnOnce(&[GrpcMessageQueue]) -> JavaResult<PublishingLoadBalancer>,
-    ) -> Result<Self> {
-        let inner = make(&route_of(&message_queues.0))?;
-        let queues = kept(message_queues.0, inner.route_positions());
-        Ok(PyPublishingLoadBalancer { inner, queues })
-    }
-}
-
-#[pymethods]
-impl PyPublishingLoadBalancer {
-    #[new]
-    #[pyo3(signature = (message_queues, *, start_index = None))]
-    fn new(
-        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
-        start_index: Option<JavaInt<arg::StartIndex>>,
-    ) -> Result<Self> {
-        let start = start_or_random(start_index);
-        Self::build(message_queues, |r| PublishingLoadBalancer::new(r, start))
-    }
-
-    /// The queues it picks from: the eligible master queues, in route order.
-    #[getter]
-    fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
-    }
-
-    /// The round-robin index now (the value the next pick reads).
-    #[getter]
-    fn index(&self) -> i32 {
-        self.inner.index()
-    }
-
-    /// Whether `other` advances the same index (one balancer built from the other by `update`).
-    fn shares_index_with(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        if let Ok(o) = other.cast::<PyPublishingLoadBalancer>() {
-            return Ok(self.inner.shares_index_with(&o.get().inner));
+/// A balancer class: `$py` over the core's `$core`, named `$name` in Python; `$other` is the other
+/// balancer class (never sharing an index with this one). The methods both have are written once here;
+/// `$($methods)*` are the class's own.
+macro_rules! load_balancer {
+    ($(#[$doc:meta])* $py:ident, $core:ident, $name:literal, $other:ident, { $($methods:tt)* }) => {
+        $(#[$doc])*
+        #[pyclass(frozen, name = $name, module = "rocketroute._native")]
+        pub struct $py {
+            inner: $core,
+            queues: Vec<Py<PyGrpcMessageQueue>>,
         }
-        if other.is_instance_of::<PySubscriptionLoadBalancer>() {
-            return Ok(false);
+
+        impl $py {
+            fn build(
+                message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+                make: impl FnOnce(&[GrpcMessageQueue]) -> JavaResult<$core>,
+            ) -> Result<Self> {
+                let inner = make(&route_of(&message_queues.0))?;
+                let queues = kept(message_queues.0, inner.route_positions());
+                Ok($py { inner, queues })
+            }
         }
-        Err(not_a_balancer(other))
-    }
 
-    /// A balancer over a new route that shares this one's index (Java's `update`).
-    fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
-        Self::build(message_queues, |r| self.inner.update(r))
-    }
+        #[pymethods]
+        impl $py {
+            #[new]
+            #[pyo3(signature = (message_queues, *, start_index = None))]
+            fn new(
+                message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+                start_index: Option<JavaInt<arg::StartIndex>>,
+            ) -> Result<Self> {
+                let start = start_index.map_or_else(random_start_index, |s| s.0);
+                Self::build(message_queues, |r| $core::new(r, start))
+            }
 
-    /// Java's `takeMessageQueues`: up to `count` queues on distinct brokers from the next round-robin
-    /// position, avoiding `excluded` endpoints unless every broker is; None means no exclusion, a count of 1.
-    #[pyo3(signature = (excluded = None, count = None))]
-    fn take_message_queues<'py>(
-        &self,
-        py: Python<'py>,
-        excluded: Option<Items<'py, PyEndpoints>>,
-        count: Option<JavaInt<arg::Count>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let excluded = excluded.map_or_else(Vec::new, |e| e.0);
-        let refs: Vec<&Endpoints> = excluded.iter().map(|e| &*e.get().inner).collect();
-        let picks = self.inner.take_positions(&refs, count.map_or(1, |c| c.0));
-        PyList::new(py, picks.into_iter().map(|p| self.queues[p].clone_ref(py)))
-    }
+            /// The queues it picks from: the eligible master queues, in route order.
+            #[getter]
+            fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+                PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
+            }
 
-    /// `queues[LongMath.mod(sipHash24(utf8(message_group)).asLong(), n)]`; the index does not move.
-    fn take_message_queue_by_message_group(
-        &self,
-        py: Python<'_>,
-        message_group: Text<'_, arg::MessageGroup>,
-    ) -> PyResult<Py<PyGrpcMessageQueue>> {
-        let text = java_utf8_text(&message_group.0)?;
-        let p = self.inner.message_group_position(text.as_bytes());
-        Ok(self.queues[p].clone_ref(py))
-    }
+            /// The round-robin index now (the value the next pick reads).
+            #[getter]
+            fn index(&self) -> i32 {
+                self.inner.index()
+            }
 
-    fn __len__(&self) -> usize {
-        self.queues.len()
-    }
+            /// Whether `other` advances the same index (one balancer built from the other by `update`).
+            fn shares_index_with(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+                if let Ok(o) = other.cast::<$py>() {
+                    return Ok(self.inner.shares_index_with(&o.get().inner));
+                }
+                if other.is_instance_of::<$other>() {
+                    return Ok(false);
+                }
+                Err(PyTypeError::new_err(format!(
+                    "expected a load balancer, not {}",
+                    type_name(other)
+                )))
+            }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "PublishingLoadBalancer({} queues, index={})",
-            self.queues.len(),
-            self.inner.index()
-        )
-    }
-}
+            /// A balancer over a new route that shares this one's index (Java's `update`).
+            fn update(
+                &self,
+                message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
+            ) -> Result<Self> {
+                Self::build(message_queues, |r| self.inner.update(r))
+            }
 
-/// The simple consumer's queue choice over the readable master queues of a route (Java 5.x gRPC client).
-#[pyclass(
-    frozen,
-    name = "SubscriptionLoadBalancer",
-    module = "rocketroute._native"
-)]
-pub struct PySubscriptionLoadBalancer {
-    inner: SubscriptionLoadBalancer,
-    queues: Vec<Py<PyGrpcMessageQueue>>,
-}
+            fn __len__(&self) -> usize {
+                self.queues.len()
+            }
 
-impl PySubscriptionLoadBalancer {
-    fn build(
-        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
-        make: impl FnOnce(&[GrpcMessageQueue]) -> JavaResult<SubscriptionLoadBalancer>,
-    ) -> Result<Self> {
-        let inner = make(&route_of(&message_queues.0))?;
-        let queues = kept(message_queues.0, inner.route_positions());
-        Ok(PySubscriptionLoadBalancer { inner, queues })
-    }
-}
+            fn __repr__(&self) -> String {
+                format!(
+                    "{}({} queues, index={})",
+                    $name,
+                    self.queues.len(),
+                    self.inner.index()
+                )
+            }
 
-#[pymethods]
-impl PySubscriptionLoadBalancer {
-    #[new]
-    #[pyo3(signature = (message_queues, *, start_index = None))]
-    fn new(
-        message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>,
-        start_index: Option<JavaInt<arg::StartIndex>>,
-    ) -> Result<Self> {
-        let start = start_or_random(start_index);
-        Self::build(message_queues, |r| SubscriptionLoadBalancer::new(r, start))
-    }
-
-    /// The queues it picks from: the eligible master queues, in route order.
-    #[getter]
-    fn message_queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.queues.iter().map(|q| q.clone_ref(py)))
-    }
-
-    /// The round-robin index now (the value the next pick reads).
-    #[getter]
-    fn index(&self) -> i32 {
-        self.inner.index()
-    }
-
-    /// Whether `other` advances the same index (one balancer built from the other by `update`).
-    fn shares_index_with(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
-        if let Ok(o) = other.cast::<PySubscriptionLoadBalancer>() {
-            return Ok(self.inner.shares_index_with(&o.get().inner));
+            $($methods)*
         }
-        if other.is_instance_of::<PyPublishingLoadBalancer>() {
-            return Ok(false);
-        }
-        Err(not_a_balancer(other))
-    }
-
-    /// A balancer over a new route that shares this one's index (Java's `update`).
-    fn update(&self, message_queues: Required<arg::MessageQueues, GrpcQueues<'_>>) -> Result<Self> {
-        Self::build(message_queues, |r| self.inner.update(r))
-    }
-
-    /// `queues[IntMath.mod(index.getAndIncrement(), n)]`.
-    fn take_message_queue(&self, py: Python<'_>) -> Py<PyGrpcMessageQueue> {
-        self.queues[self.inner.take_position()].clone_ref(py)
-    }
-
-    fn __len__(&self) -> usize {
-        self.queues.len()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "SubscriptionLoadBalancer({} queues, index={})",
-            self.queues.len(),
-            self.inner.index()
-        )
-    }
+    };
 }
+
+load_balancer!(
+    /// The producer's queue choice over the writable master queues of a route (Java 5.x gRPC client).
+    PyPublishingLoadBalancer,
+    PublishingLoadBalancer,
+    "PublishingLoadBalancer",
+    PySubscriptionLoadBalancer,
+    {
+        /// Java's `takeMessageQueues`: up to `count` queues on distinct brokers from the next round-robin
+        /// position, avoiding `excluded` endpoints unless every broker is; None means no exclusion, a count of 1.
+        #[pyo3(signature = (excluded = None, count = None))]
+        fn take_message_queues<'py>(
+            &self,
+            py: Python<'py>,
+            excluded: Option<Items<'py, PyEndpoints>>,
+            count: Option<JavaInt<arg::Count>>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let excluded = excluded.map_or_else(Vec::new, |e| e.0);
+            let refs: Vec<&Endpoints> = excluded.iter().map(|e| &*e.get().inner).collect();
+            let picks = self.inner.take_positions(&refs, count.map_or(1, |c| c.0));
+            PyList::new(py, picks.into_iter().map(|p| self.queues[p].clone_ref(py)))
+        }
+
+        /// `queues[LongMath.mod(sipHash24(utf8(message_group)).asLong(), n)]`; the index does not move.
+        fn take_message_queue_by_message_group(
+            &self,
+            py: Python<'_>,
+            message_group: Text<'_, arg::MessageGroup>,
+        ) -> PyResult<Py<PyGrpcMessageQueue>> {
+            let text = java_utf8_text(&message_group.0)?;
+            let p = self.inner.message_group_position(text.as_bytes());
+            Ok(self.queues[p].clone_ref(py))
+        }
+    }
+);
+
+load_balancer!(
+    /// The simple consumer's queue choice over the readable master queues of a route (Java 5.x gRPC client).
+    PySubscriptionLoadBalancer,
+    SubscriptionLoadBalancer,
+    "SubscriptionLoadBalancer",
+    PyPublishingLoadBalancer,
+    {
+        /// `queues[IntMath.mod(index.getAndIncrement(), n)]`.
+        fn take_message_queue(&self, py: Python<'_>) -> Py<PyGrpcMessageQueue> {
+            self.queues[self.inner.take_position()].clone_ref(py)
+        }
+    }
+);
 
 /// A gRPC route's queues: any iterable of `GrpcMessageQueue`, as the caller's objects; more than
 /// [`MAX_QUEUES`] is `IllegalArgumentError`.
