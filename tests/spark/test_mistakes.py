@@ -4,6 +4,7 @@ replays nothing says so and exits 2 instead of reporting an empty success."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -237,3 +238,46 @@ def test_round_robin_needs_no_key_column(tmp_path):
     src = tmp_path / "m.csv"
     src.write_text("producer,ts\np,1\n")
     check_columns(str(src), "csv", [("key", None), ("producer", "producer"), ("timestamp", "ts")])
+
+
+def test_a_json_or_csv_folder_input_missing_the_key_is_caught_before_spark_starts(tmp_path):
+    """JSON Lines (every record's keys read: Spark's columns are their union) and a CSV folder as Spark writes
+    it (``part-*.csv.gz``, ``_SUCCESS``, ``.crc``): a missing column is one line, and Spark never starts."""
+    src = tmp_path / "m.json"
+    src.write_text("".join(json.dumps({"order_id": f"o{i}", "bytes": i}) + "\n" for i in range(20)))
+    folder = tmp_path / "csv_out"
+    folder.mkdir()
+    for i in range(2):
+        (folder / f"part-0000{i}-c000.csv.gz").write_bytes(gzip.compress(f"order_id,bytes\no{i},{i}\n".encode()))
+        (folder / f".part-0000{i}-c000.csv.gz.crc").write_bytes(b"crc\x00")
+    (folder / "_SUCCESS").write_text("")
+    out = str(tmp_path / "out")
+    for path in (src, folder):
+        done = _cli("route", "--input", str(path), "--format", "csv" if path == folder else "json", "--topic", "T",
+                    "--queues", "b:4", "--out", out)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: the key column 'key' is not in the input {str(path)!r} "
+            "(columns: ['bytes', 'order_id'])"
+        ]
+        assert done.stdout == ""
+    assert not Path(out).exists()
+
+
+def test_a_json_key_only_in_the_last_record_or_a_csv_folder_with_it_routes(tmp_path):
+    """Not refused before Spark: a key the first records lack but the last one has is a column to Spark (the
+    records without it are rejected as null keys), and a CSV folder whose header has the key routes."""
+    src = tmp_path / "m.json"
+    src.write_text("".join(json.dumps({"id": i}) + "\n" for i in range(30)) + json.dumps({"id": 30, "key": "k"}))
+    folder = tmp_path / "csv_out"
+    folder.mkdir()
+    (folder / "part-00000-c000.csv.gz").write_bytes(gzip.compress(b"key,size\na,1\nb,2\n"))
+    (folder / "part-00001-c000.csv").write_text("key,size\nc,3\n")
+    (folder / "_SUCCESS").write_text("")
+    for path, fmt, rows in ((src, "json", (31, 1, 30)), (folder, "csv", (3, 3, 0))):
+        out = tmp_path / f"out_{fmt}"
+        done = _cli("route", "--input", str(path), "--format", fmt, "--topic", "T", "--queues", "b:4",
+                    "--out", str(out), "--master", "local[1]")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((out / "summary" / "summary.json").read_text())
+        assert (summary["input_rows"], summary["routed_rows"], summary["rejected_rows"]) == rows
