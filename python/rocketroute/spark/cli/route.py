@@ -207,7 +207,8 @@ def add_parser(subparsers: Any) -> None:
         default="jvm",
         choices=HASH_PATHS,
         help="hash: jvm (default) runs in the JVM alone, rocketroute's Java UDF where its jar is built, else "
-        "Spark SQL's reflect; jvm-udf / jvm-reflect: that one only; arrow: the native Arrow worker. Same answer",
+        "Spark SQL's reflect; jvm-udf / jvm-reflect: that one only; arrow: the native Arrow worker. Same answer. "
+        "An int key on any jvm path is plain Spark SQL (Integer.hashCode is the value), reported as jvm-sql",
     )
     r.add_argument(
         "--compare-profiles",
