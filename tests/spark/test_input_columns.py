@@ -107,3 +107,27 @@ def test_a_missing_or_unreadable_input_is_none(tmp_path, fmt):
     assert input_columns(str(tmp_path / f"missing.{fmt}"), fmt) is None
     (tmp_path / f"bad.{fmt}").write_bytes(b"\xff\xfe\x00garbage" if fmt != "csv" else b'"open quote,key\n')
     assert input_columns(str(tmp_path / f"bad.{fmt}"), fmt) is None
+
+
+def test_no_rows_is_said_only_when_sure(tmp_path):
+    from rocketroute.spark.cli.common import input_has_no_rows
+
+    cases = {
+        "header.csv": ("key\n", True),
+        "blank.csv": ("\nkey\n\n  \n", True),  # Spark skips blank lines
+        "empty.csv": ("", True),
+        "one.csv": ("key\na\n", False),
+        "rows.json": ('{"key": "a"}\n', False),
+        "empty.json": ("", False),  # JSON: Spark's to tell
+    }
+    for name, (text, empty) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert input_has_no_rows(str(tmp_path / name), name.split(".")[1]) is empty, name
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    assert not input_has_no_rows(str(folder), "csv")  # no data file: Spark's error to give
+    (folder / "part-0.csv.gz").write_bytes(gzip.compress(b"key\n"))
+    assert input_has_no_rows(str(folder), "csv")
+    (folder / "part-1.csv").write_text("key\nb\n")
+    assert not input_has_no_rows(str(folder), "csv")
+    assert not input_has_no_rows(str(tmp_path / "missing.parquet"), "parquet")

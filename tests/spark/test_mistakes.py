@@ -39,8 +39,10 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "s.csv").write_text("ts_ms,producer_id\n")
     (tmp_path / "load.csv").write_text("broker,queue_id,messages\nb,0,1\n")
     (tmp_path / "settings.json").write_text(json.dumps({"name": "x", "retries": 2}))
+    (tmp_path / "fake.parquet").write_text("key\na\n")
     return {k: str(tmp_path / v) for k, v in
-            (("m", "m.csv"), ("t", "t.csv"), ("s", "s.csv"), ("load", "load.csv"), ("json", "settings.json"))} | {
+            (("m", "m.csv"), ("t", "t.csv"), ("s", "s.csv"), ("load", "load.csv"), ("json", "settings.json"),
+             ("fake", "fake.parquet"))} | {
         "out": str(tmp_path / "out")}  # fmt: skip
 
 
@@ -112,6 +114,11 @@ CASES = {
         lambda f: _plan(f, "--consumers", "5..2"),
         "rocketroute plan: error: --consumers 5..2 is a reversed range; write 2..5",
     ),
+    "route --input fake.parquet (a file that is not parquet)": (
+        lambda f: ["route", "--input", f["fake"], "--topic", "T", "--queues", "b:4", "--out", f["out"]],
+        lambda f: f"rocketroute route: error: cannot read {f['fake']!r} as parquet: it is not a Parquet file (it "
+        "does not end with Parquet's magic number, PAR1)",
+    ),
     "an input whose format cannot be told": (
         lambda f: ["route", "--input", f["json"].replace(".json", ".txt"), "--topic", "T", "--queues", "b:4",
                    "--out", f["out"]],
@@ -123,6 +130,8 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_mistake_is_one_line_and_exit_2_before_spark_starts(case, files):
     argv, message = CASES[case]
+    if callable(message):
+        message = message(files)
     if message is None:
         txt = files["json"].replace(".json", ".txt")
         Path(txt).write_text("key\na\n")
@@ -162,13 +171,30 @@ def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path):
     }
 
 
-def test_a_header_only_csv_is_nothing_to_route(tmp_path):
-    src = tmp_path / "m.csv"
-    src.write_text("key\n")
-    done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--out", str(tmp_path / "out"),
-                "--master", "local[1]")  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    assert _stderr_lines(done)[-1] == f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
+def test_an_input_with_no_rows_is_nothing_to_route_before_spark_starts(tmp_path):
+    """A header-only CSV file, a CSV folder whose parts hold only their headers and a Parquet file whose footer
+    counts no rows are known to be empty without Spark: one line, exit 2, no outputs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    csv_file = tmp_path / "m.csv"
+    csv_file.write_text("key\n\n")
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "part-00000.csv").write_text("key,size\n")
+    (folder / "part-00001.csv.gz").write_bytes(gzip.compress(b"key,size\n"))
+    (folder / "_SUCCESS").write_text("")
+    parquet = tmp_path / "m.parquet"
+    pq.write_table(pa.table({"key": pa.array([], pa.string())}), parquet)
+    out = tmp_path / "out"
+    for src, fmt in ((csv_file, "csv"), (folder, "csv"), (parquet, "parquet")):
+        done = _cli("route", "--input", str(src), "--format", fmt, "--topic", "T", "--queues", "b:4",
+                    "--out", str(out))  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
+        ]
+        assert done.stdout == "" and not out.exists()
 
 
 @pytest.mark.parametrize(

@@ -231,9 +231,64 @@ def input_columns(path: str, fmt: str) -> list[str] | None:
         return None
 
 
+def _csv_has_no_rows(f: Path) -> bool:
+    """A CSV data file whose only non-blank line, if any, is its header (Spark skips blank lines)."""
+    opened = _open_data_file(f)
+    if opened is None:
+        return False
+    lines = 0
+    with opened as fh:
+        for line in fh:
+            lines += bool(line.strip())
+            if lines > 1:
+                return False
+    return True
+
+
+def input_has_no_rows(path: str, fmt: str) -> bool:
+    """``True`` when the input surely has no rows, known without Spark: Parquet whose footers count none, CSV
+    whose data files hold a header and nothing else (a header-only file). ``False`` where it has rows, or
+    where only Spark can tell (JSON, another codec, an unreadable file)."""
+    p = Path(path)
+    try:
+        if fmt == "parquet":
+            import pyarrow.dataset as ds
+
+            return bool(ds.dataset(str(p), format="parquet").count_rows() == 0)
+        if fmt == "csv":
+            files = _spark_data_files(p)
+            return bool(files) and all(_csv_has_no_rows(f) for f in files)
+    except Exception:
+        return False
+    return False
+
+
+def _check_parquet_file(path: str) -> None:
+    """A file given as Parquet must end with Parquet's magic number (``PAR1``, or ``PARE`` for an encrypted
+    footer), which is what Spark reads first: anything else (a CSV named ``.parquet``, a truncated copy) is
+    refused before Spark starts, as Spark would refuse it."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return
+        with p.open("rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(size - 4, 0))
+            tail = f.read(4)
+    except OSError:
+        return  # Spark says why
+    if size < 12 or tail not in (b"PAR1", b"PARE"):
+        raise RocketRouteError(
+            f"cannot read {path!r} as parquet: it is not a Parquet file (it does not end with Parquet's magic "
+            "number, PAR1)"
+        )
+
+
 def check_columns(path: str, fmt: str, wanted: Sequence[tuple[str, str | None]], what: str = "input") -> None:
-    """Before Spark starts: every column ``wanted`` names (``[("key", "order_id"), ...]``, ``None`` for an
-    option not given) is in the input, where :func:`input_columns` can read its names."""
+    """Before Spark starts: a Parquet file is one, and every column ``wanted`` names (``[("key", "order_id"),
+    ...]``, ``None`` for an option not given) is in the input, where :func:`input_columns` can read its names."""
+    if fmt == "parquet":
+        _check_parquet_file(path)
     columns = input_columns(path, fmt)
     if columns is None:
         return
