@@ -232,6 +232,31 @@ def test_route_and_compare_fall_back_without_the_jar(spark, spec, monkeypatch, t
     assert {(r["a"], r["b"]): r["keys_both"] for r in rows}[("go4-fnv32a", "go4-fnv32a")] == len(set(KEYS)) - 1
 
 
+@pytest.mark.parametrize("jar", ["as built", "missing"])
+def test_route_int_keys_on_a_jvm_path_reports_jvm_sql_and_is_exact(spark, spec, monkeypatch, tmp_path, jar):
+    """An int key on any ``jvm`` path is Spark SQL's ``abs(key % n)`` (``Integer.hashCode`` is the value): the
+    result says ``jvm-sql``, not a UDF or ``reflect`` that did not run, with or without the jar (``jvm-udf``
+    asked for explicitly works without it), and every row is still the library's."""
+    from rocketroute.spark import route
+    from rocketroute.spark.jobs.route import HASH_PATHS, HASH_PATHS_RUN
+
+    if jar == "missing":
+        monkeypatch.setenv(jvm.JAR_ENV, str(tmp_path / "missing.jar"))
+    rng = random.Random(24)
+    ints = [0, 1, -1, 7, -7, 2**31 - 1, -(2**31), *(rng.randrange(-(2**31), 2**31) for _ in range(300))]
+    values = [str(v) for v in ints] + ["2147483648", "x"]
+    df = spark.createDataFrame([(v, i) for i, v in enumerate(values)], "key string, id long")
+    selector = ref.SelectMessageQueueByHash(key_type="int")
+    expected = {i: selector.select_index(v, len(spec)) for i, v in enumerate(ints)}
+    for path in HASH_PATHS:
+        result = route(spark, df, spec, key_type="int", hash_path=path)
+        assert result.hash_path == ("arrow" if path == "arrow" else "jvm-sql"), path
+        assert result.hash_path in HASH_PATHS_RUN and result.hash_fallback == ""
+        assert {i: q for i, (_, _, q) in _routed(result).items()} == expected, path
+        assert (result.routed_rows, result.rejected_rows) == (len(ints), 2), path
+        result.unpersist()
+
+
 def test_cli_route_says_which_hash_path_ran(tmp_path):
     import json
     import os

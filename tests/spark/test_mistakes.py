@@ -4,6 +4,7 @@ replays nothing says so and exits 2 instead of reporting an empty success."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -38,8 +39,10 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "s.csv").write_text("ts_ms,producer_id\n")
     (tmp_path / "load.csv").write_text("broker,queue_id,messages\nb,0,1\n")
     (tmp_path / "settings.json").write_text(json.dumps({"name": "x", "retries": 2}))
+    (tmp_path / "fake.parquet").write_text("key\na\n")
     return {k: str(tmp_path / v) for k, v in
-            (("m", "m.csv"), ("t", "t.csv"), ("s", "s.csv"), ("load", "load.csv"), ("json", "settings.json"))} | {
+            (("m", "m.csv"), ("t", "t.csv"), ("s", "s.csv"), ("load", "load.csv"), ("json", "settings.json"),
+             ("fake", "fake.parquet"))} | {
         "out": str(tmp_path / "out")}  # fmt: skip
 
 
@@ -111,6 +114,11 @@ CASES = {
         lambda f: _plan(f, "--consumers", "5..2"),
         "rocketroute plan: error: --consumers 5..2 is a reversed range; write 2..5",
     ),
+    "route --input fake.parquet (a file that is not parquet)": (
+        lambda f: ["route", "--input", f["fake"], "--topic", "T", "--queues", "b:4", "--out", f["out"]],
+        lambda f: f"rocketroute route: error: cannot read {f['fake']!r} as parquet: it is not a Parquet file (it "
+        "does not end with Parquet's magic number, PAR1)",
+    ),
     "an input whose format cannot be told": (
         lambda f: ["route", "--input", f["json"].replace(".json", ".txt"), "--topic", "T", "--queues", "b:4",
                    "--out", f["out"]],
@@ -122,6 +130,8 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_mistake_is_one_line_and_exit_2_before_spark_starts(case, files):
     argv, message = CASES[case]
+    if callable(message):
+        message = message(files)
     if message is None:
         txt = files["json"].replace(".json", ".txt")
         Path(txt).write_text("key\na\n")
@@ -161,13 +171,30 @@ def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path):
     }
 
 
-def test_a_header_only_csv_is_nothing_to_route(tmp_path):
-    src = tmp_path / "m.csv"
-    src.write_text("key\n")
-    done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--out", str(tmp_path / "out"),
-                "--master", "local[1]")  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    assert _stderr_lines(done)[-1] == f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
+def test_an_input_with_no_rows_is_nothing_to_route_before_spark_starts(tmp_path):
+    """A header-only CSV file, a CSV folder whose parts hold only their headers and a Parquet file whose footer
+    counts no rows are known to be empty without Spark: one line, exit 2, no outputs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    csv_file = tmp_path / "m.csv"
+    csv_file.write_text("key\n\n")
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "part-00000.csv").write_text("key,size\n")
+    (folder / "part-00001.csv.gz").write_bytes(gzip.compress(b"key,size\n"))
+    (folder / "_SUCCESS").write_text("")
+    parquet = tmp_path / "m.parquet"
+    pq.write_table(pa.table({"key": pa.array([], pa.string())}), parquet)
+    out = tmp_path / "out"
+    for src, fmt in ((csv_file, "csv"), (folder, "csv"), (parquet, "parquet")):
+        done = _cli("route", "--input", str(src), "--format", fmt, "--topic", "T", "--queues", "b:4",
+                    "--out", str(out))  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: nothing to route: the input {str(src)!r} has no rows"
+        ]
+        assert done.stdout == "" and not out.exists()
 
 
 @pytest.mark.parametrize(
@@ -237,3 +264,46 @@ def test_round_robin_needs_no_key_column(tmp_path):
     src = tmp_path / "m.csv"
     src.write_text("producer,ts\np,1\n")
     check_columns(str(src), "csv", [("key", None), ("producer", "producer"), ("timestamp", "ts")])
+
+
+def test_a_json_or_csv_folder_input_missing_the_key_is_caught_before_spark_starts(tmp_path):
+    """JSON Lines (every record's keys read: Spark's columns are their union) and a CSV folder as Spark writes
+    it (``part-*.csv.gz``, ``_SUCCESS``, ``.crc``): a missing column is one line, and Spark never starts."""
+    src = tmp_path / "m.json"
+    src.write_text("".join(json.dumps({"order_id": f"o{i}", "bytes": i}) + "\n" for i in range(20)))
+    folder = tmp_path / "csv_out"
+    folder.mkdir()
+    for i in range(2):
+        (folder / f"part-0000{i}-c000.csv.gz").write_bytes(gzip.compress(f"order_id,bytes\no{i},{i}\n".encode()))
+        (folder / f".part-0000{i}-c000.csv.gz.crc").write_bytes(b"crc\x00")
+    (folder / "_SUCCESS").write_text("")
+    out = str(tmp_path / "out")
+    for path in (src, folder):
+        done = _cli("route", "--input", str(path), "--format", "csv" if path == folder else "json", "--topic", "T",
+                    "--queues", "b:4", "--out", out)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert _stderr_lines(done) == [
+            f"rocketroute route: error: the key column 'key' is not in the input {str(path)!r} "
+            "(columns: ['bytes', 'order_id'])"
+        ]
+        assert done.stdout == ""
+    assert not Path(out).exists()
+
+
+def test_a_json_key_only_in_the_last_record_or_a_csv_folder_with_it_routes(tmp_path):
+    """Not refused before Spark: a key the first records lack but the last one has is a column to Spark (the
+    records without it are rejected as null keys), and a CSV folder whose header has the key routes."""
+    src = tmp_path / "m.json"
+    src.write_text("".join(json.dumps({"id": i}) + "\n" for i in range(30)) + json.dumps({"id": 30, "key": "k"}))
+    folder = tmp_path / "csv_out"
+    folder.mkdir()
+    (folder / "part-00000-c000.csv.gz").write_bytes(gzip.compress(b"key,size\na,1\nb,2\n"))
+    (folder / "part-00001-c000.csv").write_text("key,size\nc,3\n")
+    (folder / "_SUCCESS").write_text("")
+    for path, fmt, rows in ((src, "json", (31, 1, 30)), (folder, "csv", (3, 3, 0))):
+        out = tmp_path / f"out_{fmt}"
+        done = _cli("route", "--input", str(path), "--format", fmt, "--topic", "T", "--queues", "b:4",
+                    "--out", str(out), "--master", "local[1]")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((out / "summary" / "summary.json").read_text())
+        assert (summary["input_rows"], summary["routed_rows"], summary["rejected_rows"]) == rows

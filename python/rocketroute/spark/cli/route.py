@@ -17,6 +17,7 @@ from .common import (
     check_columns,
     check_input,
     check_out,
+    input_has_no_rows,
     int_arg,
     log,
     master_name,
@@ -33,12 +34,14 @@ from .common import (
 
 
 def check_route(args: argparse.Namespace) -> Any:
-    """What ``route`` can check before Spark starts (the input exists, the route parses, ``--out`` can be
-    written): the queue spec."""
+    """What ``route`` can check before Spark starts (the input exists, has the columns the options name and
+    rows where that can be told without Spark, the route parses, ``--out`` can be written): the queue spec."""
     fmt = check_input(args.input, args.format)
     key = args.key if args.selector == "hash" or getattr(args, "compare_profiles", None) else None
     wanted = [("key", key), ("size", args.size), ("producer", args.producer), ("timestamp", args.ts)]
     check_columns(args.input, fmt, wanted)
+    if input_has_no_rows(args.input, fmt):  # a header-only CSV: the same words as refuse_nothing_routed's
+        raise RocketRouteError(f"nothing to route: the input {args.input!r} has no rows")
     check_out(args.out, overwrite=args.overwrite, inputs=(args.input, args.route))
     if getattr(args, "compare_profiles", None):
         from ..compat import parse_profiles
@@ -207,7 +210,8 @@ def add_parser(subparsers: Any) -> None:
         default="jvm",
         choices=HASH_PATHS,
         help="hash: jvm (default) runs in the JVM alone, rocketroute's Java UDF where its jar is built, else "
-        "Spark SQL's reflect; jvm-udf / jvm-reflect: that one only; arrow: the native Arrow worker. Same answer",
+        "Spark SQL's reflect; jvm-udf / jvm-reflect: that one only; arrow: the native Arrow worker. Same answer. "
+        "An int key on any jvm path is plain Spark SQL (Integer.hashCode is the value), reported as jvm-sql",
     )
     r.add_argument(
         "--compare-profiles",

@@ -22,6 +22,7 @@ from ..columns import check_distinct, fresh_name, rename_clashes
 __all__ = [
     "SELECTORS",
     "HASH_PATHS",
+    "HASH_PATHS_RUN",
     "QueueSpec",
     "RouteResult",
     "parse_queue_list",
@@ -31,9 +32,13 @@ __all__ = [
 ]
 
 SELECTORS = ("hash", "round-robin", "random")
-#: ``jvm``: the JVM UDF when its jar is loaded, else ``reflect``; ``jvm-udf`` / ``jvm-reflect``: that one only;
-#: ``arrow``: the native batch functions in a Python Arrow worker
+#: the hash paths one asks for: ``jvm``: the JVM UDF when its jar is loaded, else ``reflect``; ``jvm-udf`` /
+#: ``jvm-reflect``: that one only; ``arrow``: the native batch functions in a Python Arrow worker
 HASH_PATHS = ("jvm", "jvm-udf", "jvm-reflect", "arrow")
+#: the hash paths a result reports (what ran): ``jvm-udf``, ``jvm-reflect``, ``arrow``, and ``jvm-sql``, an int
+#: key on any ``jvm`` path: Spark SQL's own ``abs(key % n)`` in the JVM (``Integer.hashCode`` is the value), no
+#: UDF and no ``reflect``
+HASH_PATHS_RUN = ("jvm-udf", "jvm-reflect", "jvm-sql", "arrow")
 KEY_TYPES = ("string", "int", "long")
 #: the columns route adds to the input's: ``broker``, ``queue_id``, ``queue_index`` in routed, ``reason`` in rejected
 OUTPUT_COLUMNS = ("broker", "queue_id", "queue_index", "reason")
@@ -154,7 +159,7 @@ class RouteResult:
     skew: dict[str, float]
     cached: list[Any] = field(default_factory=list, repr=False)
     renamed: dict[str, str] = field(default_factory=dict)
-    #: the hash path that ran (``jvm-udf``, ``jvm-reflect`` or ``arrow``; None for the other selectors)
+    #: the hash path that ran (one of :data:`HASH_PATHS_RUN`; None for the other selectors)
     hash_path: str | None = None
     #: why ``hash_path="jvm"`` did not run the JVM UDF (empty when it did, or was not asked to)
     hash_fallback: str = ""
@@ -294,7 +299,7 @@ def _sequence_batches(
 def _jvm_hash_index(key_type: str, n: int, names: _Internal, *, udf: bool) -> Any:
     """The hash index in the JVM alone: ``udf``, our Java UDF (:data:`rocketroute.spark.jvm.HASH_UDFS`);
     otherwise ``java.util.Objects.hashCode`` through Spark SQL's ``reflect``. An int key is Spark SQL either way
-    (``Integer.hashCode`` is the value)."""
+    (``Integer.hashCode`` is the value; reported as ``jvm-sql``)."""
     from pyspark.sql import functions as F
 
     from ..jvm import HASH_UDFS
@@ -312,8 +317,12 @@ def _jvm_hash_index(key_type: str, n: int, names: _Internal, *, udf: bool) -> An
     return F.when(F.col(names.reject).isNull(), index).otherwise(F.lit(-1)).cast("int")
 
 
-def _choose_hash_path(spark: Any, hash_path: str) -> tuple[str, str]:
-    """The hash path to run for the asked one, and why ``jvm`` fell back to ``reflect`` (or "")."""
+def _choose_hash_path(spark: Any, hash_path: str, key_type: str) -> tuple[str, str]:
+    """The hash path to run for the asked one (one of :data:`HASH_PATHS_RUN`), and why ``jvm`` fell back to
+    ``reflect`` (or ""). An int key on a ``jvm`` path is ``jvm-sql``: it needs neither the UDF nor ``reflect``,
+    so ``jvm-udf`` works without the jar."""
+    if hash_path.startswith("jvm") and key_type == "int":
+        return "jvm-sql", ""
     if hash_path not in ("jvm", "jvm-udf"):
         return hash_path, ""
     from ..jvm import register_udfs
@@ -357,8 +366,9 @@ def route(
     (``"jvm-reflect"``; ``hash_fallback`` says why); ``"arrow"`` runs the native batch functions in a Python
     Arrow worker. All give the same answer; ``rocketroute bench-spark`` measures them (the UDF is the fastest:
     rows never leave the JVM, and nothing is called by reflection). ``hash_path`` in the result is the path that
-    ran. Round-robin and random do not read the key: without a ``key`` column they route
-    all the same (and report no hot keys)."""
+    ran: an int key on a ``jvm`` path is ``"jvm-sql"`` (Spark SQL's ``abs(key % n)``, since ``Integer.hashCode``
+    is the value: no UDF, no ``reflect``). Round-robin and random do not read the key: without a ``key`` column
+    they route all the same (and report no hot keys)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import IntegerType, StructField, StructType
 
@@ -384,8 +394,8 @@ def route(
     n = len(spec)
     checked = _with_reject_reason(df, key, read_key, size, names)
     out_schema = StructType([*checked.schema.fields, StructField(names.qi, IntegerType(), False)])
-    ran, fallback = _choose_hash_path(spark, hash_path) if selector == "hash" else (None, "")
-    if ran in ("jvm-udf", "jvm-reflect"):
+    ran, fallback = _choose_hash_path(spark, hash_path, key_type) if selector == "hash" else (None, "")
+    if ran in ("jvm-udf", "jvm-reflect", "jvm-sql"):
         indexed = checked.withColumn(names.qi, _jvm_hash_index(key_type, n, names, udf=ran == "jvm-udf"))
     elif selector == "hash":
         worker = functools.partial(_hash_batches, key_type=key_type, n=n, names=names)
