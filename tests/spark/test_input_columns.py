@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rocketroute.spark.cli import common
-from rocketroute.spark.cli.common import input_columns
+from rocketroute.spark.cli import inputs
+from rocketroute.spark.cli.inputs import input_columns
 
 
 def _jsonl(path: Path, records: list[object], *, gz: bool = False) -> Path:
@@ -96,9 +96,9 @@ def test_json_bigger_than_the_limit_is_left_to_spark(tmp_path, monkeypatch):
     src = _jsonl(tmp_path / "m.json", [{"id": i} for i in range(100)])
     gz = _jsonl(tmp_path / "m.json.gz", [{"id": i} for i in range(100)], gz=True)
     assert input_columns(str(src), "json") == ["id"]
-    monkeypatch.setattr(common, "JSON_SCAN_LIMIT", src.stat().st_size - 1)
+    monkeypatch.setattr(inputs, "JSON_SCAN_LIMIT", src.stat().st_size - 1)
     assert input_columns(str(src), "json") is None
-    assert gz.stat().st_size < common.JSON_SCAN_LIMIT  # small on disk, bigger read
+    assert gz.stat().st_size < inputs.JSON_SCAN_LIMIT  # small on disk, bigger read
     assert input_columns(str(gz), "json") is None
 
 
@@ -110,7 +110,7 @@ def test_a_missing_or_unreadable_input_is_none(tmp_path, fmt):
 
 
 def test_no_rows_is_said_only_when_sure(tmp_path):
-    from rocketroute.spark.cli.common import input_has_no_rows
+    from rocketroute.spark.cli.inputs import input_has_no_rows
 
     cases = {
         "header.csv": ("key\n", True),
@@ -131,3 +131,29 @@ def test_no_rows_is_said_only_when_sure(tmp_path):
     (folder / "part-1.csv").write_text("key\nb\n")
     assert not input_has_no_rows(str(folder), "csv")
     assert not input_has_no_rows(str(tmp_path / "missing.parquet"), "parquet")
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("in.parquet", "parquet"),
+        ("in.csv.gz", "csv"),
+        ("in.json", "json"),
+        ("in.jsonl", "json"),
+        ("in.ndjson.gz", "json"),
+        ("in.JSONL.GZ", "json"),
+    ],
+)
+def test_the_format_is_read_from_the_name(name: str, fmt: str) -> None:
+    from rocketroute.spark.cli.inputs import input_format
+
+    assert input_format(name, None) == fmt
+    assert input_format(name, "csv") == "csv"  # --format wins
+
+
+def test_a_name_without_a_known_format_asks_for_format() -> None:
+    from rocketroute.errors import RocketRouteError
+    from rocketroute.spark.cli.inputs import input_format
+
+    with pytest.raises(RocketRouteError, match="cannot tell the format of 'in.txt'; pass --format"):
+        input_format("in.txt", None)

@@ -259,7 +259,7 @@ def test_a_missing_column_is_caught_before_spark_starts(tmp_path):
 
 def test_round_robin_needs_no_key_column(tmp_path):
     """The column check asks only for what the job reads: round-robin ignores the key."""
-    from rocketroute.spark.cli.common import check_columns
+    from rocketroute.spark.cli.inputs import check_columns
 
     src = tmp_path / "m.csv"
     src.write_text("producer,ts\np,1\n")

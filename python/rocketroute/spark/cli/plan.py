@@ -13,11 +13,8 @@ from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
-    FORMATS,
     add_overwrite_arg,
     add_spark_args,
-    check_columns,
-    check_input,
     check_out,
     int_arg,
     log,
@@ -29,6 +26,7 @@ from .common import (
     staged_output,
     write_csv,
 )
+from .inputs import FORMATS, check_columns, check_input
 
 
 def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, int, int]]:

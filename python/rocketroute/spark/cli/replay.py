@@ -12,8 +12,6 @@ from .common import (
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
-    check_columns,
-    check_input,
     check_out,
     int_arg,
     log,
@@ -27,6 +25,7 @@ from .common import (
     staged_output,
     write_summary,
 )
+from .inputs import check_columns, check_input
 
 
 def check_replay(args: argparse.Namespace) -> Any:

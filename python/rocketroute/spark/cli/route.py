@@ -9,15 +9,11 @@ from typing import Any
 from ...errors import RocketRouteError
 from ..jobs.route import HASH_PATHS
 from .common import (
-    FORMATS,
     JAVA_INT_MAX,
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
-    check_columns,
-    check_input,
     check_out,
-    input_has_no_rows,
     int_arg,
     log,
     master_name,
@@ -31,6 +27,7 @@ from .common import (
     write_csv,
     write_summary,
 )
+from .inputs import FORMATS, check_columns, check_input, input_has_no_rows
 
 
 def check_route(args: argparse.Namespace) -> Any:
