@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -155,5 +156,5 @@ def test_a_name_without_a_known_format_asks_for_format() -> None:
     from rocketroute.errors import RocketRouteError
     from rocketroute.spark.cli.inputs import input_format
 
-    with pytest.raises(RocketRouteError, match="cannot tell the format of 'in.txt'; pass --format"):
+    with pytest.raises(RocketRouteError, match=re.escape("cannot tell the format of 'in.txt'; pass --format")):
         input_format("in.txt", None)

@@ -36,7 +36,7 @@ def files(tmp_path: Path) -> dict[str, str]:
     """Inputs that exist (each case below stops before any is read) and a JSON file that is not a route."""
     (tmp_path / "m.csv").write_text("key\na\n")
     (tmp_path / "t.csv").write_text("ts_ms,broker,latency_ms,ok\n")
-    (tmp_path / "s.csv").write_text("ts_ms,producer_id\n")
+    (tmp_path / "s.csv").write_text("ts_ms,producer_id\n0,p\n")
     (tmp_path / "load.csv").write_text("broker,queue_id,messages\nb,0,1\n")
     (tmp_path / "settings.json").write_text(json.dumps({"name": "x", "retries": 2}))
     (tmp_path / "fake.parquet").write_text("key\na\n")
@@ -169,6 +169,7 @@ def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path):
     assert json.loads((out / "summary" / "summary.json").read_text())["rejected_reasons"] == {
         "size is not an integer": 3
     }
+    assert done.stdout == ""  # no table of zeros before the error
 
 
 def test_an_input_with_no_rows_is_nothing_to_route_before_spark_starts(tmp_path):
@@ -255,6 +256,20 @@ def test_a_missing_column_is_caught_before_spark_starts(tmp_path):
         "(columns: ['bytes', 'order_id'])"
     ]
     assert not Path(out).exists()
+
+
+def test_replay_with_no_send_rows_says_so_before_spark_starts(tmp_path):
+    """A header-only sends file replays nothing: one line, exit 2, no outputs (the after-Spark check's words)."""
+    trace = tmp_path / "t.csv"
+    trace.write_text("ts_ms,broker,latency_ms,ok\n0,b,5,true\n")
+    sends = tmp_path / "s.csv"
+    sends.write_text("ts_ms,producer_id\n\n")
+    out = tmp_path / "out"
+    done = _cli("replay", "--trace", str(trace), "--sends", str(sends), "--topic", "T", "--queues", "b:4",
+                "--out", str(out))  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert _stderr_lines(done) == [f"rocketroute replay: error: nothing replayed: no send rows in {str(sends)!r}"]
+    assert not out.exists()
 
 
 def test_round_robin_needs_no_key_column(tmp_path):

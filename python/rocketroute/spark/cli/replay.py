@@ -25,16 +25,20 @@ from .common import (
     staged_output,
     write_summary,
 )
-from .inputs import check_columns, check_input
+from .inputs import check_columns, check_input, input_has_no_rows
 
 
 def check_replay(args: argparse.Namespace) -> Any:
-    """What ``replay`` can check before Spark starts (both inputs exist, the route parses): the queue spec."""
+    """What ``replay`` can check before Spark starts (both inputs exist with their columns, the sends have rows
+    where that can be told without Spark, the route parses): the queue spec."""
     for what, path, columns in (
         ("trace", args.trace, ("ts_ms", "broker", "latency_ms", "ok")),
         ("sends", args.sends, ("ts_ms", "producer_id")),
     ):
-        check_columns(path, check_input(path, None, what), [("required", c) for c in columns], what)
+        fmt = check_input(path, None, what)
+        check_columns(path, fmt, [("required", c) for c in columns], what)
+        if what == "sends" and input_has_no_rows(path, fmt):  # the words of cmd_replay's after-Spark check
+            raise RocketRouteError(f"nothing replayed: no send rows in {path!r}")
     check_out(args.out, overwrite=args.overwrite, inputs=(args.trace, args.sends, args.route))
     return queue_spec_from_args(args)
 

@@ -153,8 +153,8 @@ def cmd_route(args: argparse.Namespace) -> int:
     log(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; starting Spark ({master_name(args)})")
     with spark_session(args) as spark:
         summary = run_route(spark, args, spec)
+    refuse_nothing_routed(summary, args.input, args.out)  # before the table: all of its counts would be 0
     print_route(summary, args.out)
-    refuse_nothing_routed(summary, args.input, args.out)
     return 0
 
 
