@@ -31,7 +31,7 @@ def inputs(tmp_path):
     d.mkdir()
     (d / "m.csv").write_text("key\na\n")
     (d / "trace.csv").write_text("ts_ms,broker,latency_ms,ok\n")
-    (d / "sends.csv").write_text("ts_ms,producer_id\n")
+    (d / "sends.csv").write_text("ts_ms,producer_id\n0,p\n")
     (d / "load.csv").write_text("broker,queue_id,messages\nb,0,1\n")
     (d / "route").mkdir()
     return d
