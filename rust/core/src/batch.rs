@@ -77,18 +77,38 @@ pub fn utf8_hash(b: &[u8]) -> i32 {
 }
 
 /// `String.hashCode()` of UCS-4 code points (NumPy's `U` dtype); astral ones count as surrogate pairs.
+/// Four code points of the BMP (one UTF-16 unit each) weigh in at once, `h*31^4 + c0*31^3 + c1*31^2 + c2*31
+/// + c3`: the same value as four steps, with one multiply on the dependency chain instead of four.
 pub fn ucs4_hash(cps: &[u32]) -> i32 {
     let mut h: u32 = 0;
-    for &cp in cps {
-        if cp < 0x10000 {
-            h = push(h, cp);
+    let mut quads = cps.chunks_exact(4);
+    for q in &mut quads {
+        if (q[0] | q[1] | q[2] | q[3]) < 0x10000 {
+            let tail = q[0]
+                .wrapping_mul(P[3])
+                .wrapping_add(q[1].wrapping_mul(P[2]))
+                .wrapping_add(q[2].wrapping_mul(P[1]))
+                .wrapping_add(q[3]);
+            h = h.wrapping_mul(P[4]).wrapping_add(tail);
         } else {
-            let v = cp.wrapping_sub(0x10000);
-            h = push(h, 0xD800 + ((v >> 10) & 0x3FF));
-            h = push(h, 0xDC00 + (v & 0x3FF));
+            h = q.iter().fold(h, |h, &cp| push_code_point(h, cp));
         }
     }
-    h as i32
+    quads
+        .remainder()
+        .iter()
+        .fold(h, |h, &cp| push_code_point(h, cp)) as i32
+}
+
+/// `h` after the UTF-16 units of code point `cp` (a surrogate pair for an astral one).
+#[inline(always)]
+fn push_code_point(h: u32, cp: u32) -> u32 {
+    if cp < 0x10000 {
+        push(h, cp)
+    } else {
+        let v = cp.wrapping_sub(0x10000);
+        push(push(h, 0xD800 + ((v >> 10) & 0x3FF)), 0xDC00 + (v & 0x3FF))
+    }
 }
 
 /// A column of Arrow offsets (`string` has 32-bit ones, `large_string` 64-bit ones).
@@ -367,7 +387,7 @@ pub fn select_indices_in_place(hashes: &mut [i32], n: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::java::string_hash;
+    use crate::java::{string_hash, utf16_hash};
 
     #[test]
     fn pieces_hash_as_their_key_type_and_fail_as_java_would() {
@@ -435,6 +455,37 @@ mod tests {
         })
         .unwrap();
         assert_eq!((out, bases), ([1, 2, 3], vec![0, 2]));
+    }
+
+    #[test]
+    fn ucs4_hash_is_string_hash_at_every_length_and_position() {
+        // every length around the four-at-a-time steps, an astral or a lone-surrogate code point anywhere
+        let specials = [
+            None,
+            Some(0x1F600u32),
+            Some(0xD800),
+            Some(0xFFFF),
+            Some(0x10000),
+        ];
+        for len in 0..13usize {
+            for special in specials {
+                for at in 0..len.max(1) {
+                    let mut cps: Vec<u32> =
+                        (0..len as u32).map(|i| 0x61 + i * 977 % 0x3000).collect();
+                    if let (Some(c), true) = (special, at < len) {
+                        cps[at] = c;
+                    }
+                    let units: Vec<u16> = cps
+                        .iter()
+                        .flat_map(|&c| match char::from_u32(c) {
+                            Some(ch) => ch.encode_utf16(&mut [0; 2]).to_vec(),
+                            None => vec![c as u16], // a lone surrogate is one unit
+                        })
+                        .collect();
+                    assert_eq!(ucs4_hash(&cps), utf16_hash(&units), "{cps:x?}");
+                }
+            }
+        }
     }
 
     #[test]
