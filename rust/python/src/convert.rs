@@ -339,18 +339,31 @@ impl<'py, T: PyTypeInfo> FromPyObject<'_, 'py> for Items<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = Vec::new();
-        for item in obj.try_iter()? {
-            out.push(item?.cast_into::<T>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "must hold {}, not {}",
-                    T::NAME,
-                    type_name(e.into_inner().as_any())
-                ))
-            })?);
-        }
-        Ok(Items(out))
+        items_up_to(obj, usize::MAX, String::new).map(Items)
     }
+}
+
+/// The items of an iterable of the class `T`, as the caller's objects. Past `max` items, reading stops with
+/// `IllegalArgumentError(too_many())` (an endless iterable ends there too).
+pub fn items_up_to<'py, T: PyTypeInfo>(
+    obj: Borrowed<'_, 'py, PyAny>,
+    max: usize,
+    too_many: impl FnOnce() -> String,
+) -> PyResult<Vec<Bound<'py, T>>> {
+    let mut out = Vec::new();
+    for item in obj.try_iter()? {
+        out.push(item?.cast_into::<T>().map_err(|e| {
+            PyTypeError::new_err(format!(
+                "must hold {}, not {}",
+                T::NAME,
+                type_name(e.into_inner().as_any())
+            ))
+        })?);
+        if out.len() > max {
+            return Err(illegal(obj.py(), too_many()));
+        }
+    }
+    Ok(out)
 }
 
 /// A part of an argument (a key, a value, an item) as `T`; a `TypeError` names the part, as PyO3 names the

@@ -17,9 +17,10 @@ use rocketroute_core::route::MAX_QUEUES;
 use rocketroute_core::{JavaResult, MessageQueue};
 
 use crate::convert::{
-    arg, Addresses, Items, JavaInt, MessageTypes, Name, PermissionArg, Required, Scheme, Text,
+    arg, items_up_to, Addresses, Items, JavaInt, MessageTypes, Name, PermissionArg, Required,
+    Scheme, Text,
 };
-use crate::errors::{illegal, java_utf8_text, type_name, Result};
+use crate::errors::{java_utf8_text, type_name, Result};
 use crate::message_queue::PyMessageQueue;
 
 fn py_hash<T: Hash>(v: &T) -> isize {
@@ -434,21 +435,9 @@ impl<'py> FromPyObject<'_, 'py> for GrpcQueues<'py> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = Vec::new();
-        for q in obj.try_iter()? {
-            out.push(q?.cast_into::<PyGrpcMessageQueue>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "must hold GrpcMessageQueue, not {}",
-                    type_name(e.into_inner().as_any())
-                ))
-            })?);
-            if out.len() > MAX_QUEUES {
-                return Err(illegal(
-                    obj.py(),
-                    format!("route has more than {MAX_QUEUES} queues"),
-                ));
-            }
-        }
-        Ok(GrpcQueues(out))
+        items_up_to(obj, MAX_QUEUES, || {
+            format!("route has more than {MAX_QUEUES} queues")
+        })
+        .map(GrpcQueues)
     }
 }

@@ -3,13 +3,12 @@
 use std::sync::{Arc, OnceLock};
 
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rocketroute_core::MessageQueue;
 
-use crate::convert::{arg, JavaInt, Name};
-use crate::errors::{type_name, Result};
+use crate::convert::{arg, Items, JavaInt, Name};
+use crate::errors::Result;
 
 /// A topic queue: `(topic, broker_name, queue_id)`, ordered and hashed as Java's `MessageQueue`.
 /// `topic` and `broker_name` may be None (Java null); ordering such a queue raises `NullPointerError`.
@@ -154,23 +153,4 @@ impl PyMessageQueue {
 }
 
 /// A list of queues: any iterable of `MessageQueue`, as the caller's own objects.
-pub struct Queues<'py>(pub Vec<Bound<'py, PyMessageQueue>>);
-
-impl<'py> FromPyObject<'_, 'py> for Queues<'py> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = Vec::new();
-        for item in obj.try_iter()? {
-            let item = item?;
-            let mq = item.cast_into::<PyMessageQueue>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "must hold MessageQueue, not {}",
-                    type_name(e.into_inner().as_any())
-                ))
-            })?;
-            out.push(mq);
-        }
-        Ok(Queues(out))
-    }
-}
+pub type Queues<'py> = Items<'py, PyMessageQueue>;
