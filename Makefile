@@ -25,11 +25,18 @@ UDF_JAR := python/rocketroute/spark/jars/rocketroute-udf.jar
 UDF_SOURCES := $(sort $(wildcard java/src/io/rocketroute/udf/*.java))
 UDF_CLASSES := target/udf-classes
 
-# The real servers of the cluster tests (tests/cluster): RocketMQ-Rust's name server and broker from crates.io,
-# pinned, built by `cargo install --locked` into a cache outside the checkout so a clean clone on this machine
-# reuses them. Override SERVERS_DIR to put them elsewhere. The tests find the binaries through
-# ROCKETROUTE_SERVERS_BIN (the harness defaults to the same cache path when it is unset).
+# The real servers of the cluster tests (tests/cluster), in a cache outside the checkout so a clean clone on this
+# machine reuses them (override SERVERS_DIR to put them elsewhere; the tests read ROCKETROUTE_SERVERS_DIR and
+# default to the same path):
+# - Apache RocketMQ's own name server, broker and proxy: the org.apache.rocketmq jars and their dependencies,
+#   resolved from Maven Central by servers/apache/pom.xml into $(SERVERS_DIR)/apache-VERSION/lib (the harness
+#   starts them with java -cp). 5.5.0, 5.3.3 and 4.9.7: the newest of each line Maven Central serves (there is no
+#   rocketmq-namesrv or -proxy 5.5.1, nor rocketmq-namesrv/-broker 4.9.8, there).
+# - RocketMQ-Rust's name server and broker from crates.io, pinned, built by `cargo install --locked` into
+#   $(SERVERS_DIR)/bin (ROCKETROUTE_SERVERS_BIN).
 SERVERS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/servers
+APACHE_VERSIONS := 5.5.0 5.3.3 4.9.7
+APACHE_POM := servers/apache/pom.xml
 SERVERS_BIN := $(SERVERS_DIR)/bin
 SERVERS_VERSION := 1.0.0
 SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION)
@@ -64,7 +71,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers browser test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers servers-apache servers-rust browser test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -73,7 +80,7 @@ help:
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     the JVM UDF jar (javac) and maturin develop --release into .venv"
 	@echo "make jar       the JVM UDF jar alone (javac --release 17 against pyspark's jars; skipped without a JDK)"
-	@echo "make servers   build the real name server and broker for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
+	@echo "make servers   Apache RocketMQ's servers (Maven) and RocketMQ-Rust's (cargo) for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
 	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
@@ -122,11 +129,34 @@ build: venv jar
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
 	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
-# `make servers`: skipped (one line with the versions) when both binaries are in $(SERVERS_BIN) at the pinned
+servers: servers-apache servers-rust
+
+# `make servers-apache`: per version, skipped when its lib/ was resolved by the same pom (a stamp holds the pom's
+# hash). Otherwise Maven copies the jars into a temp dir that replaces lib/ only when complete (about 20-45 s a
+# version on a fresh machine, 100 MB each, plus ~/.m2).
+servers-apache:
+	@command -v mvn >/dev/null || { echo "error: mvn not found; Apache's servers come from Maven Central (apt-get install maven)" >&2; exit 1; }
+	@command -v java >/dev/null || { echo "error: java not found; Apache's servers need Java 17+" >&2; exit 1; }
+	@pom_sum=$$(sha256sum $(APACHE_POM) | cut -c1-16); \
+	for v in $(APACHE_VERSIONS); do \
+		d="$(SERVERS_DIR)/apache-$$v"; \
+		if [ "$$(cat "$$d/lib/.resolved" 2>/dev/null)" = "$$pom_sum" ]; then \
+			echo "servers: apache-$$v up to date in $$d ($$(ls "$$d/lib" | wc -l) jars)"; continue; \
+		fi; \
+		printf '\n\033[1m==> %s\033[0m\n' "servers: Apache RocketMQ $$v from Maven Central into $$d/lib"; \
+		case $$v in 4.*) prof="" ;; *) prof="-Pproxy" ;; esac; \
+		t0=$$(date +%s); rm -rf "$$d/lib.tmp"; mkdir -p "$$d"; \
+		mvn -q -B -f $(APACHE_POM) -Drocketmq.version=$$v $$prof dependency:copy-dependencies \
+			-DoutputDirectory="$$d/lib.tmp" -DincludeScope=runtime; \
+		echo "$$pom_sum" > "$$d/lib.tmp/.resolved"; rm -rf "$$d/lib"; mv "$$d/lib.tmp" "$$d/lib"; \
+		echo "servers: apache-$$v: $$(ls "$$d/lib" | wc -l) jars in $$(( $$(date +%s) - t0 )) s"; \
+	done
+
+# `make servers-rust`: skipped (one line with the versions) when both binaries are in $(SERVERS_BIN) at the pinned
 # version. Otherwise cargo install builds both (20-40 minutes on 2 cores; the second reuses the first's dependencies
 # through the shared CARGO_TARGET_DIR). That target dir (over 1 GB) is kept on purpose: a version bump rebuilds
 # only what changed. Delete $(SERVERS_DIR)/target by hand to get the space back.
-servers:
+servers-rust:
 	@ok=1; vers=""; \
 	for b in $(SERVERS_BINARIES); do \
 		v=$$("$(SERVERS_BIN)/$$b" --version 2>/dev/null | tr '\n' ' ') || v=""; \
@@ -169,11 +199,11 @@ test-rust:
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q benches --benchmark-disable
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q benches --benchmark-disable
 
 lint: venv
 	$(call section,lint: cargo fmt --check)
@@ -206,7 +236,7 @@ docs: venv build
 bench: venv build servers
 	$(call section,bench: pytest benches --benchmark-only)
 	@mkdir -p $(dir $(BENCH_JSON))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest benches --benchmark-only --benchmark-warmup=on \
 		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON) $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE))

@@ -185,10 +185,10 @@ def per_item_table(rows: list[Row]) -> list[str]:
 
 
 def producer_table(path: str) -> list[str]:
-    """The producer on a real broker (benchmarks with ``extra_info["p50_ms"]``): per variant and backend, msgs/s
-    (ops / median round time), the per-message p50/p99 of the last round, the share of the raw pipelined sender's
-    msgs/s (the group's ``raw`` variant, same backend run), and for the sync sends the routing core's share of a
-    send's client CPU."""
+    """The producer on a real broker (benchmarks with ``extra_info["p50_ms"]``): per server, variant and backend,
+    msgs/s (ops / median round time), the per-message p50/p99 of the last round, the share of the raw pipelined
+    sender's msgs/s (the ``raw`` variant on the same server, same backend run), and for the sync sends the routing
+    core's share of a send's client CPU."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     found = []
@@ -197,23 +197,35 @@ def producer_table(path: str) -> list[str]:
         if "p50_ms" not in extra or not extra.get("ops"):
             continue
         rate = extra["ops"] / bench["stats"]["median"]
-        found.append((str(extra.get("variant")), _backend(bench) or "?", rate, extra))
+        found.append((str(extra.get("server", "?")), str(extra.get("variant")), _backend(bench) or "?", rate, extra))
     if not found:
         return []
-    limit = {lib: rate for variant, lib, rate, _ in found if variant.startswith("raw")}
+    found.sort(key=lambda f: f[0])  # stable: each server's rows together, in run order
+    limit = {(server, lib): rate for server, variant, lib, rate, _ in found if variant.startswith("raw")}
     rows = []
-    for variant, lib, rate, extra in found:
-        share = f"{rate / limit[lib]:.0%}" if lib in limit else "n/a"
+    for server, variant, lib, rate, extra in found:
+        share = f"{rate / limit[server, lib]:.0%}" if (server, lib) in limit else "n/a"
         routing = f"{extra['routing_share']:.2%}" if "routing_share" in extra else ""
-        rows.append((variant, lib, f"{rate:,.0f}", f"{extra['p50_ms']:.2f}", f"{extra['p99_ms']:.2f}", share, routing))
-    header = ("variant", "backend", "msgs/s", "p50 ms", "p99 ms", "share of raw limit", "routing share of CPU")
-    return markdown(header, rows, align="llrrrrr")
+        rows.append(
+            (server, variant, lib, f"{rate:,.0f}", f"{extra['p50_ms']:.2f}", f"{extra['p99_ms']:.2f}", share, routing)
+        )
+    header = (
+        "server",
+        "variant",
+        "backend",
+        "msgs/s",
+        "p50 ms",
+        "p99 ms",
+        "share of raw limit",
+        "routing share of CPU",
+    )
+    return markdown(header, rows, align="lllrrrrr")
 
 
 def consumer_table(path: str) -> list[str]:
-    """The consumer on a real broker (benchmarks with ``extra_info["consumer_variant"]``): per variant and backend,
-    msgs/s consumed (ops / median round time), or for the join benchmark the fastest time from a member joining to
-    the group having rebalanced."""
+    """The consumer on a real broker (benchmarks with ``extra_info["consumer_variant"]``): per server, variant and
+    backend, msgs/s consumed (ops / median round time), or for the join benchmark the fastest time from a member
+    joining to the group having rebalanced."""
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     rows = []
@@ -223,13 +235,15 @@ def consumer_table(path: str) -> list[str]:
         if variant is None:
             continue
         lib = _backend(bench) or "?"
+        server = str(extra.get("server", "?"))
         if extra.get("ops"):
-            rows.append((variant, lib, f"{extra['ops'] / bench['stats']['median']:,.0f} msgs/s"))
+            rows.append((server, variant, lib, f"{extra['ops'] / bench['stats']['median']:,.0f} msgs/s"))
         elif "join_s" in extra:
-            rows.append((variant, lib, f"{extra['join_s'] * 1000:,.0f} ms"))
+            rows.append((server, variant, lib, f"{extra['join_s'] * 1000:,.0f} ms"))
     if not rows:
         return []
-    return markdown(("variant", "backend", "result"), rows, align="llr")
+    rows.sort(key=lambda r: r[0])
+    return markdown(("server", "variant", "backend", "result"), rows, align="lllr")
 
 
 def compare_rows(after: list[Row], before: list[Row]) -> list[tuple[str, str, float, float]]:

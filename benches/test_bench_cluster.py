@@ -1,12 +1,15 @@
-"""The producer against one real local broker (RocketMQ-Rust, started as in tests/cluster): sync, async and batch
-sends of 1 KiB messages, and the limit, a raw sender that pipelines pre-encoded SEND_MESSAGE_V2 frames on one
-connection. Each round sends ``extra_info["ops"]`` messages; ratios.py prints msgs/s, per-message p50/p99, each
-variant's share of the raw limit, and the routing core's share of a sync send's client CPU."""
+"""The producer against one real local broker, Apache RocketMQ 5.5.0's and RocketMQ-Rust 1.0.0's in turn (started as
+in tests/cluster): sync sends from 1 and 8 threads, async sends with 256 in flight and batches of 32, 1 KiB
+messages, and the limit of the same broker in the same run, a raw sender that pipelines pre-encoded
+SEND_MESSAGE_V2 frames on one connection. Each round sends ``extra_info["ops"]`` messages; ratios.py prints, per
+server, msgs/s, per-message p50/p99, each variant's share of the raw limit, and the routing core's share of a sync
+send's client CPU."""
 
 from __future__ import annotations
 
 import asyncio
 import statistics
+import threading
 import time
 from collections.abc import Iterator
 from types import ModuleType
@@ -28,12 +31,14 @@ ASYNC_N = 4000
 BATCH_N = 2048
 BATCH_SIZE = 32
 SYNC_N = 400
+THREADS = 8
 WINDOW = 256
+SERVERS = ["apache-5.5.0", "rust-1.0.0"]
 
 
-@pytest.fixture(scope="module")
-def broker() -> Iterator[tuple[Cluster, str]]:
-    cluster = Cluster(namesrvs=1, brokers=1)
+@pytest.fixture(scope="module", params=SERVERS)
+def broker(request: pytest.FixtureRequest) -> Iterator[tuple[Cluster, str]]:
+    cluster = Cluster(namesrvs=1, brokers=1, impl=request.param)
     cluster.start()
     try:
         topic = "BenchTopic"
@@ -48,9 +53,11 @@ def _percentiles(latencies_s: list[float]) -> dict[str, float]:
     return {"p50_ms": qs[49] * 1e3, "p99_ms": qs[98] * 1e3}
 
 
-def _record(benchmark: Any, variant: str, ops: int, latencies: list[float]) -> None:
+def _record(benchmark: Any, cluster: Cluster, variant: str, ops: int, latencies: list[float]) -> None:
     benchmark.group = GROUP
-    benchmark.extra_info.update({"variant": variant, "ops": ops, **_percentiles(latencies)})
+    benchmark.extra_info.update(
+        {"server": cluster.impl.name, "variant": variant, "ops": ops, **_percentiles(latencies)}
+    )
 
 
 def _raw_frames(topic: str, n: int) -> list[bytes]:
@@ -96,7 +103,7 @@ def test_raw_pipelined_sender(benchmark: Any, lib: ModuleType, broker: tuple[Clu
         latencies[:] = asyncio.run(_raw_round(addr, _raw_frames(topic, RAW_N)))
 
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
-    _record(benchmark, "raw pipelined (limit)", RAW_N, latencies)
+    _record(benchmark, cluster, "raw pipelined (limit)", RAW_N, latencies)
 
 
 @pytest.fixture
@@ -108,7 +115,7 @@ def producer(lib: ModuleType, broker: tuple[Cluster, str]) -> Iterator[Producer]
 
 
 def test_async_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str], producer: Producer) -> None:
-    _, topic = broker
+    cluster, topic = broker
     latencies: list[float] = []
 
     async def one(sem: asyncio.Semaphore) -> None:
@@ -127,11 +134,11 @@ def test_async_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str
         asyncio.run(round_())
 
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
-    _record(benchmark, f"async ({WINDOW} in flight)", ASYNC_N, latencies)
+    _record(benchmark, cluster, f"async ({WINDOW} in flight)", ASYNC_N, latencies)
 
 
 def test_batch_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str], producer: Producer) -> None:
-    _, topic = broker
+    cluster, topic = broker
     latencies: list[float] = []
     msgs = [Message(topic, BODY) for _ in range(BATCH_SIZE)]
 
@@ -143,11 +150,39 @@ def test_batch_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str
             latencies.append(time.perf_counter() - t)
 
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
-    _record(benchmark, f"sync batches of {BATCH_SIZE}", BATCH_N, latencies)
+    _record(benchmark, cluster, f"sync batches of {BATCH_SIZE}", BATCH_N, latencies)
+
+
+def test_sync_sends_from_8_threads(
+    benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str], producer: Producer
+) -> None:
+    cluster, topic = broker
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        mine = []
+        for _ in range(SYNC_N // THREADS * 2):
+            t = time.perf_counter()
+            producer.send(Message(topic, BODY))
+            mine.append(time.perf_counter() - t)
+        with lock:
+            latencies.extend(mine)
+
+    def run() -> None:
+        latencies.clear()
+        threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
+    _record(benchmark, cluster, f"sync, {THREADS} threads", SYNC_N * 2, latencies)
 
 
 def test_sync_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str], producer: Producer) -> None:
-    _, topic = broker
+    cluster, topic = broker
     latencies: list[float] = []
     cpu: list[float] = []
 
@@ -161,7 +196,7 @@ def test_sync_sends(benchmark: Any, lib: ModuleType, broker: tuple[Cluster, str]
         cpu.append((time.process_time() - c0) / SYNC_N)
 
     benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=1)
-    _record(benchmark, "sync", SYNC_N, latencies)
+    _record(benchmark, cluster, "sync, 1 thread", SYNC_N, latencies)
     # The routing core's part of a send: the queue selection and the fault-item update sendDefaultImpl makes,
     # timed alone, against the client CPU of a whole send (process time: both threads of the producer)
     info, strategy = producer.publish_info(topic), producer.strategy

@@ -1,4 +1,5 @@
-"""The consumer against one real local broker (RocketMQ-Rust, started as in tests/cluster): messages/s consumed by
+"""The consumer against one real local broker, Apache RocketMQ 5.5.0's and RocketMQ-Rust 1.0.0's in turn (started as
+in tests/cluster): messages/s consumed by
 one consumer from a topic filled beforehand with 1 KiB messages (each round a new group reading from the first
 offset, so every round reads the same messages), with one message per listener call (Java's default
 ``consume_message_batch_max_size``) and with 32; and the time from a member joining a group of two to the group
@@ -25,9 +26,12 @@ N = 8000
 _GROUPS = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def filled() -> Iterator[tuple[Cluster, str]]:
-    cluster = Cluster(namesrvs=1, brokers=1)
+SERVERS = ["apache-5.5.0", "rust-1.0.0"]
+
+
+@pytest.fixture(scope="module", params=SERVERS)
+def filled(request: pytest.FixtureRequest) -> Iterator[tuple[Cluster, str]]:
+    cluster = Cluster(namesrvs=1, brokers=1, impl=request.param)
     cluster.start()
     try:
         topic = "BenchConsume"
@@ -70,7 +74,9 @@ def test_consume(benchmark: Any, lib: ModuleType, filled: tuple[Cluster, str], b
     cluster, topic = filled
     benchmark.group = GROUP
     benchmark.pedantic(_consume_all, args=(cluster, topic, lib, batch), rounds=3, iterations=1, warmup_rounds=0)
-    benchmark.extra_info.update({"consumer_variant": f"consume, {batch} per listener call", "ops": N})
+    benchmark.extra_info.update(
+        {"server": cluster.impl.name, "consumer_variant": f"consume, {batch} per listener call", "ops": N}
+    )
 
 
 def test_member_join_to_rebalanced(benchmark: Any, lib: ModuleType, filled: tuple[Cluster, str]) -> None:
@@ -103,4 +109,6 @@ def test_member_join_to_rebalanced(benchmark: Any, lib: ModuleType, filled: tupl
     times: list[float] = []
     benchmark.group = GROUP
     benchmark.pedantic(join, rounds=3, iterations=1, warmup_rounds=0)
-    benchmark.extra_info.update({"consumer_variant": "member join -> group rebalanced", "join_s": min(times)})
+    benchmark.extra_info.update(
+        {"server": cluster.impl.name, "consumer_variant": "member join -> group rebalanced", "join_s": min(times)}
+    )

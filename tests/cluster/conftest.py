@@ -1,18 +1,28 @@
-"""Fixtures of the cluster tests: real name servers and brokers (see harness.py).
+"""Fixtures of the cluster tests: real name servers and brokers (see harness.py and impls.py).
 
-- ``cluster``: one :class:`~tests.cluster.harness.Cluster` for the session, 2 name servers and 2 brokers
-  (``broker-a``, ``broker-b``). Before each test that uses it, paused brokers are resumed and stopped ones started
-  again, so a test that failed halfway through a stop/start does not break the next one.
+Every cluster test runs once per server implementation (the ``server_impl`` parameter, in the test id):
+Apache RocketMQ 5.5.0 (the Java servers users run) and RocketMQ-Rust 1.0.0. A test marked
+``@pytest.mark.every_server`` (keyed sends, consumer groups, orderly consumption, broker kills) also runs against
+Apache 5.3.3 and 4.9.7; ``cluster.compat`` is the client compat profile matching each.
+``ROCKETROUTE_CLUSTER_IMPLS=apache-5.5.0,...`` narrows the list (a developer's shortcut; CI runs them all).
+
+- ``server_impl``: the implementation's name, e.g. ``"apache-5.5.0"``.
+- ``cluster``: one :class:`~tests.cluster.harness.Cluster` per implementation for the session, 2 name servers and
+  2 brokers (``broker-a``, ``broker-b``); pytest groups the tests by implementation, so one cluster runs at a time.
+  Before each test that uses it, paused brokers are resumed and stopped ones started again, so a test that failed
+  halfway through a stop/start does not break the next one.
 - ``fresh_topic``: a factory for unique topic names, created on the cluster's brokers by default.
-- ``make_cluster``: a factory for a cluster of another shape, closed after the test.
+- ``make_cluster``: a factory for a cluster of another shape (same implementation), closed after the test.
 
-Every test under tests/cluster is marked ``cluster`` (``pytest -m "not cluster"`` leaves them out). Missing server
-binaries make the tests fail with a message telling to run ``make servers``; they never skip.
+Every test under tests/cluster is marked ``cluster`` (``pytest -m "not cluster"`` leaves them out). Missing servers
+make the tests fail with a message telling to run ``make servers``; they never skip.
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
+import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,10 +31,51 @@ from pathlib import Path
 import pytest
 
 from .harness import Cluster
+from .impls import IMPLS
 
 _HERE = Path(__file__).parent
-_STATS: dict[str, object] = {}
+_STATS: dict[str, dict[str, object]] = {}
 _TOPIC_COUNTER = itertools.count()
+_PASSED: collections.Counter[str] = collections.Counter()
+
+MAIN_IMPLS = ("apache-5.5.0", "rust-1.0.0")
+"""The implementations every cluster test runs against."""
+EVERY_IMPL = IMPLS
+"""Those a test marked ``every_server`` runs against."""
+IMPLS_ENV = "ROCKETROUTE_CLUSTER_IMPLS"
+
+
+def _wanted(config: pytest.Config) -> list[str] | None:
+    raw = os.environ.get(IMPLS_ENV, "").strip()
+    if not raw:
+        return None
+    names = [n.strip() for n in raw.split(",") if n.strip()]
+    unknown = [n for n in names if n not in IMPLS]
+    if unknown:
+        raise pytest.UsageError(f"${IMPLS_ENV} names unknown implementations {unknown}; known: {list(IMPLS)}")
+    return names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "every_server: a cluster test that also runs against Apache 5.3.3 and 4.9.7 (not only 5.5.0, Rust)"
+    )
+
+
+def _uses_servers(metafunc: pytest.Metafunc) -> bool:
+    return _HERE in Path(metafunc.definition.path).parents and bool(
+        {"cluster", "make_cluster", "fresh_topic", "server_impl"} & set(metafunc.fixturenames)
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if not _uses_servers(metafunc):
+        return
+    impls = EVERY_IMPL if metafunc.definition.get_closest_marker("every_server") else MAIN_IMPLS
+    wanted = _wanted(metafunc.config)
+    if wanted is not None:
+        impls = tuple(i for i in impls if i in wanted)
+    metafunc.parametrize("server_impl", list(impls), indirect=True, scope="session", ids=list(impls))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -33,31 +84,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.cluster)
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.passed:
+        m = re.search(r"\[(?:[^\]]*-)?((?:apache|rust)-\d+\.\d+\.\d+)(?:-[^\]]*)?\]$", report.nodeid)
+        if m:
+            _PASSED[m.group(1)] += 1
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if "started_in_s" in _STATS:
-        disk = _STATS.get("disk_per_broker_mb") or {}
+    for impl, st in _STATS.items():
+        disk = st.get("disk_per_broker_mb") or {}
         terminalreporter.write_line(
-            f"cluster: {_STATS['shape']} started in {_STATS['started_in_s']:.2f} s; "
-            f"disk per broker at the end (MB): {disk}"
+            f"cluster {impl}: {st['shape']} started in {st['started_in_s']:.2f} s; "
+            f"{_PASSED.get(impl, 0)} tests passed; disk per broker at the end (MB): {disk}"
         )
 
 
 @pytest.fixture(scope="session")
-def _session_cluster() -> Iterator[Cluster]:
-    c = Cluster(namesrvs=2, brokers=2)
+def server_impl(request: pytest.FixtureRequest) -> str:
+    """The name of the server implementation this test runs against (``apache-5.5.0``, ``rust-1.0.0``, ...)."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def _session_cluster(server_impl: str) -> Iterator[Cluster]:
+    c = Cluster(namesrvs=2, brokers=2, impl=server_impl)
     try:
         c.start()
-        _STATS["shape"] = "2 name servers, 2 brokers"
-        _STATS["started_in_s"] = c.started_in_s
+        st = _STATS[server_impl] = {"shape": "2 name servers, 2 brokers", "started_in_s": c.started_in_s}
         yield c
-        _STATS["disk_per_broker_mb"] = {n: round(c.disk_usage(n) / 2**20, 1) for n in c.broker_names}
+        st["disk_per_broker_mb"] = {n: round(c.disk_usage(n) / 2**20, 1) for n in c.broker_names}
     finally:
         c.close()
 
 
 @pytest.fixture(scope="session")
 def cluster(_session_cluster: Cluster) -> Cluster:
-    """The session's cluster: 2 name servers, 2 brokers (``broker-a``, ``broker-b``) in ``DefaultCluster``."""
+    """The session's cluster of this implementation: 2 name servers, 2 brokers (``broker-a``, ``broker-b``) in
+    ``DefaultCluster``."""
     return _session_cluster
 
 
@@ -85,12 +149,13 @@ def fresh_topic(request: pytest.FixtureRequest) -> Callable[..., str]:
 
 
 @pytest.fixture
-def make_cluster() -> Iterator[Callable[..., Cluster]]:
-    """``make_cluster(namesrvs=1, brokers=1, **kwargs) -> Cluster``: a started cluster of its own, closed after
-    the test."""
+def make_cluster(server_impl: str) -> Iterator[Callable[..., Cluster]]:
+    """``make_cluster(namesrvs=1, brokers=1, **kwargs) -> Cluster``: a started cluster of its own (this test's
+    implementation unless ``impl=`` says otherwise), closed after the test."""
     made: list[Cluster] = []
 
     def make(namesrvs: int = 1, brokers: int = 1, **kwargs: object) -> Cluster:
+        kwargs.setdefault("impl", server_impl)
         c = Cluster(namesrvs, brokers, **kwargs)  # type: ignore[arg-type]
         made.append(c)
         return c.start()

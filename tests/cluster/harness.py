@@ -1,9 +1,10 @@
-"""Real RocketMQ servers for the cluster tests: name servers and brokers started as processes on 127.0.0.1.
+"""Real RocketMQ servers for the cluster tests: name servers, brokers and proxies started as processes on 127.0.0.1.
 
-The servers are RocketMQ-Rust's ``rocketmq-namesrv-rust`` and ``rocketmq-broker-rust`` 1.0.0, built by
-``make servers`` into a cache outside the checkout; ``ROCKETROUTE_SERVERS_BIN`` names their directory (default:
-``${XDG_CACHE_HOME:-~/.cache}/rocketroute/servers/bin``, where ``make servers`` puts them). Missing binaries are an
-error telling the user to run ``make servers``, never a skip: the cluster tests must run in CI.
+Two implementations (:mod:`tests.cluster.impls`): Apache RocketMQ's own Java servers (``impl="apache-5.5.0"``,
+``"apache-5.3.3"``, ``"apache-4.9.7"``: jars that ``make servers`` resolves from Maven Central, started with
+``java -cp``) and RocketMQ-Rust's (``impl="rust-1.0.0"``: binaries that ``make servers`` builds with ``cargo
+install``), both in a cache outside the checkout. A missing implementation is an error telling the user to run
+``make servers``, never a skip: the cluster tests must run in CI.
 
 :class:`Cluster` starts N name servers and M brokers (``broker-a``, ``broker-b``, ... in ``DefaultCluster``, each a
 master registered with every name server through a ``;``-separated ``namesrvAddr``, as a Java broker's
@@ -47,6 +48,18 @@ from rocketroute import TopicRouteData
 from rocketroute.reference.route import quote_numeric_keys
 from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
 
+from .impls import (
+    BROKER_BINARY,
+    CLUSTER_NAME,
+    NAMESRV_BINARY,
+    SERVERS_BIN_ENV,
+    RustImpl,
+    ServerImpl,
+    ServersMissingError,
+    get_impl,
+    servers_bin_dir,
+)
+
 __all__ = [
     "BROKER_BINARY",
     "CLUSTER_NAME",
@@ -59,53 +72,29 @@ __all__ = [
     "find_binaries",
 ]
 
-SERVERS_BIN_ENV = "ROCKETROUTE_SERVERS_BIN"
+DEFAULT_IMPL = "apache-5.5.0"
+"""The implementation a :class:`Cluster` starts when none is named: Apache's newest servers."""
+
 KEEP_DIRS_ENV = "ROCKETROUTE_CLUSTER_KEEP"
 """Set to 1 to keep the cluster's temp dirs (configs, stores, logs) after close, for debugging."""
-NAMESRV_BINARY = "rocketmq-namesrv-rust"
-BROKER_BINARY = "rocketmq-broker-rust"
-CLUSTER_NAME = "DefaultCluster"
-"""The cluster name (RocketMQ-Rust's gRPC proxy finds routes only in a cluster of that name)."""
 DEFAULT_TOPIC = "TBW102"
 """Java's TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, the ``defaultTopic`` of a create-topic request."""
 
 _POLL_S = 0.05
 _LOG_TAIL_LINES = 30
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_ADDR_IN_USE = re.compile(r"address already in use|os error 98|AddrInUse", re.IGNORECASE)
+_ADDR_IN_USE = re.compile(r"address already in use|os error 98|AddrInUse|BindException", re.IGNORECASE)
 
 
 class HarnessError(RuntimeError):
     """A server did not start, answer or register as expected; the message carries the servers' log tails."""
 
 
-class ServersMissingError(HarnessError):
-    """The server binaries are not installed: run ``make servers``."""
-
-
-def servers_bin_dir() -> Path:
-    """``$ROCKETROUTE_SERVERS_BIN``, else the directory ``make servers`` installs into by default."""
-    env = os.environ.get(SERVERS_BIN_ENV)
-    if env:
-        return Path(env).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "rocketroute" / "servers" / "bin"
-
-
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> tuple[Path, Path]:
-    """The name server and broker executables in ``bin_dir`` (default :func:`servers_bin_dir`).
+    """The Rust name server and broker executables in ``bin_dir`` (default :func:`servers_bin_dir`).
 
     Raises :class:`ServersMissingError` naming what is missing and telling the user to run ``make servers``."""
-    d = Path(bin_dir) if bin_dir is not None else servers_bin_dir()
-    paths = (d / NAMESRV_BINARY, d / BROKER_BINARY)
-    missing = [p.name for p in paths if not (p.is_file() and os.access(p, os.X_OK))]
-    if missing:
-        raise ServersMissingError(
-            f"the RocketMQ servers for the cluster tests are not installed: {', '.join(missing)} not found in {d} "
-            f"(${SERVERS_BIN_ENV}={os.environ.get(SERVERS_BIN_ENV, '<unset>')}). Run `make servers` to build them "
-            f"(once, into a cache outside the checkout), or set {SERVERS_BIN_ENV} to the directory that holds them."
-        )
-    return paths
+    return RustImpl(bin_dir=bin_dir).binaries()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -263,7 +252,7 @@ class _Server:
     """One server process: its command line, its dir and log, and the running process (if any)."""
 
     name: str
-    kind: str  # "namesrv" or "broker"
+    kind: str  # "namesrv", "broker" or "proxy"
     home: Path
     port: int
     argv: list[str]
@@ -272,6 +261,8 @@ class _Server:
     paused: bool = False
     starts: int = 0
     extra_ports: list[int] = field(default_factory=list)
+    logs: list[Path] = field(default_factory=list)
+    """The server's own log files (Apache's), shown beside the captured stdout/stderr when it fails."""
 
     @property
     def addr(self) -> str:
@@ -374,49 +365,20 @@ class _Server:
             state = f"running, pid {self.proc.pid}" + (", paused (SIGSTOP)" if self.paused else "")
         else:
             state = f"exited with status {self.proc.returncode}"
-        tail = _tail(self.log_path, lines)
-        return f"--- {self.name} at {self.addr} ({state}); last lines of {self.log_path}:\n{tail}"
+        out = f"--- {self.name} at {self.addr} ({state}); last lines of {self.log_path}:\n{_tail(self.log_path, lines)}"
+        for log in self.logs:
+            if log.exists():
+                out += f"\n--- last lines of {log}:\n{_tail(log, lines)}"
+        return out
 
 
 def _lost_port_race(srv: _Server) -> bool:
     """Whether a server that exited during start did so because another process holds one of its ports. The Rust
     servers then log only "Service lifecycle operation failed" (exit status 70), so the ports are checked."""
-    return bool(_ADDR_IN_USE.search(_tail(srv.log_path, 200))) or not all(
+    logs = [srv.log_path, *srv.logs]
+    return any(_ADDR_IN_USE.search(_tail(p, 200)) for p in logs) or not all(
         _can_bind(p) for p in (srv.port, *srv.extra_ports)
     )
-
-
-def _broker_toml(*, name: str, namesrv_addr: str, port: int, ha_port: int, store: Path) -> str:
-    """The broker's config, only keys the Rust broker 1.0.0 was seen to accept (it rejects unknown keys). The last
-    four keys of [store] keep a test broker's store near 17 MB (the defaults take 1.5 GB: a 1 GiB commit log
-    file and a 400 MB index file)."""
-    store_s = json.dumps(str(store))
-    return f"""[broker]
-namesrvAddr = {json.dumps(namesrv_addr)}
-brokerIp1 = "127.0.0.1"
-listenPort = {port}
-storePathRootDir = {store_s}
-autoCreateTopicEnable = true
-
-[broker.brokerServerConfig]
-bindAddress = "127.0.0.1"
-
-[broker.brokerIdentity]
-brokerName = {json.dumps(name)}
-brokerClusterName = {json.dumps(CLUSTER_NAME)}
-brokerId = 0
-
-[store]
-storeType = "LocalFile"
-brokerRole = "ASYNC_MASTER"
-storePathRootDir = {store_s}
-haListenAddress = "127.0.0.1"
-haListenPort = {ha_port}
-mappedFileSizeCommitLog = 16777216
-mappedFileSizeConsumeQueue = 60000
-maxHashSlotNum = 1000
-maxIndexNum = 4000
-"""
 
 
 def _broker_names(n: int) -> list[str]:
@@ -449,19 +411,23 @@ def _parse_json(body: bytes | None) -> Any:
 
 
 class Cluster:
-    """N name servers and M brokers on 127.0.0.1 (see the module docstring). Use as a context manager, or call
-    :meth:`start` and :meth:`close`.
+    """N name servers, M brokers and P proxies on 127.0.0.1 (see the module docstring). Use as a context manager,
+    or call :meth:`start` and :meth:`close`.
 
-    ``namesrvs``/``brokers``: how many. ``bin_dir``: where the binaries are (default :func:`servers_bin_dir`).
-    ``base_dir``: the parent of the cluster's temp dir (default the system temp dir). ``start_timeout_s``: the
-    deadline of each wait (a server up, every broker registered, a topic's route everywhere).
-    ``request_timeout_ms``: the timeout of each request the harness sends. ``broker_log_filter`` /
-    ``namesrv_log_filter``: the servers' ``--log-filter``. ``keep_dirs``: keep the temp dirs after close (default:
-    ``$ROCKETROUTE_CLUSTER_KEEP``). ``broker_names``: the brokers' names (default ``broker-a``, ``broker-b``, ...).
+    ``impl``: the server implementation, a name from :data:`tests.cluster.impls.IMPLS` (default
+    :data:`DEFAULT_IMPL`, Apache's newest) or a :class:`~tests.cluster.impls.ServerImpl`.
+    ``namesrvs``/``brokers``/``proxies``: how many (proxies: Apache 5.x only, ``ProxyStartup -pm cluster``).
+    ``bin_dir``: where the Rust binaries are (default :func:`servers_bin_dir`; naming it picks ``rust-1.0.0``
+    when ``impl`` is not given). ``base_dir``: the parent of the cluster's temp dir (default the system temp dir).
+    ``start_timeout_s``: the deadline of each wait (a server up, every broker registered, a topic's route
+    everywhere). ``request_timeout_ms``: the timeout of each request the harness sends. ``broker_log_filter`` /
+    ``namesrv_log_filter``: the Rust servers' ``--log-filter``. ``keep_dirs``: keep the temp dirs after close
+    (default: ``$ROCKETROUTE_CLUSTER_KEEP``). ``broker_names``: the brokers' names (default ``broker-a``,
+    ``broker-b``, ...). ``broker_config``: extra broker config keys (Apache only: ``broker.conf`` properties).
 
-    Facts of the Rust servers the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and its
-    HA port; it exits (status 0) on SIGTERM after unregistering from every name server; a name server drops a broker
-    as soon as its connection closes (a SIGKILL too, not after Java's 120 s expiry); a restarted broker binds the
+    Facts of both implementations the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and
+    its HA port (``listenPort + 1``); it unregisters from every name server on SIGTERM; a name server drops a broker
+    as soon as its connection closes (a SIGKILL too, not after the 120 s expiry); a restarted broker binds the
     same ports at once and registers its stored topics again.
 
     The methods may be called from any thread (the protocol client is thread-safe), e.g. to kill a broker while a
@@ -473,38 +439,63 @@ class Cluster:
         namesrvs: int = 2,
         brokers: int = 2,
         *,
+        impl: str | ServerImpl | None = None,
+        proxies: int = 0,
         bin_dir: str | os.PathLike[str] | None = None,
         base_dir: str | os.PathLike[str] | None = None,
-        start_timeout_s: float = 60.0,
+        start_timeout_s: float = 90.0,
         request_timeout_ms: int = 3000,
         broker_log_filter: str = "warn",
         namesrv_log_filter: str = "info",
         keep_dirs: bool | None = None,
         broker_names: Sequence[str] | None = None,
+        broker_config: Mapping[str, str] | None = None,
     ) -> None:
         if namesrvs < 1:
             raise ValueError("a cluster needs at least one name server")
         if brokers < 0:
             raise ValueError("brokers must be >= 0")
+        if proxies < 0:
+            raise ValueError("proxies must be >= 0")
+        if impl is None:
+            impl = "rust-1.0.0" if bin_dir is not None else DEFAULT_IMPL
+        self.impl = get_impl(impl)
+        if isinstance(self.impl, RustImpl):
+            if bin_dir is not None or (broker_log_filter, namesrv_log_filter) != ("warn", "info"):
+                self.impl = RustImpl(
+                    self.impl.version,
+                    bin_dir=bin_dir,
+                    broker_log_filter=broker_log_filter,
+                    namesrv_log_filter=namesrv_log_filter,
+                )
+        elif bin_dir is not None:
+            raise ValueError(f"bin_dir names the Rust servers' binaries; {self.impl.name} is started from its jars")
+        if proxies and not self.impl.has_proxy:
+            raise ValueError(f"{self.impl.name} has no proxy the harness can start")
         self._n_namesrvs = namesrvs
         self._n_brokers = brokers
+        self._n_proxies = proxies
         if broker_names is not None and len(broker_names) != brokers:
             raise ValueError(f"{brokers} brokers need {brokers} names, not {list(broker_names)}")
         self._broker_name_list = list(broker_names) if broker_names is not None else _broker_names(brokers)
-        self._bin_dir = bin_dir
+        self._broker_config = dict(broker_config or {})
         self._base_parent = base_dir
         self.start_timeout_s = start_timeout_s
         self.request_timeout_ms = request_timeout_ms
-        self._broker_log_filter = broker_log_filter
-        self._namesrv_log_filter = namesrv_log_filter
         self._keep = keep_dirs if keep_dirs is not None else os.environ.get(KEEP_DIRS_ENV, "") not in ("", "0")
         self._namesrvs: list[_Server] = []
         self._brokers: dict[str, _Server] = {}
+        self._proxies: list[_Server] = []
         self._client: RemotingClient | None = None
         self.base_dir: Path | None = None
         self.started_in_s: float | None = None
         """Seconds :meth:`start` took (processes up and every broker registered with every name server)."""
         self._closed = False
+
+    @property
+    def compat(self) -> str:
+        """The client compat profile matching the servers (``"4.9"`` for Apache 4.9, else ``"5.3"``)."""
+        return self.impl.compat
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
@@ -514,35 +505,45 @@ class Cluster:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _servers(self) -> list[_Server]:
+        return [*self._proxies, *self._brokers.values(), *self._namesrvs]
+
     def start(self) -> Cluster:
-        """Start the name servers, then the brokers, and wait until every name server lists every broker.
-        On any failure everything started so far is killed and the error carries the servers' log tails."""
+        """Start the name servers, then the brokers, and wait until every name server lists every broker; then the
+        proxies. On any failure everything started so far is killed and the error carries the servers' log tails."""
         if self.base_dir is not None:
             raise HarnessError("this cluster was started already")
-        namesrv_bin, broker_bin = find_binaries(self._bin_dir)
+        self.impl.check()
         t0 = time.monotonic()
-        self.base_dir = Path(tempfile.mkdtemp(prefix="rocketroute-cluster-", dir=self._base_parent))
+        self.base_dir = Path(tempfile.mkdtemp(prefix=f"rocketroute-{self.impl.name}-", dir=self._base_parent))
         _OPEN_CLUSTERS.add(self)
         try:
             for i in range(self._n_namesrvs):
-                home = self.base_dir / f"namesrv-{i}"
-                home.mkdir()
-                srv = _Server(name=f"namesrv-{i}", kind="namesrv", home=home, port=0, argv=[], env={})
-                self._configure_namesrv(srv, namesrv_bin)
+                srv = self._new_server(f"namesrv-{i}", "namesrv")
+                self._configure_namesrv(srv)
                 self._namesrvs.append(srv)
-            self._start_all(self._namesrvs, lambda s: self._configure_namesrv(s, namesrv_bin))
+            self._start_all(self._namesrvs, self._configure_namesrv)
             for name in self._broker_name_list:
-                home = self.base_dir / name
-                home.mkdir()
-                srv = _Server(name=name, kind="broker", home=home, port=0, argv=[], env={})
-                self._configure_broker(srv, broker_bin)
+                srv = self._new_server(name, "broker")
+                self._configure_broker(srv)
                 self._brokers[name] = srv
-            self._start_all(list(self._brokers.values()), lambda s: self._configure_broker(s, broker_bin))
+            self._start_all(list(self._brokers.values()), self._configure_broker)
+            for i in range(self._n_proxies):
+                srv = self._new_server(f"proxy-{i}", "proxy")
+                self._configure_proxy(srv)
+                self._proxies.append(srv)
+            self._start_all(self._proxies, self._configure_proxy)
         except BaseException:
             self.close()
             raise
         self.started_in_s = time.monotonic() - t0
         return self
+
+    def _new_server(self, name: str, kind: str) -> _Server:
+        assert self.base_dir is not None
+        home = self.base_dir / name
+        home.mkdir()
+        return _Server(name=name, kind=kind, home=home, port=0, argv=[], env={})
 
     def close(self) -> None:
         """Kill every server by pid (SIGKILL: the stores are thrown away), close the client, remove the temp
@@ -551,7 +552,7 @@ class Cluster:
             return
         self._closed = True
         _OPEN_CLUSTERS.discard(self)
-        for srv in [*self._brokers.values(), *self._namesrvs]:
+        for srv in self._servers():
             srv.kill()
         if self._client is not None:
             try:
@@ -560,54 +561,32 @@ class Cluster:
                 pass
             self._client = None
         with _PORTS_LOCK:
-            for srv in [*self._brokers.values(), *self._namesrvs]:
+            for srv in self._servers():
                 _TAKEN_PORTS.difference_update([srv.port, *srv.extra_ports])
         if self.base_dir is not None and not self._keep:
             shutil.rmtree(self.base_dir, ignore_errors=True)
 
-    def _configure_namesrv(self, srv: _Server, binary: Path) -> None:
-        srv.port = _free_ports([0])
-        home = str(srv.home)
-        srv.argv = [
-            str(binary),
-            "--rocketmqHome",  # without it the name server may fail with "Service lifecycle operation failed"
-            home,
-            "--listenPort",
-            str(srv.port),
-            "--bindAddress",
-            "127.0.0.1",
-            "--log-filter",
-            self._namesrv_log_filter,
-        ]
-        srv.env = {**os.environ, "ROCKETMQ_HOME": home}
+    def _apply(self, srv: _Server, launch: Any) -> None:
+        srv.argv, srv.env, srv.extra_ports, srv.logs = launch.argv, launch.env, launch.extra_ports, launch.logs
 
-    def _configure_broker(self, srv: _Server, binary: Path) -> None:
-        # listenPort P; P - 2 is the fast (VIP) channel the broker also opens; P + 1 is the HA port (Java's default).
-        srv.port = _free_ports([-2, 0, 1])
-        srv.extra_ports = [srv.port - 2, srv.port + 1]
-        (srv.home / "broker.toml").write_text(
-            _broker_toml(
-                name=srv.name,
-                namesrv_addr=self.namesrv_addr,
-                port=srv.port,
-                ha_port=srv.port + 1,
-                store=srv.home / "store",
-            )
+    def _configure_namesrv(self, srv: _Server) -> None:
+        srv.port = _free_ports([0])
+        self._apply(srv, self.impl.namesrv(srv.home, srv.port))
+
+    def _configure_broker(self, srv: _Server) -> None:
+        srv.port = _free_ports(self.impl.broker_port_offsets)
+        launch = self.impl.broker(
+            srv.home, name=srv.name, port=srv.port, namesrv_addr=self.namesrv_addr, config=self._broker_config
         )
-        srv.argv = [
-            str(binary),
-            "-c",
-            str(srv.home / "broker.toml"),
-            "-n",
-            self.namesrv_addr,
-            "--log-filter",
-            self._broker_log_filter,
-        ]
-        srv.env = {
-            **os.environ,
-            "ROCKETMQ_HOME": str(srv.home),
-            "ROCKETMQ_SECURITY_PROFILE": "development-insecure-loopback",
-        }
+        self._apply(srv, launch)
+
+    def _configure_proxy(self, srv: _Server) -> None:
+        # port: the remoting port (where the harness checks it answers); +1: the gRPC port
+        srv.port = _free_ports([0, 1])
+        launch = self.impl.proxy(
+            srv.home, remoting_port=srv.port, grpc_port=srv.port + 1, namesrv_addr=self.namesrv_addr
+        )
+        self._apply(srv, launch)
 
     def _start_all(self, servers: list[_Server], reconfigure: Callable[[_Server], None]) -> None:
         """Start ``servers`` together and wait until all are ready; a server that lost a race for its port (it
@@ -653,6 +632,10 @@ class Cluster:
         try:
             if srv.kind == "namesrv":
                 return self.invoke(srv.addr, RequestCode.GET_BROKER_CLUSTER_INFO).code == ResponseCode.SUCCESS
+            if srv.kind == "proxy":  # both its ports accept connections
+                for port in (srv.port, *srv.extra_ports):
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
             # A broker: it answers (a just-restarted one is not taken for the old registration), and every name
             # server lists it at its address.
             self.invoke(srv.addr, RequestCode.GET_MAX_OFFSET, {"topic": DEFAULT_TOPIC, "queueId": "0"})
@@ -662,7 +645,7 @@ class Cluster:
 
     def _context(self) -> str:
         """Every other server's state and log tail, for an error message."""
-        return "\n\nall servers:\n" + "\n".join(s.describe(lines=8) for s in [*self._namesrvs, *self._brokers.values()])
+        return "\n\nall servers:\n" + "\n".join(s.describe(lines=8) for s in self._servers())
 
     def _registration_summary(self) -> str:
         parts = []
@@ -684,6 +667,16 @@ class Cluster:
     def namesrv_addr(self) -> str:
         """All name servers in one ``;``-separated string, as Java's ``namesrvAddr`` setting."""
         return ";".join(self.namesrv_addrs)
+
+    @property
+    def proxy_addrs(self) -> list[str]:
+        """Each proxy's remoting ``127.0.0.1:port``."""
+        return [s.addr for s in self._proxies]
+
+    @property
+    def proxy_grpc_endpoints(self) -> list[str]:
+        """Each proxy's gRPC ``127.0.0.1:port`` (what the 5.x gRPC clients take as their endpoint)."""
+        return [f"127.0.0.1:{s.extra_ports[0]}" for s in self._proxies]
 
     @property
     def broker_names(self) -> list[str]:
@@ -710,7 +703,7 @@ class Cluster:
 
     def log_tail(self, name: str, lines: int = _LOG_TAIL_LINES) -> str:
         """The last lines of a server's log (``broker-a``, ``namesrv-0``, ...)."""
-        for s in [*self._namesrvs, *self._brokers.values()]:
+        for s in self._servers():
             if s.name == name:
                 return _tail(s.log_path, lines)
         raise KeyError(name)
@@ -876,9 +869,41 @@ class Cluster:
 
         self._wait(shown, f"route of {topic} with {queues} queues on {targets} on every name server", timeout_s)
 
+    def runtime_info(self, broker_name: str) -> dict[str, str]:
+        """GET_BROKER_RUNTIME_INFO (28) from one broker: its ``table`` of runtime figures (Apache's brokers:
+        ``dispatchBehindBytes``, ``msgPutTotalTodayNow``, ...)."""
+        resp = self._checked(self.broker_addr(broker_name), RequestCode.GET_BROKER_RUNTIME_INFO)
+        return dict((_parse_json(resp.body) or {}).get("table") or {})
+
+    def wait_dispatched(self, broker_name: str, *, timeout_s: float = 10.0) -> None:
+        """Wait until the broker has dispatched everything in its commit log to its consume queues. Apache's broker
+        answers a send once the message is in the commit log and builds the consume queue behind it (its reput
+        service), so a queue's max offset can lag a just-acknowledged send by a few milliseconds; its runtime info
+        says how far (``dispatchBehindBytes``). RocketMQ-Rust's broker updates the queue before it answers."""
+        if self.impl.family != "apache":
+            return
+        addr = self.broker_addr(broker_name)
+
+        def dispatched() -> bool:
+            resp = self.invoke(addr, RequestCode.GET_BROKER_RUNTIME_INFO)
+            if resp.code != ResponseCode.SUCCESS:
+                # 4.9's runtime info fails (NoSuchElementException) while its commit log has no file yet, that is
+                # before the first message: nothing to dispatch
+                return "NoSuchElementException" in (resp.remark or "")
+            table = (_parse_json(resp.body) or {}).get("table") or {}
+            return table.get("dispatchBehindBytes") == "0"
+
+        self._wait(
+            dispatched,
+            f"{broker_name} dispatched its commit log to its consume queues",
+            timeout_s,
+        )
+
     def max_offset(self, broker_name: str, topic: str, queue_id: int) -> int:
         """GET_MAX_OFFSET (30): the queue's max offset on that broker (the number of messages it stored there,
-        for a queue that has never been cleaned)."""
+        for a queue that has never been cleaned), read once the broker has dispatched every message it
+        acknowledged (:meth:`wait_dispatched`)."""
+        self.wait_dispatched(broker_name)
         resp = self._checked(
             self.broker_addr(broker_name), RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": str(queue_id)}
         )
@@ -892,10 +917,10 @@ class Cluster:
     def is_paused(self, name: str) -> bool:
         return self._broker(name).paused
 
-    def stop_broker(self, name: str, *, grace_s: float = 10.0, wait_unregistered: bool = True) -> int | None:
+    def stop_broker(self, name: str, *, grace_s: float | None = None, wait_unregistered: bool = True) -> int | None:
         """SIGTERM the broker (it unregisters from the name servers on the way out), SIGKILL after ``grace_s``;
         then (by default) wait until no name server lists it. Returns its exit status."""
-        status = self._broker(name).stop(grace_s)
+        status = self._broker(name).stop(self.impl.stop_grace_s if grace_s is None else grace_s)
         if wait_unregistered:
             self.wait_unregistered(name)
         return status
@@ -950,6 +975,6 @@ class Cluster:
 
     def __repr__(self) -> str:
         return (
-            f"Cluster(namesrvs={self.namesrv_addrs}, brokers="
+            f"Cluster(impl={self.impl.name!r}, namesrvs={self.namesrv_addrs}, brokers="
             f"{ {n: s.addr for n, s in self._brokers.items()} }, dir={self.base_dir})"
         )

@@ -94,7 +94,7 @@ STRATEGIES: dict[str, Callable[[], Any]] = {
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
-def test_three_members_own_what_allocate_all_says(request, name):
+def test_three_members_own_what_allocate_all_says(request, server_impl, name):
     if name == "by_machine_room":  # its rooms are the broker names' "room@" prefixes
         cluster = request.getfixturevalue("make_cluster")(1, 2, broker_names=["hz@broker-a", "sh@broker-b"])
         topic = f"rr_machine_room_{time.monotonic_ns()}"
@@ -139,6 +139,7 @@ def test_three_members_own_what_allocate_all_says(request, name):
             assert set(owners) == set(mqs) and set(owners.values()) == {1}
 
 
+@pytest.mark.every_server
 def test_join_and_leave_converge_and_every_message_is_consumed(cluster, fresh_topic):
     topic = fresh_topic(queues=4)
     mqs = route_queues(cluster, topic)
@@ -148,7 +149,7 @@ def test_join_and_leave_converge_and_every_message_is_consumed(cluster, fresh_to
     stop = threading.Event()
 
     def produce() -> None:
-        with Producer(cluster.namesrv_addrs, "pg-churn") as p:
+        with Producer(cluster.namesrv_addrs, "pg-churn", compat=cluster.compat) as p:
             i = 0
             while not stop.is_set():
                 body = b"churn-%d" % i
@@ -167,11 +168,23 @@ def test_join_and_leave_converge_and_every_message_is_consumed(cluster, fresh_to
     with ExitStack() as stack:
         a = stack.enter_context(
             Consumer(
-                cluster.namesrv_addrs, group, [topic], instance_name="churn-a", listener=receipts.listener("a"), **FAST
+                cluster.namesrv_addrs,
+                group,
+                [topic],
+                instance_name="churn-a",
+                listener=receipts.listener("a"),
+                compat=cluster.compat,
+                **FAST,
             )
         )
         leaver = Consumer(
-            cluster.namesrv_addrs, group, [topic], instance_name="churn-b", listener=receipts.listener("b"), **FAST
+            cluster.namesrv_addrs,
+            group,
+            [topic],
+            instance_name="churn-b",
+            listener=receipts.listener("b"),
+            compat=cluster.compat,
+            **FAST,
         ).start()
         try:
             wait_until(lambda: settled([a, leaver]), 15, "two members settle")
@@ -185,6 +198,7 @@ def test_join_and_leave_converge_and_every_message_is_consumed(cluster, fresh_to
                     [topic],
                     instance_name="churn-c",
                     listener=receipts.listener("c"),
+                    compat=cluster.compat,
                     **FAST,
                 )
             )
@@ -310,6 +324,7 @@ def test_reconsume_later_comes_back_through_the_retry_topic(cluster, fresh_topic
     assert {r for _, _, r in again} == {topic}
 
 
+@pytest.mark.every_server
 def test_orderly_listener_keeps_per_key_order_across_a_rebalance(cluster, fresh_topic):
     topic = fresh_topic(queues=4)
     mqs = route_queues(cluster, topic)
@@ -333,7 +348,7 @@ def test_orderly_listener_keeps_per_key_order_across_a_rebalance(cluster, fresh_
     stop = threading.Event()
 
     def produce() -> None:
-        with Producer(cluster.namesrv_addrs, "pg-orderly") as p:
+        with Producer(cluster.namesrv_addrs, "pg-orderly", compat=cluster.compat) as p:
             i = 0
             while not stop.is_set():
                 key = keys[i % len(keys)]
@@ -349,7 +364,14 @@ def test_orderly_listener_keeps_per_key_order_across_a_rebalance(cluster, fresh_
 
     def orderly(name: str) -> Consumer:
         return Consumer(
-            cluster.namesrv_addrs, group, [topic], instance_name=name, listener=listener(name), orderly=True, **FAST
+            cluster.namesrv_addrs,
+            group,
+            [topic],
+            instance_name=name,
+            listener=listener(name),
+            orderly=True,
+            compat=cluster.compat,
+            **FAST,
         )
 
     producer = threading.Thread(target=produce)
@@ -393,6 +415,7 @@ def test_orderly_listener_keeps_per_key_order_across_a_rebalance(cluster, fresh_
     assert any(len(names) > 1 for names in owners.values())  # some keys did change hands
 
 
+@pytest.mark.every_server
 def test_a_killed_broker_s_queues_resume_from_the_committed_offsets(cluster, fresh_topic):
     topic = fresh_topic(queues=4)
     group = f"cg_kill_{time.monotonic_ns()}"
@@ -402,7 +425,7 @@ def test_a_killed_broker_s_queues_resume_from_the_committed_offsets(cluster, fre
     stop = threading.Event()
 
     def produce() -> None:
-        with Producer(cluster.namesrv_addrs, "pg-kill") as p:
+        with Producer(cluster.namesrv_addrs, "pg-kill", compat=cluster.compat) as p:
             i = 0
             while not stop.is_set():
                 body = b"kill-%d" % i
@@ -433,6 +456,7 @@ def test_a_killed_broker_s_queues_resume_from_the_committed_offsets(cluster, fre
                     [topic],
                     instance_name=f"kill-{i}",
                     listener=receipts.listener(f"m{i}"),
+                    compat=cluster.compat,
                     **kwargs,
                 )
             )

@@ -31,6 +31,7 @@ def _acked(results):
     return collections.Counter((r.queue.broker_name, r.queue.queue_id) for r in results)
 
 
+@pytest.mark.every_server
 @pytest.mark.parametrize("compat", COMPATS)
 def test_keyed_messages_land_on_the_queue_the_java_client_picks(cluster, fresh_topic, compat, backend):
     # the producer routes with either backend's core (backend=); the oracle is the package's native one
@@ -130,6 +131,7 @@ def test_a_topic_unknown_to_the_name_servers_is_sent_through_tbw102(cluster, fre
         assert all(q.queue_id < 4 for q in info.message_queues)
 
 
+@pytest.mark.every_server
 @pytest.mark.parametrize("fault_tolerance", [False, True])
 def test_a_broker_killed_mid_stream_loses_nothing_acknowledged(cluster, fresh_topic, fault_tolerance):
     topic = fresh_topic(queues=4)
@@ -137,6 +139,7 @@ def test_a_broker_killed_mid_stream_loses_nothing_acknowledged(cluster, fresh_to
     with Producer(
         cluster.namesrv_addrs,
         "pg-kill",
+        compat=cluster.compat,
         send_latency_fault_enable=fault_tolerance,
         send_msg_timeout=2000,
         poll_name_server_interval=1000,

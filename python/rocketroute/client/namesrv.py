@@ -24,6 +24,7 @@ from ..remoting import (
     RequestCode,
 )
 from ..remoting.command import MQ_VERSIONS
+from ..remoting.errors import one_line
 from ..response_code import ResponseCode
 
 __all__ = [
@@ -55,7 +56,7 @@ class TopicNotExistError(RocketRouteError, LookupError):
 
     def __init__(self, topic: str, remark: str | None, addr: str | None = None) -> None:
         code = int(ResponseCode.TOPIC_NOT_EXIST)
-        super().__init__(f"CODE: {code}  DESC: {remark or ''} (topic {topic!r}, name server {addr})")
+        super().__init__(f"CODE: {code}  DESC: {one_line(remark)} (topic {topic!r}, name server {addr})")
         self.topic = topic
         self.remark = remark
         self.addr = addr
@@ -68,7 +69,7 @@ class NameServerError(RemotingError):
     java_class = "org.apache.rocketmq.client.exception.MQClientException"
 
     def __init__(self, code: int, remark: str | None, addr: str) -> None:
-        super().__init__(f"CODE: {code}  DESC: {remark or ''}", addr=addr)
+        super().__init__(f"CODE: {code}  DESC: {one_line(remark)}", addr=addr)
         self.response_code = code
         self.remark = remark
 

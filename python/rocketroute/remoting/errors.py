@@ -30,6 +30,7 @@ __all__ = [
     "RemotingTimeoutError",
     "FrameError",
     "RemotingCommandError",
+    "one_line",
 ]
 
 
@@ -96,6 +97,13 @@ class FrameError(RemotingError, ValueError):
     java_class = "org.apache.rocketmq.remoting.exception.RemotingCommandException"
 
 
+def one_line(remark: str | None) -> str:
+    """A server's remark for an error message: line breaks and runs of spaces folded into one space (Apache's
+    servers put a "See https://rocketmq.apache.org/docs/bestPractice/06FAQ ..." line under many remarks). The
+    exceptions keep the remark as the server sent it in their ``remark`` attribute."""
+    return " ".join((remark or "").split())
+
+
 class RemotingCommandError(RemotingError, BrokerResponseError):
     """A response whose code is not a success code, raised by ``invoke_checked`` (``invoke`` returns any response
     as it is). Java's client raises ``MQBrokerException(code, remark, brokerAddr)`` for it, whose message is
@@ -105,7 +113,7 @@ class RemotingCommandError(RemotingError, BrokerResponseError):
     java_class = "org.apache.rocketmq.client.exception.MQBrokerException"
 
     def __init__(self, code: int, remark: str | None, addr: str | None = None) -> None:
-        message = f"CODE: {code}  DESC: {remark}"
+        message = f"CODE: {code}  DESC: {one_line(remark)}"
         if addr is not None:
             message += f" BROKER: {addr}"
         RemotingError.__init__(self, message, addr=addr)
