@@ -6,6 +6,10 @@ Apache RocketMQ 5.5.0 (the Java servers users run) and RocketMQ-Rust 1.0.0. A te
 Apache 5.3.3 and 4.9.7; ``cluster.compat`` is the client compat profile matching each.
 ``ROCKETROUTE_CLUSTER_IMPLS=apache-5.5.0,...`` narrows the list (a developer's shortcut; CI runs them all).
 
+``ROCKETROUTE_CLUSTER_NAMESRV="host:port;host:port"`` runs the suite once against a cluster someone else runs
+instead (``ROCKETROUTE_CLUSTER_COMPAT=4.9`` for a 4.9 cluster): the harness attaches to it, and a test that must
+start, stop, kill or pause a server, or start a cluster of its own, is reported as skipped with the reason.
+
 - ``server_impl``: the implementation's name, e.g. ``"apache-5.5.0"``.
 - ``cluster``: one :class:`~tests.cluster.harness.Cluster` per implementation for the session, 2 name servers and
   2 brokers (``broker-a``, ``broker-b``); pytest groups the tests by implementation, so one cluster runs at a time.
@@ -30,8 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from .harness import Cluster
-from .impls import IMPLS
+from .harness import Cluster, ControlNotAvailable
+from .impls import IMPLS, ExternalImpl
 
 _HERE = Path(__file__).parent
 _STATS: dict[str, dict[str, object]] = {}
@@ -43,6 +47,8 @@ MAIN_IMPLS = ("apache-5.5.0", "rust-1.0.0")
 EVERY_IMPL = IMPLS
 """Those a test marked ``every_server`` runs against."""
 IMPLS_ENV = "ROCKETROUTE_CLUSTER_IMPLS"
+EXTERNAL_ENV = "ROCKETROUTE_CLUSTER_NAMESRV"
+EXTERNAL_COMPAT_ENV = "ROCKETROUTE_CLUSTER_COMPAT"
 
 
 def _wanted(config: pytest.Config) -> list[str] | None:
@@ -72,9 +78,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not _uses_servers(metafunc):
         return
     impls = EVERY_IMPL if metafunc.definition.get_closest_marker("every_server") else MAIN_IMPLS
+    if os.environ.get(EXTERNAL_ENV, "").strip():
+        impls = ("external",)
     wanted = _wanted(metafunc.config)
     if wanted is not None:
-        impls = tuple(i for i in impls if i in wanted)
+        impls = tuple(i for i in impls if i in wanted or i == "external")
     metafunc.parametrize("server_impl", list(impls), indirect=True, scope="session", ids=list(impls))
 
 
@@ -84,9 +92,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.cluster)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is not None and call.excinfo.errisinstance(ControlNotAvailable):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {call.excinfo.value}")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when == "call" and report.passed:
-        m = re.search(r"\[(?:[^\]]*-)?((?:apache|rust)-\d+\.\d+\.\d+)(?:-[^\]]*)?\]$", report.nodeid)
+        m = re.search(r"\[(?:[^\]]*-)?((?:apache|rust)-\d+\.\d+\.\d+|external)(?:-[^\]]*)?\]$", report.nodeid)
         if m:
             _PASSED[m.group(1)] += 1
 
@@ -108,7 +125,11 @@ def server_impl(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def _session_cluster(server_impl: str) -> Iterator[Cluster]:
-    c = Cluster(namesrvs=2, brokers=2, impl=server_impl)
+    if server_impl == "external":
+        impl = ExternalImpl(os.environ[EXTERNAL_ENV], os.environ.get(EXTERNAL_COMPAT_ENV, "5.3"))
+        c = Cluster(impl=impl)
+    else:
+        c = Cluster(namesrvs=2, brokers=2, impl=server_impl)
     try:
         c.start()
         st = _STATS[server_impl] = {"shape": "2 name servers, 2 brokers", "started_in_s": c.started_in_s}
@@ -155,6 +176,8 @@ def make_cluster(server_impl: str) -> Iterator[Callable[..., Cluster]]:
     made: list[Cluster] = []
 
     def make(namesrvs: int = 1, brokers: int = 1, **kwargs: object) -> Cluster:
+        if server_impl == "external":
+            raise ControlNotAvailable("this test starts a cluster of its own; the harness is attached to one")
         kwargs.setdefault("impl", server_impl)
         c = Cluster(namesrvs, brokers, **kwargs)  # type: ignore[arg-type]
         made.append(c)

@@ -53,6 +53,8 @@ from .impls import (
     CLUSTER_NAME,
     NAMESRV_BINARY,
     SERVERS_BIN_ENV,
+    ApacheImpl,
+    ExternalImpl,
     RustImpl,
     ServerImpl,
     ServersMissingError,
@@ -64,6 +66,7 @@ __all__ = [
     "BROKER_BINARY",
     "CLUSTER_NAME",
     "Cluster",
+    "ControlNotAvailable",
     "HarnessError",
     "NAMESRV_BINARY",
     "SERVERS_BIN_ENV",
@@ -88,6 +91,11 @@ _ADDR_IN_USE = re.compile(r"address already in use|os error 98|AddrInUse|BindExc
 
 class HarnessError(RuntimeError):
     """A server did not start, answer or register as expected; the message carries the servers' log tails."""
+
+
+class ControlNotAvailable(HarnessError):
+    """A test asked to start, stop, kill or pause a server of an attached cluster (``ROCKETROUTE_CLUSTER_NAMESRV``),
+    which the harness does not run; the cluster conftest turns it into a skip naming the test."""
 
 
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> tuple[Path, Path]:
@@ -263,10 +271,17 @@ class _Server:
     extra_ports: list[int] = field(default_factory=list)
     logs: list[Path] = field(default_factory=list)
     """The server's own log files (Apache's), shown beside the captured stdout/stderr when it fails."""
+    host: str = "127.0.0.1"
+    attached: bool = False
+    """A server of a cluster the harness attached to and does not run: control raises ControlNotAvailable."""
 
     @property
     def addr(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{self.host}:{self.port}"
+
+    def _control(self, what: str) -> None:
+        if self.attached:
+            raise ControlNotAvailable(f"cannot {what} {self.name} at {self.addr}: the harness attached to this cluster")
 
     @property
     def log_path(self) -> Path:
@@ -277,9 +292,10 @@ class _Server:
         return self.proc.pid if self.proc is not None else None
 
     def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.attached or (self.proc is not None and self.proc.poll() is None)
 
     def start(self) -> None:
+        self._control("start")
         if self.running():
             raise HarnessError(f"{self.name} is already running (pid {self.pid})")
         self.starts += 1
@@ -326,6 +342,7 @@ class _Server:
 
     def stop(self, grace_s: float) -> int | None:
         """SIGTERM (a broker then unregisters from the name servers), SIGKILL after ``grace_s``. The exit status."""
+        self._control("stop")
         if self.proc is None:
             return None
         if self.running():
@@ -340,6 +357,8 @@ class _Server:
 
     def kill(self) -> int | None:
         """SIGKILL the process group (works on a paused process too)."""
+        if self.attached:
+            return None
         if self.proc is None:
             return None
         self._signal(signal.SIGKILL)
@@ -348,6 +367,7 @@ class _Server:
         return self.proc.returncode
 
     def pause(self) -> None:
+        self._control("pause")
         if not self.running():
             raise HarnessError(f"cannot pause {self.name}: not running\n{self.describe()}")
         self._signal(signal.SIGSTOP)
@@ -359,6 +379,8 @@ class _Server:
         self.paused = False
 
     def describe(self, lines: int = _LOG_TAIL_LINES) -> str:
+        if self.attached:
+            return f"--- {self.name} at {self.addr} (attached: not run by the harness)"
         if self.proc is None:
             state = "never started"
         elif self.proc.poll() is None:
@@ -511,10 +533,14 @@ class Cluster:
     def start(self) -> Cluster:
         """Start the name servers, then the brokers, and wait until every name server lists every broker; then the
         proxies. On any failure everything started so far is killed and the error carries the servers' log tails."""
-        if self.base_dir is not None:
+        if self.base_dir is not None or self._namesrvs:
             raise HarnessError("this cluster was started already")
         self.impl.check()
         t0 = time.monotonic()
+        if isinstance(self.impl, ExternalImpl):
+            self._attach(self.impl)
+            self.started_in_s = time.monotonic() - t0
+            return self
         self.base_dir = Path(tempfile.mkdtemp(prefix=f"rocketroute-{self.impl.name}-", dir=self._base_parent))
         _OPEN_CLUSTERS.add(self)
         try:
@@ -538,6 +564,21 @@ class Cluster:
             raise
         self.started_in_s = time.monotonic() - t0
         return self
+
+    def _attach(self, impl: ExternalImpl) -> None:
+        """Take the name servers of ``impl`` and the brokers the first of them lists in ``DefaultCluster``."""
+        self.base_dir = None
+        for i, addr in enumerate(a.strip() for a in impl.namesrv_addr.split(";") if a.strip()):
+            host, _, port = addr.rpartition(":")
+            self._namesrvs.append(
+                _Server(f"namesrv-{i}", "namesrv", Path("."), int(port), [], {}, host=host, attached=True)
+            )
+        for name, addr in sorted(self.registered_brokers(self.namesrv_addrs[0]).items()):
+            if addr:
+                host, _, port = addr.rpartition(":")
+                self._brokers[name] = _Server(name, "broker", Path("."), int(port), [], {}, host=host, attached=True)
+        if not self._brokers:
+            raise HarnessError(f"the name server {self.namesrv_addrs[0]} lists no broker in {CLUSTER_NAME}")
 
     def _new_server(self, name: str, kind: str) -> _Server:
         assert self.base_dir is not None
@@ -869,6 +910,47 @@ class Cluster:
 
         self._wait(shown, f"route of {topic} with {queues} queues on {targets} on every name server", timeout_s)
 
+    def admin(self, *args: str, timeout_s: float = 120.0) -> str:
+        """Run Apache's admin tool (``MQAdminStartup``, the ``mqadmin`` command, from the implementation's jars)
+        against this cluster's name servers: ``cluster.admin("updateStaticTopic", "-t", "T", "-qn", "8", "-c",
+        CLUSTER_NAME)``. Returns its output; a failure is a :class:`HarnessError` with that output."""
+        if not isinstance(self.impl, ApacheImpl):
+            raise HarnessError(f"the admin tool is Apache's; {self.impl.name} has none the harness runs")
+        assert self.base_dir is not None
+        tmp = self.base_dir / "admin"
+        tmp.mkdir(exist_ok=True)
+        argv = [
+            *self.impl.jvm(tmp, 256, 64),
+            f"-Djava.io.tmpdir={tmp}",  # updateStaticTopic writes its before/after mapping files there
+            "org.apache.rocketmq.tools.command.MQAdminStartup",
+            args[0],
+            "-n",
+            self.namesrv_addr,
+            *args[1:],
+        ]
+        done = subprocess.run(
+            argv, cwd=tmp, env=self.impl.env(tmp), capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+        out = done.stdout + done.stderr
+        if done.returncode != 0 or "Exception" in out:
+            raise HarnessError(f"mqadmin {' '.join(args)} failed (status {done.returncode}):\n{out[-4000:]}")
+        return out
+
+    def create_static_topic(self, topic: str, queues: int, *, timeout_s: float | None = None) -> None:
+        """A static topic (RIP-21, Apache 5.x) of ``queues`` logic queues spread over the cluster's brokers, made
+        by Apache's own admin code (``mqadmin updateStaticTopic -c DefaultCluster``); then wait until every name
+        server's route carries its ``topicQueueMappingByBroker``."""
+        self.admin("updateStaticTopic", "-t", topic, "-qn", str(queues), "-c", CLUSTER_NAME)
+
+        def mapped() -> bool:
+            for ns in self.namesrv_addrs:
+                route = self.route(topic, ns)
+                if route is None or not route.topic_queue_mapping_by_broker:
+                    return False
+            return True
+
+        self._wait(mapped, f"the static topic {topic} mapped on every name server", timeout_s)
+
     def runtime_info(self, broker_name: str) -> dict[str, str]:
         """GET_BROKER_RUNTIME_INFO (28) from one broker: its ``table`` of runtime figures (Apache's brokers:
         ``dispatchBehindBytes``, ``msgPutTotalTodayNow``, ...)."""
@@ -880,7 +962,7 @@ class Cluster:
         answers a send once the message is in the commit log and builds the consume queue behind it (its reput
         service), so a queue's max offset can lag a just-acknowledged send by a few milliseconds; its runtime info
         says how far (``dispatchBehindBytes``). RocketMQ-Rust's broker updates the queue before it answers."""
-        if self.impl.family != "apache":
+        if self.impl.family == "rust":
             return
         addr = self.broker_addr(broker_name)
 
@@ -888,8 +970,8 @@ class Cluster:
             resp = self.invoke(addr, RequestCode.GET_BROKER_RUNTIME_INFO)
             if resp.code != ResponseCode.SUCCESS:
                 # 4.9's runtime info fails (NoSuchElementException) while its commit log has no file yet, that is
-                # before the first message: nothing to dispatch
-                return "NoSuchElementException" in (resp.remark or "")
+                # before the first message: nothing to dispatch; an attached cluster's broker may not answer it
+                return "NoSuchElementException" in (resp.remark or "") or self.impl.family == "external"
             table = (_parse_json(resp.body) or {}).get("table") or {}
             return table.get("dispatchBehindBytes") == "0"
 
@@ -899,14 +981,16 @@ class Cluster:
             timeout_s,
         )
 
-    def max_offset(self, broker_name: str, topic: str, queue_id: int) -> int:
+    def max_offset(self, broker_name: str, topic: str, queue_id: int, *, logic: bool | None = None) -> int:
         """GET_MAX_OFFSET (30): the queue's max offset on that broker (the number of messages it stored there,
         for a queue that has never been cleaned), read once the broker has dispatched every message it
-        acknowledged (:meth:`wait_dispatched`)."""
+        acknowledged (:meth:`wait_dispatched`). For a static topic a 5.x broker reads ``queue_id`` as a logic
+        queue; ``logic=False`` sends ``lo=false`` so it reads its own physical queue."""
         self.wait_dispatched(broker_name)
-        resp = self._checked(
-            self.broker_addr(broker_name), RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": str(queue_id)}
-        )
+        ext = {"topic": topic, "queueId": str(queue_id)}
+        if logic is not None:
+            ext["lo"] = "true" if logic else "false"
+        resp = self._checked(self.broker_addr(broker_name), RequestCode.GET_MAX_OFFSET, ext)
         return int((resp.ext_fields or {})["offset"])
 
     # -- broker control --------------------------------------------------------------------------------------
@@ -928,7 +1012,9 @@ class Cluster:
     def kill_broker(self, name: str, *, wait_unregistered: bool = False) -> int | None:
         """SIGKILL the broker (a crash: no unregistration; the Rust name server drops it when its connection
         closes). Returns its exit status (``-9``)."""
-        status = self._broker(name).kill()
+        srv = self._broker(name)
+        srv._control("kill")
+        status = srv.kill()
         if wait_unregistered:
             self.wait_unregistered(name)
         return status

@@ -32,6 +32,7 @@ __all__ = [
     "SERVERS_BIN_ENV",
     "SERVERS_DIR_ENV",
     "ApacheImpl",
+    "ExternalImpl",
     "Launch",
     "RustImpl",
     "ServerImpl",
@@ -175,7 +176,7 @@ class ApacheImpl(ServerImpl):
             )
         self.java  # noqa: B018 (raises when there is no java)
 
-    def _jvm(self, home: Path, heap_mb: int, direct_mb: int) -> list[str]:
+    def jvm(self, home: Path, heap_mb: int, direct_mb: int) -> list[str]:
         opts = [
             self.java,
             "-server",
@@ -199,7 +200,7 @@ class ApacheImpl(ServerImpl):
             ]
         return [*opts, "-cp", str(self.lib_dir / "*")]
 
-    def _env(self, home: Path) -> dict[str, str]:
+    def env(self, home: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
         env["ROCKETMQ_HOME"] = str(home)
         return env
@@ -220,8 +221,8 @@ class ApacheImpl(ServerImpl):
         self._conf_dir(home, "namesrv")
         conf = home / "namesrv.properties"
         conf.write_text(_properties({"listenPort": port, "bindAddress": "127.0.0.1"}))
-        argv = [*self._jvm(home, 256, 64), "org.apache.rocketmq.namesrv.NamesrvStartup", "-c", str(conf)]
-        return Launch(argv, self._env(home), [], self._logs(home, "namesrv"))
+        argv = [*self.jvm(home, 256, 64), "org.apache.rocketmq.namesrv.NamesrvStartup", "-c", str(conf)]
+        return Launch(argv, self.env(home), [], self._logs(home, "namesrv"))
 
     def broker(
         self, home: Path, *, name: str, port: int, namesrv_addr: str, config: Mapping[str, str] | None = None
@@ -258,8 +259,8 @@ class ApacheImpl(ServerImpl):
         values.update(config or {})
         conf = home / "broker.conf"
         conf.write_text(_properties(values))
-        argv = [*self._jvm(home, 512, 256), "org.apache.rocketmq.broker.BrokerStartup", "-c", str(conf)]
-        return Launch(argv, self._env(home), [port - 2, port + 1], self._logs(home, "broker"))
+        argv = [*self.jvm(home, 512, 256), "org.apache.rocketmq.broker.BrokerStartup", "-c", str(conf)]
+        return Launch(argv, self.env(home), [port - 2, port + 1], self._logs(home, "broker"))
 
     def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
         if not self.has_proxy:
@@ -279,14 +280,14 @@ class ApacheImpl(ServerImpl):
             )
         )
         argv = [
-            *self._jvm(home, 512, 128),
+            *self.jvm(home, 512, 128),
             "org.apache.rocketmq.proxy.ProxyStartup",
             "-pc",
             str(conf),
             "-pm",
             "cluster",
         ]
-        return Launch(argv, self._env(home), [grpc_port], self._logs(home, "proxy"))
+        return Launch(argv, self.env(home), [grpc_port], self._logs(home, "proxy"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -404,6 +405,25 @@ class RustImpl(ServerImpl):
             "ROCKETMQ_SECURITY_PROFILE": "development-insecure-loopback",
         }
         return Launch(argv, env, [port - 2, port + 1], [])
+
+
+class ExternalImpl(ServerImpl):
+    """A cluster someone else runs (``ROCKETROUTE_CLUSTER_NAMESRV``): the harness attaches to its name servers and
+    brokers and starts, stops and configures nothing."""
+
+    family = "external"
+
+    def __init__(self, namesrv_addr: str, compat: str = "5.3") -> None:
+        if compat not in ("5.3", "4.9"):
+            raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
+        self.namesrv_addr = namesrv_addr
+        self.name = "external"
+        self.version = "external"
+        self.compat = compat
+
+    def check(self) -> None:
+        if not [a for a in self.namesrv_addr.split(";") if a.strip()]:
+            raise ValueError("an external cluster needs at least one name server address")
 
 
 IMPLS = (*(f"apache-{v}" for v in APACHE_VERSIONS), f"rust-{RUST_VERSION}")

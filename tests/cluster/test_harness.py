@@ -333,3 +333,25 @@ def test_a_broker_whose_port_was_taken_meanwhile_gets_new_ports(make_cluster, mo
         assert c.broker_addr("broker-a") == f"127.0.0.1:{picked[1]}"
         assert c.registered_brokers(c.namesrv_addrs[0]) == {"broker-a": c.broker_addr("broker-a")}
         assert c.log_tail("broker-a", 10_000).count("---- harness: start #") == 2
+
+
+def test_apache_proxy_in_cluster_mode_routes_to_itself_and_stores_what_the_producer_sends(tmp_path: Path) -> None:
+    """``Cluster(proxies=1)`` starts Apache's ``ProxyStartup -pm cluster``: over remoting it answers a topic's route
+    with its own address as every broker's, and a send through it lands in the broker's queue. (Apache 5.5.0 only:
+    the harness starts no RocketMQ-Rust proxy, and 4.9 has none.)"""
+    from rocketroute.client import Message
+    from rocketroute.client.producer import Producer
+
+    with Cluster(1, 1, impl="apache-5.5.0", proxies=1, base_dir=tmp_path) as c:
+        c.create_topic("ViaProxy", 4)
+        (proxy,) = c.proxy_addrs
+        assert c.proxy_grpc_endpoints == [f"127.0.0.1:{int(proxy.rsplit(':', 1)[1]) + 1}"]
+        resp = c.invoke(proxy, RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": "ViaProxy"})
+        assert resp.code == ResponseCode.SUCCESS
+        route = TopicRouteData.from_json(resp.body or b"")
+        assert [(b.broker_name, dict(b.broker_addrs)) for b in route.broker_datas] == [("broker-a", {0: proxy})]
+        with Producer([proxy], "pg-proxy") as producer:
+            results = [producer.send(Message("ViaProxy", b"m%d" % i)) for i in range(8)]
+        stored = {q: c.max_offset("broker-a", "ViaProxy", q) for q in range(4)}
+        assert stored == {q: sum(r.queue.queue_id == q for r in results) for q in range(4)}
+        assert sum(stored.values()) == 8

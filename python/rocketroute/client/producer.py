@@ -135,6 +135,8 @@ class Producer:
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
         self._routes: dict[str, Any] = {}  # topic -> TopicRouteData (topicRouteTable)
         self._broker_addrs: dict[str, dict[int, str | None]] = {}  # brokerAddrTable
+        # topicEndPointsTable: a static topic's logic queue -> the broker hosting it (5.3 only)
+        self._endpoints: dict[str, dict[Any, str]] = {}
         # route fetches under way, by (topic, is_default): callers that need the same route await the one fetch
         self._route_fetches: dict[tuple[str, bool], asyncio.Future[RouteChange | None]] = {}
         self._remoting: RemotingClient | None = None
@@ -294,6 +296,14 @@ class Producer:
             self._broker_addrs[b.broker_name] = dict(b.broker_addrs or {})
         new_info = rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
         new_info.have_topic_router_info = True
+        if self.compat == "5.3" and not is_default:
+            # a static topic's publish queues are its logic queues (a mock broker name); each goes to the
+            # broker that holds it, as 5.3's topicEndPointsTable
+            endpoints = route.endpoints_for_static_topic(topic)
+            if endpoints:
+                self._endpoints[topic] = endpoints
+            else:
+                self._endpoints.pop(topic, None)
         self._routes[topic] = route
         self._publish[topic] = new_info
         old_queues = () if info is None else info.message_queues
@@ -334,6 +344,16 @@ class Producer:
 
         self._poll_task = asyncio.ensure_future(run())
 
+    def _broker_name_of(self, mq: Any) -> str:
+        """``getBrokerNameFromMessageQueue``: the broker hosting a static topic's logic queue, else the queue's
+        own broker name."""
+        endpoints = self._endpoints.get(mq.topic)
+        if endpoints:
+            name = endpoints.get(mq)
+            if name is not None:
+                return name
+        return mq.broker_name
+
     def _broker_addr(self, broker_name: str) -> str | None:
         """``findBrokerAddressInPublish``: the master's address."""
         addrs = self._broker_addrs.get(broker_name)
@@ -360,9 +380,10 @@ class Producer:
         return _Encoded(e.topic, e, 0)
 
     def _request(self, enc: _Encoded, mq: Any) -> tuple[str, RemotingCommand]:
-        addr = self._broker_addr(mq.broker_name)
+        broker_name = self._broker_name_of(mq)
+        addr = self._broker_addr(broker_name)
         if addr is None:
-            raise SendFailedError(f"The broker[{mq.broker_name}] not exist")
+            raise SendFailedError(f"The broker[{broker_name}] not exist")
         s = self.settings
         fields = send_header_v2(
             producer_group=self.group,
@@ -376,7 +397,7 @@ class Producer:
             default_topic_queue_nums=s["default_topic_queue_nums"],
             unit_mode=bool(s["unit_mode"]),
             batch=enc.batch_msg_ids is not None,
-            broker_name=mq.broker_name if self.compat == "5.3" else None,
+            broker_name=broker_name if self.compat == "5.3" else None,
             compat=self.compat,
         )
         return addr, RemotingCommand.request(enc.code, fields, enc.body, version=self._version)
@@ -386,7 +407,7 @@ class Producer:
             response.code,
             response.ext_fields,
             topic=enc.topic,
-            broker_name=mq.broker_name,
+            broker_name=self._broker_name_of(mq),
             msg_id=enc.msg_id,
             batch_msg_ids=enc.batch_msg_ids,
             remark=response.remark,
