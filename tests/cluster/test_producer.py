@@ -306,7 +306,5 @@ def test_keyed_messages_on_a_static_topic_land_on_the_logic_queues_the_library_c
                 assert result.queue.queue_id == want.queue_id, key
                 assert result.queue.broker_name == endpoints[want]
                 expected[want.queue_id] += 1
-        stored = {
-            logic_id: cluster.max_offset(b, topic, phys, logic=False) for logic_id, (b, phys) in physical.items()
-        }
+        stored = {logic_id: cluster.max_offset(b, topic, phys, logic=False) for logic_id, (b, phys) in physical.items()}
         assert {q: n for q, n in stored.items() if n} == dict(expected)
