@@ -199,7 +199,9 @@ test-rust:
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests
+	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q tests --ignore=tests/cluster
+	$(call section,test: pytest tests/cluster (Apache RocketMQ 5.5.0 / 5.3.3 / 4.9.7 and RocketMQ-Rust 1.0.0 servers))
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests/cluster
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))

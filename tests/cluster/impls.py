@@ -145,6 +145,9 @@ class ApacheImpl(ServerImpl):
     """Apache RocketMQ's Java servers from Maven Central (``SERVERS_DIR/apache-VERSION/lib``)."""
 
     family = "apache"
+    stop_grace_s = 30.0
+    """A 5.x broker's shutdown hook (unregister, flush, stop every service) was seen taking over 10 s on a loaded
+    2-core machine."""
 
     def __init__(self, version: str, *, java: str | None = None) -> None:
         self.version = version
@@ -251,6 +254,10 @@ class ApacheImpl(ServerImpl):
             "diskMaxUsedSpaceRatio": 95,
             "autoCreateTopicEnable": "true",
             "traceTopicEnable": "false",
+            # a send that waited 200 ms in the broker's queue is refused ("[TIMEOUT_CLEAN_QUEUE] broker busy",
+            # SYSTEM_BUSY) by default; on a 2-core test machine running the client, the JVMs and pytest, a burst of
+            # async sends waits longer than that without the broker being in trouble
+            "waitTimeMillsInSendQueue": 3000,
         }
         if not self.version.startswith("4."):
             # the 5.x timer wheel takes ~37 MiB of direct memory and ~140 MB of files; tests of timer messages

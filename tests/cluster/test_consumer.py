@@ -481,3 +481,37 @@ def test_a_killed_broker_s_queues_resume_from_the_committed_offsets(cluster, fre
         stop.set()
         producer.join()
         wait_until(lambda: set(acked) <= set(receipts.bodies()), 30, "every acknowledged message is consumed")
+
+
+@pytest.mark.every_server
+def test_a_member_joining_and_leaving_is_seen_through_the_broker_s_notification(cluster, fresh_topic):
+    """With a 120 s rebalance interval, only the broker's NOTIFY_CONSUMER_IDS_CHANGED (Apache's brokers send it when
+    a member's first heartbeat registers it and when it unregisters, each broker its own) can make the first member
+    give up queues to a joiner, and take them back when the joiner leaves, within seconds."""
+    topic = fresh_topic(queues=8)
+    mqs = route_queues(cluster, topic)
+    group = f"cg_notify_{time.monotonic_ns()}"
+    slow = {"rebalance_interval": 120_000, "compat": cluster.compat}
+    receipts = Receipts()
+    with Consumer(
+        cluster.namesrv_addrs, group, [topic], instance_name="notify-a", listener=receipts.listener("a"), **slow
+    ) as first:
+        wait_until(lambda: set(first.assignment(topic)) == set(mqs), 15, "the first member owns every queue")
+        joiner = Consumer(
+            cluster.namesrv_addrs, group, [topic], instance_name="notify-b", listener=receipts.listener("b"), **slow
+        ).start()
+        try:
+            both = [first, joiner]
+            wait_until(
+                lambda: owns_expected(both, rr.AllocateMessageQueueAveragely(), mqs, group, topic),
+                20,
+                "the first member gave half of the queues to the joiner",
+            )
+            assert len(first.assignment(topic)) == len(mqs) // 2 == 8
+        finally:
+            joiner.shutdown()
+        if cluster.impl.family == "rust":
+            # RocketMQ-Rust 1.0.0 notifies when a member registers, not when one unregisters: the others see a
+            # leave only at their next rebalance (docs/servers.md), which is run here instead of waiting 120 s
+            first.rebalance_now()
+        wait_until(lambda: set(first.assignment(topic)) == set(mqs), 20, "the first member took every queue back")
