@@ -2,9 +2,11 @@
 #
 #   make demo    build the native extension into .venv and run the pipeline demo on local Spark
 #   make test    cargo test (core crate) + pytest over both backends + the benches once as smoke tests
-#   make servers the real RocketMQ name server and broker the cluster tests start (built once into a cache)
+#   make servers the real RocketMQ servers the cluster tests start: Apache RocketMQ's (Maven Central) and
+#                RocketMQ-Rust's (crates.io), installed once into a cache outside the checkout
 #
-# Needs python3 (>= 3.10), a Rust toolchain (cargo) and network access to PyPI and crates.io.
+# Needs python3 (>= 3.10), a Rust toolchain (cargo), Java 17+ with Maven (mvn) and network access to PyPI,
+# crates.io and Maven Central.
 # Everything Python goes into ./.venv; cargo keeps its default target dir (./target).
 
 SHELL := bash
@@ -71,7 +73,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers servers-apache servers-rust browser test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -85,6 +87,7 @@ help:
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
+	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
 	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
@@ -242,6 +245,21 @@ bench: venv build servers
 		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON) $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE))
+
+# The producer and consumer on real brokers alone (Apache 5.5.0's and RocketMQ-Rust's, side by side);
+# bench-cluster-docs keeps the run for the docs' benchmark page (docs/bench/cluster.json).
+BENCH_CLUSTER_JSON := out/bench/cluster.json
+bench-cluster: venv build servers
+	$(call section,bench: the producer and consumer on Apache 5.5.0's and RocketMQ-Rust's brokers)
+	@mkdir -p $(dir $(BENCH_CLUSTER_JSON))
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest \
+		benches/test_bench_cluster.py benches/test_bench_consumer.py --benchmark-only --benchmark-warmup=on \
+		--benchmark-json=$(BENCH_CLUSTER_JSON)
+	$(VPY) benches/ratios.py $(BENCH_CLUSTER_JSON)
+
+bench-cluster-docs: bench-cluster
+	$(VPY) benches/ratios.py $(BENCH_CLUSTER_JSON) --keep docs/bench/cluster.json > /dev/null
+	@echo "docs/bench/cluster.json: the benchmark page's producer and consumer tables (make docs)"
 
 bench-docs: bench
 	$(VPY) benches/ratios.py $(BENCH_JSON) --keep docs/bench/results.json > /dev/null

@@ -75,10 +75,10 @@ def load_rows(path: str) -> tuple[list[Row], dict[str, Any]]:
     rows: dict[tuple[str, str | None], Row] = {}
     for bench in data.get("benchmarks", []):
         lib = _backend(bench)
-        if lib is None:
+        extra = bench.get("extra_info") or {}
+        if lib is None or "server" in extra:  # a real broker's benchmark: the producer / consumer tables show it
             continue
         group = bench.get("group") or bench.get("name", "?").split("[")[0]
-        extra = bench.get("extra_info") or {}
         variant = extra.get("variant")
         row = rows.setdefault((group, None if variant is None else str(variant)), Row(group, variant))
         row.median_ns[lib] = bench["stats"]["median"] * 1e9
@@ -269,8 +269,21 @@ def compare_table(pairs: list[tuple[str, str, float, float]]) -> list[str]:
     return markdown(header, rows, align="llrrr")
 
 
-def render(path: str) -> list[str]:
-    """Every table of one run, as Markdown lines (the ``make bench`` output, and the docs' benchmark page)."""
+def client_tables(path: str) -> list[str]:
+    """The producer and consumer tables of one run (the real-broker benchmarks), with their titles."""
+    out: list[str] = []
+    for title, lines in (
+        ("The producer on one local broker (1 KiB messages):", producer_table(path)),
+        ("The consumer on one local broker (1 KiB messages):", consumer_table(path)),
+    ):
+        if lines:
+            out += ["", title, "", *lines]
+    return out
+
+
+def render(path: str, *, clients: bool = True) -> list[str]:
+    """Every table of one run, as Markdown lines (the ``make bench`` output, and the docs' benchmark page);
+    ``clients=False`` leaves the real-broker tables out (the docs keep those from a run of their own)."""
     rows, machine = load_rows(path)
     medians, _ = load(path)
     keyed = [row for row in rows if row.unit is not None]
@@ -282,12 +295,8 @@ def render(path: str) -> list[str]:
     if keyed:
         out += ["", "Per key (batch calls) or per op (calls from many threads); sizes may differ per backend:", ""]
         out += per_item_table(keyed)
-    for title, lines in (
-        ("The producer on one local broker (1 KiB messages):", producer_table(path)),
-        ("The consumer on one local broker (1 KiB messages):", consumer_table(path)),
-    ):
-        if lines:
-            out += ["", title, "", *lines]
+    if clients:
+        out += client_tables(path)
     if any("native" not in row.median_ns for row in rows):
         out += ["", "native: n/a = the native backend was not built or not in use (see rocketroute.BACKEND)"]
     return out
@@ -341,6 +350,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="DEST.json", help="also write the part the docs' page reads to DEST")
     args = parser.parse_args(argv)
     rows, _ = load_rows(args.json)
+    if not rows and client_tables(args.json):  # a run of the real-broker benchmarks alone (make bench-cluster)
+        print("\n".join(client_tables(args.json)).lstrip("\n"))
+        if args.keep:
+            keep(args.json, args.keep)
+            print(f"\nkept for the docs: {args.keep}")
+        return 0
     if not any(BACKENDS[0] in r.median_ns or BACKENDS[1] in r.median_ns for r in rows):
         print(f"no native/reference benchmarks in {args.json}", file=sys.stderr)
         return 1

@@ -78,3 +78,31 @@ def test_the_docs_page_tables_come_from_the_kept_run(ratios):
     assert "<!-- bench-tables -->" in page
     assert any(line.startswith("| allocate AVG (16 queues, 4 consumers)") for line in lines)
     assert "n/a = the native backend was not built" not in "\n".join(lines), "the kept run must have native rows"
+
+
+def test_the_producer_table_puts_each_server_beside_its_own_raw_limit(ratios, tmp_path, capsys):
+    """A run of the real-broker benchmarks alone: one row per server, variant and backend; each variant's share
+    is of the raw limit measured on the same server (not the other one's)."""
+
+    def bench(server: str, variant: str, lib: str, seconds: float) -> dict[str, Any]:
+        return {
+            "group": "send 1 KiB to one local broker",
+            "name": f"test_x[{lib}-{server}]",
+            "param": f"{lib}-{server}",
+            "params": {"lib": lib},
+            "extra_info": {"server": server, "variant": variant, "ops": 1000, "p50_ms": 1.0, "p99_ms": 2.0},
+            "stats": {"median": seconds, "mean": seconds, "iqr": 0.0, "rounds": 3},
+        }
+
+    benches = [
+        bench("apache-5.5.0", "raw pipelined (limit)", "native", 0.1),  # 10,000 msgs/s
+        bench("apache-5.5.0", "sync, 1 thread", "native", 0.4),  # 2,500 msgs/s: 25% of 10,000
+        bench("rust-1.0.0", "raw pipelined (limit)", "native", 1.0),  # 1,000 msgs/s
+        bench("rust-1.0.0", "sync, 1 thread", "native", 2.0),  # 500 msgs/s: 50% of 1,000
+    ]
+    run = tmp_path / "cluster.json"
+    run.write_text(json.dumps({"machine_info": {}, "benchmarks": benches}))
+    assert ratios.main([str(run)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "sync, 1 thread" in line]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    assert [(c[0], c[3], c[6]) for c in cells] == [("apache-5.5.0", "2,500", "25%"), ("rust-1.0.0", "500", "50%")]

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 MARKER = "<!-- bench-tables -->"
+CLUSTER_MARKER = "<!-- bench-cluster-tables -->"
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "bench" / "results.json"
+CLUSTER_RESULTS = ROOT / "docs" / "bench" / "cluster.json"
+"""The producer and consumer on real brokers, from a run of their own (``make bench-cluster-docs``)."""
 
 
 def _ratios() -> Any:
@@ -27,9 +30,18 @@ def _ratios() -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if MARKER not in markdown:
         return markdown
-    run = json.loads(RESULTS.read_text(encoding="utf-8"))
+    ratios = _ratios()
+    lines = ratios.render(str(RESULTS), clients=False)
+    markdown = markdown.replace(MARKER, "\n".join([_head(RESULTS, lines[0]), *lines[1:]]))
+    if CLUSTER_MARKER in markdown:
+        machine = ratios.render(str(CLUSTER_RESULTS), clients=False)[0]
+        lines = ratios.client_tables(str(CLUSTER_RESULTS))
+        markdown = markdown.replace(CLUSTER_MARKER, "\n".join([_head(CLUSTER_RESULTS, machine), *lines]))
+    return markdown
+
+
+def _head(path: Path, machine: str) -> str:
+    run = json.loads(path.read_text(encoding="utf-8"))
     when = (run.get("datetime") or "?")[:10]
     commit = (run.get("commit") or "?")[:7]
-    lines = _ratios().render(str(RESULTS))
-    head = f"The run of {when} (commit `{commit}`): {lines[0]}, {run['machine_info']['cpu'].get('count')} cores."
-    return markdown.replace(MARKER, "\n".join([head, *lines[1:]]))
+    return f"The run of {when} (commit `{commit}`): {machine}, {run['machine_info']['cpu'].get('count')} cores."
