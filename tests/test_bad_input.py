@@ -186,3 +186,22 @@ def test_round_robin_batch_too_large_to_hold_is_an_illegal_argument(backend, cou
     with pytest.raises(IllegalArgumentError, match=f"a result of {count} items is too large"):
         batch.round_robin_indices(counter, count, 4)
     assert counter.get() == 7  # nothing advanced
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        "AllocateMessageQueueAveragely",
+        "AllocateMessageQueueAveragelyByCircle",
+        "AllocateMessageQueueConsistentHash",
+        "AllocateMessageQueueConsistentHashBounded",
+    ],
+)
+def test_allocate_converts_its_arguments_in_order(backend, strategy):
+    """Both backends convert ``current_cid`` before the lists, so with bad text in both the first is named (found
+    by the differential test: the reference checked ``cid_all`` first)."""
+    s = getattr(backend, strategy)()
+    with pytest.raises(IllegalArgumentError, match="^current_cid contains a lone surrogate"):
+        s.allocate(None, "\ud800", None, ["\ud800"])
+    with pytest.raises(IllegalArgumentError, match="^cid_all contains a lone surrogate"):
+        s.allocate(None, "c", None, ["\ud800"])

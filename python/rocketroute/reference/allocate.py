@@ -64,11 +64,17 @@ def _check_lists(mqs: list[MessageQueue] | None, cids: list[str] | None) -> None
         raise IllegalArgumentError("cidAll is null or cidAll empty")
 
 
-def _check_cid(current_cid: str | None) -> None:
+def _cid_arg(current_cid: str | None) -> None:
+    """The argument conversion of ``current_cid`` (its type, UTF-8): before the lists', as the native backend
+    converts the arguments in order."""
     if current_cid is not None and not isinstance(current_cid, str):
         raise TypeError(f"current_cid must be a str, not {type(current_cid).__name__}")
     if current_cid is not None:
         utf8_name("current_cid", current_cid)
+
+
+def _check_cid(current_cid: str | None) -> None:
+    _cid_arg(current_cid)
     if not current_cid:
         raise IllegalArgumentError("currentCID is empty")
 
@@ -102,6 +108,7 @@ class AllocateMessageQueueStrategy:
         mq_all: Sequence[MessageQueue] | None,
         cid_all: Sequence[str] | None,
     ) -> list[MessageQueue] | None:
+        _cid_arg(current_cid)
         mqs, cids = _mq_list(mq_all), _cid_list(cid_all)
         if not _check(current_cid, mqs, cids):
             return []
