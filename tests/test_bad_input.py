@@ -201,7 +201,7 @@ def test_allocate_converts_its_arguments_in_order(backend, strategy):
     """Both backends convert ``current_cid`` before the lists, so with bad text in both the first is named (found
     by the differential test: the reference checked ``cid_all`` first)."""
     s = getattr(backend, strategy)()
-    with pytest.raises(IllegalArgumentError, match="^current_cid contains a lone surrogate"):
+    with pytest.raises(IllegalArgumentError, match=r"^current_cid contains a lone surrogate"):
         s.allocate(None, "\ud800", None, ["\ud800"])
-    with pytest.raises(IllegalArgumentError, match="^cid_all contains a lone surrogate"):
+    with pytest.raises(IllegalArgumentError, match=r"^cid_all contains a lone surrogate"):
         s.allocate(None, "c", None, ["\ud800"])

@@ -66,6 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "every_server: a cluster test that also runs against Apache 5.3.3 and 4.9.7 (not only 5.5.0, Rust)"
     )
+    config.addinivalue_line(
+        "markers", "servers(*impls): a cluster test of a feature only these implementations have (static topics)"
+    )
 
 
 def _uses_servers(metafunc: pytest.Metafunc) -> bool:
@@ -78,6 +81,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not _uses_servers(metafunc):
         return
     impls = EVERY_IMPL if metafunc.definition.get_closest_marker("every_server") else MAIN_IMPLS
+    only = metafunc.definition.get_closest_marker("servers")
+    if only is not None:
+        impls = tuple(only.args)
     if os.environ.get(EXTERNAL_ENV, "").strip():
         impls = ("external",)
     wanted = _wanted(metafunc.config)
@@ -86,10 +92,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("server_impl", list(impls), indirect=True, scope="session", ids=list(impls))
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the cluster tests, and run them grouped by server implementation: pytest's own ordering by fixture
+    parameters interleaves the implementations of tests with several parameters (backend, compat), and every
+    switch stops one session cluster and starts another (a JVM cluster takes 10-25 s to start)."""
     for item in items:
         if _HERE in Path(item.path).parents:
             item.add_marker(pytest.mark.cluster)
+    order = {name: i for i, name in enumerate(("external", *IMPLS))}
+
+    def impl_of(item: pytest.Item) -> int:
+        callspec = getattr(item, "callspec", None)
+        impl = callspec.params.get("server_impl") if callspec is not None else None
+        return -1 if impl is None else order.get(str(impl), len(order))
+
+    items.sort(key=impl_of)  # stable: the order within one implementation is pytest's
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -8,6 +8,7 @@ import collections
 import random
 import threading
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -18,8 +19,6 @@ from rocketroute.client import Message, SendStatus
 from rocketroute.client.namesrv import TopicNotExistError, fetch_route
 from rocketroute.client.producer import Producer
 from rocketroute.client.route_change import key_move_share
-
-from .harness import Cluster
 
 COMPATS = ["5.3", "4.9"]
 
@@ -270,41 +269,40 @@ def test_a_producer_is_safe_to_share_between_threads(cluster, fresh_topic):
     assert sum(_stored(cluster, topic, 4).values()) == 400
 
 
-@pytest.mark.parametrize("server", ["apache-5.5.0", "apache-5.3.3"])
-def test_keyed_messages_on_a_static_topic_land_on_the_logic_queues_the_library_computes(server, tmp_path):
+@pytest.mark.servers("apache-5.5.0", "apache-5.3.3")  # static topics came with 5.0; the harness's mqadmin is Apache's
+def test_keyed_messages_on_a_static_topic_land_on_the_logic_queues_the_library_computes(cluster):
     """A static topic (RIP-21) made by Apache's own admin code: 8 logic queues spread over two brokers. With
     compat 5.3 the producer publishes to the logic queues (``TopicPublishInfo.from_route``), sends each to the
     broker the mapping names (``endpoints_for_static_topic``) and the broker stores it on the physical queue its
     mapping says; the result names the logic queue."""
-    with Cluster(1, 2, impl=server, base_dir=tmp_path) as cluster:
-        topic = "StaticOrders"
-        cluster.create_static_topic(topic, 8)
-        route = cluster.route(topic)
-        info = rr.TopicPublishInfo.from_route(topic, route, compat="5.3")
-        logic = info.message_queues
-        assert [q.queue_id for q in logic] == list(range(8))
-        assert {q.broker_name for q in logic} == {"__syslo__global__"}
-        endpoints = route.endpoints_for_static_topic(topic)
-        assert set(endpoints.values()) == {"broker-a", "broker-b"}
-        # where each logic queue lives: the broker's mapping, logic id -> physical queue id
-        physical = {
-            int(logic_id): (b, phys)
-            for b, detail in route.topic_queue_mapping_by_broker.items()
-            for logic_id, phys in detail.curr_id_map.items()
-        }
-        assert {endpoints[q] for q in logic} == {physical[q.queue_id][0] for q in logic}
+    topic = f"StaticOrders_{uuid.uuid4().hex[:8]}"
+    cluster.create_static_topic(topic, 8)
+    route = cluster.route(topic)
+    info = rr.TopicPublishInfo.from_route(topic, route, compat="5.3")
+    logic = info.message_queues
+    assert [q.queue_id for q in logic] == list(range(8))
+    assert {q.broker_name for q in logic} == {"__syslo__global__"}
+    endpoints = route.endpoints_for_static_topic(topic)
+    assert set(endpoints.values()) == {"broker-a", "broker-b"}
+    # where each logic queue lives: the broker's mapping, logic id -> physical queue id
+    physical = {
+        int(logic_id): (b, phys)
+        for b, detail in route.topic_queue_mapping_by_broker.items()
+        for logic_id, phys in detail.curr_id_map.items()
+    }
+    assert {endpoints[q] for q in logic} == {physical[q.queue_id][0] for q in logic}
 
-        keys = [f"order-{i}" for i in range(40)] + ["", "ключ", "\U0001f600"]
-        selector = rr.SelectMessageQueueByHash()
-        expected = collections.Counter()
-        with Producer(cluster.namesrv_addrs, "pg-static", compat="5.3") as producer:
-            assert [str(q) for q in producer.publish_info(topic).message_queues] == [str(q) for q in logic]
-            for i, key in enumerate(keys):
-                want = selector.select(list(logic), None, key)
-                result = producer.send(Message(topic, b"m%d" % i, keys=key or None), selector, key)
-                assert result.send_status is SendStatus.SEND_OK
-                assert result.queue.queue_id == want.queue_id, key
-                assert result.queue.broker_name == endpoints[want]
-                expected[want.queue_id] += 1
-        stored = {logic_id: cluster.max_offset(b, topic, phys, logic=False) for logic_id, (b, phys) in physical.items()}
-        assert {q: n for q, n in stored.items() if n} == dict(expected)
+    keys = [f"order-{i}" for i in range(40)] + ["", "ключ", "\U0001f600"]
+    selector = rr.SelectMessageQueueByHash()
+    expected = collections.Counter()
+    with Producer(cluster.namesrv_addrs, "pg-static", compat="5.3") as producer:
+        assert [str(q) for q in producer.publish_info(topic).message_queues] == [str(q) for q in logic]
+        for i, key in enumerate(keys):
+            want = selector.select(list(logic), None, key)
+            result = producer.send(Message(topic, b"m%d" % i, keys=key or None), selector, key)
+            assert result.send_status is SendStatus.SEND_OK
+            assert result.queue.queue_id == want.queue_id, key
+            assert result.queue.broker_name == endpoints[want]
+            expected[want.queue_id] += 1
+    stored = {logic_id: cluster.max_offset(b, topic, phys, logic=False) for logic_id, (b, phys) in physical.items()}
+    assert {q: n for q, n in stored.items() if n} == dict(expected)
