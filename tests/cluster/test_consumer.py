@@ -163,45 +163,28 @@ def test_join_and_leave_converge_and_every_message_is_consumed(cluster, fresh_to
     def settled(consumers: list[Consumer]) -> bool:
         return owns_expected(consumers, strategy, mqs, group, topic)
 
-    producer = threading.Thread(target=produce)
-    predicted_dup_queues: set[Any] = set()
-    with ExitStack() as stack:
-        a = stack.enter_context(
-            Consumer(
-                cluster.namesrv_addrs,
-                group,
-                [topic],
-                instance_name="churn-a",
-                listener=receipts.listener("a"),
-                compat=cluster.compat,
-                **FAST,
-            )
-        )
-        leaver = Consumer(
+    def member(name: str) -> Consumer:
+        return Consumer(
             cluster.namesrv_addrs,
             group,
             [topic],
-            instance_name="churn-b",
-            listener=receipts.listener("b"),
+            instance_name=f"churn-{name}",
+            listener=receipts.listener(name),
             compat=cluster.compat,
             **FAST,
-        ).start()
+        )
+
+    producer = threading.Thread(target=produce)
+    predicted_dup_queues: set[Any] = set()
+    with ExitStack() as stack:
+        a = stack.enter_context(member("a"))
+        leaver = member("b").start()
         try:
             wait_until(lambda: settled([a, leaver]), 15, "two members settle")
             producer.start()
             time.sleep(1)
             old_cids = [a.client_id, leaver.client_id]
-            joiner = stack.enter_context(
-                Consumer(
-                    cluster.namesrv_addrs,
-                    group,
-                    [topic],
-                    instance_name="churn-c",
-                    listener=receipts.listener("c"),
-                    compat=cluster.compat,
-                    **FAST,
-                )
-            )
+            joiner = stack.enter_context(member("c"))
             new_cids = [*old_cids, joiner.client_id]
             # while views differ, a member on the old view and one on the new may both take a queue
             views = {cid: (mqs, new_cids) for cid in new_cids}
