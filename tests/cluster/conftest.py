@@ -150,9 +150,11 @@ def _session_cluster(server_impl: str) -> Iterator[Cluster]:
         c = Cluster(namesrvs=2, brokers=2, impl=server_impl)
     try:
         c.start()
-        st = _STATS[server_impl] = {"shape": "2 name servers, 2 brokers", "started_in_s": c.started_in_s}
+        shape = f"attached to {c.namesrv_addr}" if server_impl == "external" else "2 name servers, 2 brokers"
+        st = _STATS[server_impl] = {"shape": shape, "started_in_s": c.started_in_s}
         yield c
-        st["disk_per_broker_mb"] = {n: round(c.disk_usage(n) / 2**20, 1) for n in c.broker_names}
+        if server_impl != "external":  # an attached cluster's stores are not on this machine
+            st["disk_per_broker_mb"] = {n: round(c.disk_usage(n) / 2**20, 1) for n in c.broker_names}
     finally:
         c.close()
 
