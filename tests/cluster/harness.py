@@ -372,6 +372,22 @@ class _Server:
             raise HarnessError(f"cannot pause {self.name}: not running\n{self.describe()}")
         self._signal(signal.SIGSTOP)
         self.paused = True
+        self._wait_stopped()
+
+    def _wait_stopped(self, timeout_s: float = 5.0) -> None:
+        """Wait until every thread of the process is stopped: SIGSTOP reaches a JVM's many threads one by one,
+        and a Netty thread was seen answering a request sent right after the signal."""
+        assert self.proc is not None
+        tasks = Path(f"/proc/{self.proc.pid}/task")
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                states = [(t / "stat").read_text().rsplit(")", 1)[1].split()[0] for t in tasks.iterdir()]
+            except (OSError, IndexError):  # a thread came or went while reading: look again
+                continue
+            if states and all(st in ("T", "t") for st in states):
+                return
+            time.sleep(0.01)
 
     def resume(self) -> None:
         if self.running():
