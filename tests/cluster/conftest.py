@@ -114,16 +114,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
+    callspec = getattr(item, "callspec", None)
+    if report.when == "call" and report.passed and callspec is not None and "server_impl" in callspec.params:
+        _PASSED[str(callspec.params["server_impl"])] += 1
     if call.excinfo is not None and call.excinfo.errisinstance(ControlNotAvailable):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {call.excinfo.value}")
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when == "call" and report.passed:
-        m = re.search(r"\[(?:[^\]]*-)?((?:apache|rust)-\d+\.\d+\.\d+|external)(?:-[^\]]*)?\]$", report.nodeid)
-        if m:
-            _PASSED[m.group(1)] += 1
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

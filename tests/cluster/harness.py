@@ -55,6 +55,7 @@ from .impls import (
     SERVERS_BIN_ENV,
     ApacheImpl,
     ExternalImpl,
+    Launch,
     RustImpl,
     ServerImpl,
     ServersMissingError,
@@ -623,7 +624,7 @@ class Cluster:
         if self.base_dir is not None and not self._keep:
             shutil.rmtree(self.base_dir, ignore_errors=True)
 
-    def _apply(self, srv: _Server, launch: Any) -> None:
+    def _apply(self, srv: _Server, launch: Launch) -> None:
         srv.argv, srv.env, srv.extra_ports, srv.logs = launch.argv, launch.env, launch.extra_ports, launch.logs
 
     def _configure_namesrv(self, srv: _Server) -> None:

@@ -213,7 +213,7 @@ class ApacheImpl(ServerImpl):
             return [home / "logs" / f"{kind}.log"]
         return [home / "logs" / "rocketmqlogs" / f"{kind}.log"]
 
-    def _conf_dir(self, home: Path, kind: str) -> None:
+    def _conf_dir(self, home: Path) -> None:
         if self.version.startswith("4."):
             conf = home / "conf"
             conf.mkdir(exist_ok=True)
@@ -221,7 +221,7 @@ class ApacheImpl(ServerImpl):
                 (conf / f"logback_{k}.xml").write_text(_LOGBACK_49.format(log=home / "logs" / f"{k}.log"))
 
     def namesrv(self, home: Path, port: int) -> Launch:
-        self._conf_dir(home, "namesrv")
+        self._conf_dir(home)
         conf = home / "namesrv.properties"
         conf.write_text(_properties({"listenPort": port, "bindAddress": "127.0.0.1"}))
         argv = [*self.jvm(home, 256, 64), "org.apache.rocketmq.namesrv.NamesrvStartup", "-c", str(conf)]
@@ -230,7 +230,7 @@ class ApacheImpl(ServerImpl):
     def broker(
         self, home: Path, *, name: str, port: int, namesrv_addr: str, config: Mapping[str, str] | None = None
     ) -> Launch:
-        self._conf_dir(home, "broker")
+        self._conf_dir(home)
         store = home / "store"
         values: dict[str, object] = {
             "brokerClusterName": CLUSTER_NAME,
