@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..response_code import ResponseCode
-from .command import RPC_ONEWAY, RemotingCommand
+from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
     RemotingCommandError,
@@ -28,7 +28,7 @@ from .errors import (
 )
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 
-__all__ = ["AsyncRemotingClient", "RemotingClient", "parse_addr"]
+__all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
 _log = logging.getLogger("rocketroute.remoting")
 
@@ -37,8 +37,13 @@ Processor = Callable[[RemotingCommand, str], "RemotingCommand | None"]
 :meth:`AsyncRemotingClient.register_processor`)."""
 
 _SUCCESS = (ResponseCode.SUCCESS,)
-_WRITE_HIGH_WATER = 4 * 1024 * 1024
-"""Bytes buffered in a connection's transport above which ``invoke`` waits for them to drain."""
+_WRITE_HIGH_WATER = 1024 * 1024
+"""Bytes buffered in a connection's transport above which no more frames are handed to it: they wait in the
+connection's own queue, where a request that times out is dropped before it is ever written."""
+_WRITE_BATCH = 256 * 1024
+"""Frames are joined into one transport write up to about this many bytes."""
+DEFAULT_MAX_WRITE_QUEUE = 64 * 1024 * 1024
+"""The default bound on the bytes of frames waiting to be written on one connection (``max_write_queue``)."""
 
 
 def parse_addr(addr: str) -> tuple[str, int]:
@@ -68,6 +73,7 @@ class _Connection(asyncio.Protocol):
         addr: str,
         max_frame_size: int,
         processors: Mapping[int, Processor] | None = None,
+        max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
     ) -> None:
         self.loop = loop
         self.addr = addr
@@ -77,9 +83,13 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.on_close: Any = None
-        self._out: list[bytes] = []
+        self.max_write_queue = max_write_queue
+        # frames not yet handed to the transport: (frame, opaque, seq) for a request (written only while it is
+        # still in ``pending`` with that seq), (frame, None, 0) for a response or a oneway request
+        self._out: collections.deque[tuple[bytes, int | None, int]] = collections.deque()
+        self._out_bytes = 0
+        self._flush_scheduled = False
         self._paused = False
-        self._drain_waiters: list[asyncio.Future[None]] = []
 
     # -- asyncio.Protocol
 
@@ -128,35 +138,67 @@ class _Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self._paused = False
-        self._wake_drain_waiters()
+        self._flush()
 
     # -- writing
 
-    def write(self, data: bytes) -> None:
-        out = self._out
-        out.append(data)
-        if len(out) == 1:
+    def room_for(self, size: int) -> bool:
+        """Whether a frame of ``size`` bytes may join the queue (always, when the queue is empty)."""
+        return not self._out_bytes or self._out_bytes + size <= self.max_write_queue
+
+    def full_error(self, size: int) -> RemotingSendRequestError:
+        return RemotingSendRequestError(
+            self.addr,
+            f"{self._out_bytes} bytes already wait to be written on the connection and a frame of {size} would pass "
+            f"max_write_queue ({self.max_write_queue}): the peer is not reading",
+        )
+
+    def write(self, data: bytes, opaque: int | None = None, seq: int = 0) -> None:
+        """Queue a frame; the queue is handed to the transport once per loop pass, while the transport is under
+        its high-water mark. A request's frame (``opaque``, ``seq``) is skipped if the request is no longer in
+        flight by then (timed out, cancelled)."""
+        self._out.append((data, opaque, seq))
+        self._out_bytes += len(data)
+        if not self._flush_scheduled and not self._paused:
+            self._flush_scheduled = True
             self.loop.call_soon(self._flush)
 
     def _flush(self) -> None:
+        self._flush_scheduled = False
         out = self._out
-        if not out or self.closed:
+        if self.closed or self.transport is None:
             return
-        self._out = []
-        self.transport.write(out[0] if len(out) == 1 else b"".join(out))  # type: ignore[union-attr]
+        pending = self.pending
+        write = self.transport.write
+        while out and not self._paused:
+            batch: list[bytes] = []
+            size = 0
+            while out and size < _WRITE_BATCH:
+                frame, opaque, seq = out.popleft()
+                self._out_bytes -= len(frame)
+                if opaque is not None:
+                    entry = pending.get(opaque)
+                    if entry is None or entry[1] != seq:
+                        continue  # timed out or cancelled before it was written: never written
+                batch.append(frame)
+                size += len(frame)
+            if batch:
+                write(batch[0] if len(batch) == 1 else b"".join(batch))  # may call pause_writing
 
-    async def drain(self) -> None:
-        """Wait until the transport's buffer is under the low-water mark (only when it went over the high one)."""
-        if self._paused and not self.closed:
-            waiter = self.loop.create_future()
-            self._drain_waiters.append(waiter)
-            await waiter
-
-    def _wake_drain_waiters(self) -> None:
-        waiters, self._drain_waiters = self._drain_waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+    def purge(self) -> None:
+        """Drop queued frames of requests no longer in flight (their memory is freed now, not at the next write)."""
+        pending = self.pending
+        kept: collections.deque[tuple[bytes, int | None, int]] = collections.deque()
+        size = 0
+        for item in self._out:
+            opaque = item[1]
+            if opaque is not None:
+                entry = pending.get(opaque)
+                if entry is None or entry[1] != item[2]:
+                    continue
+            kept.append(item)
+            size += len(item[0])
+        self._out, self._out_bytes = kept, size
 
     # -- requests from the peer
 
@@ -180,7 +222,14 @@ class _Connection(asyncio.Protocol):
             return
         response.opaque = cmd.opaque
         response.mark_response()
-        self.write(encode_frame(response))
+        frame = encode_frame(response)
+        if not self.room_for(len(frame)):
+            # a peer that sends requests and does not read the answers: bounded, by closing
+            _log.warning("%s does not read the responses to its requests: closing the connection", self.addr)
+            error = self.full_error(len(frame))
+            self.close(lambda: RemotingSendRequestError(self.addr, error.reason))
+            return
+        self.write(frame)
 
     # -- closing
 
@@ -192,6 +241,8 @@ class _Connection(asyncio.Protocol):
         if graceful:
             self._flush()
         self.closed = True
+        self._out.clear()
+        self._out_bytes = 0
         if self.on_close is not None:
             self.on_close(self)
         if self.transport is not None:
@@ -206,7 +257,6 @@ class _Connection(asyncio.Protocol):
                 if cause is not None:
                     error.__cause__ = cause
                 waiter.set_exception(error)
-        self._wake_drain_waiters()
 
 
 class AsyncRemotingClient:
@@ -214,7 +264,16 @@ class AsyncRemotingClient:
     one of its first call).
 
     ``connect_timeout_ms`` bounds a connect (Java's ``connectTimeoutMillis``, 3000); ``max_frame_size`` bounds a
-    frame from a peer (Java's 16 MiB, :data:`~rocketroute.remoting.frame.DEFAULT_MAX_FRAME_SIZE`).
+    frame from a peer (Java's 16 MiB, :data:`~rocketroute.remoting.frame.DEFAULT_MAX_FRAME_SIZE`);
+    ``max_write_queue`` bounds the bytes of frames waiting to be written on one connection
+    (:data:`DEFAULT_MAX_WRITE_QUEUE`, 64 MiB); ``language``, when given, is written in every request's header
+    (Java's ``ClientConfig.language``; else each command's own, ``PYTHON`` by default).
+
+    Every request ends at its timeout, whether or not the peer reads: frames are handed to the socket only while
+    its buffer is under 1 MiB, the rest wait in the connection's queue, and a request that times out (or is
+    cancelled) while queued is dropped from it and never written. A request that would take the queue past
+    ``max_write_queue`` fails at once with :class:`RemotingSendRequestError` (the peer is not reading); a peer
+    that sends requests and does not read our answers past that bound has its connection closed.
 
     Errors: :class:`RemotingConnectError` (no connection), :class:`RemotingTimeoutError` (no response in time),
     :class:`RemotingSendRequestError` (the connection broke with the request in flight), :class:`FrameError` (the
@@ -222,9 +281,24 @@ class AsyncRemotingClient:
     REQUEST_CODE_NOT_SUPPORTED (Java's answer when no processor is registered for a code); oneway ones are dropped.
     """
 
-    def __init__(self, *, connect_timeout_ms: int = 3000, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+    def __init__(
+        self,
+        *,
+        connect_timeout_ms: int = 3000,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
+        language: str | None = None,
+    ) -> None:
+        if language is not None and language not in LANGUAGE_CODES:
+            raise ValueError(
+                f"language must be a LanguageCode name ({', '.join(sorted(LANGUAGE_CODES))}), not {language!r}"
+            )
+        self.language = language
+        if isinstance(max_write_queue, bool) or not isinstance(max_write_queue, int) or max_write_queue <= 0:
+            raise ValueError(f"max_write_queue must be a positive int (bytes), not {max_write_queue!r}")
         self.connect_timeout_ms = connect_timeout_ms
         self.max_frame_size = max_frame_size
+        self.max_write_queue = max_write_queue
         self._loop: asyncio.AbstractEventLoop | None = None
         self._conns: dict[str, _Connection] = {}
         self._connecting: dict[str, asyncio.Task[_Connection]] = {}
@@ -266,7 +340,9 @@ class AsyncRemotingClient:
         try:
             _, conn = await asyncio.wait_for(
                 loop.create_connection(
-                    lambda: _Connection(loop, addr, self.max_frame_size, self._processors), host, port
+                    lambda: _Connection(loop, addr, self.max_frame_size, self._processors, self.max_write_queue),
+                    host,
+                    port,
                 ),
                 self.connect_timeout_ms / 1000,
             )
@@ -327,10 +403,14 @@ class AsyncRemotingClient:
         pending = conn.pending
         if opaque in pending:
             raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
+        if self.language is not None:
+            request.language = self.language
         frame = encode_frame(request)
+        if not conn.room_for(len(frame)):
+            raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1
         pending[opaque] = (waiter, seq)
-        conn.write(frame)
+        conn.write(frame, opaque, seq)
         deadline = self._loop.time() + timeout_s  # type: ignore[union-attr]
         queue = self._deadlines.get(timeout_ms)
         if queue is None:
@@ -360,18 +440,23 @@ class AsyncRemotingClient:
         self._timer = None
         now = self._loop.time()  # type: ignore[union-attr]
         next_at: float | None = None
+        backed_up: set[_Connection] = set()
         for timeout_ms, queue in list(self._deadlines.items()):
             while queue and queue[0][0] <= now:
                 _, conn, opaque, seq, code = queue.popleft()
                 entry = conn.pending.get(opaque)
                 if entry is not None and entry[1] == seq:
                     del conn.pending[opaque]
+                    if conn._out:
+                        backed_up.add(conn)
                     if not entry[0].done():
                         entry[0].set_exception(RemotingTimeoutError(conn.addr, timeout_ms, code))
             if queue:
                 next_at = queue[0][0] if next_at is None else min(next_at, queue[0][0])
             else:
                 del self._deadlines[timeout_ms]
+        for conn in backed_up:  # the timed-out requests' frames still queued: freed now, never written
+            conn.purge()
         if next_at is not None:
             self._arm(next_at)
 
@@ -380,7 +465,7 @@ class AsyncRemotingClient:
 
         ``timeout_ms`` runs from the call: connecting counts against it (a connect is bounded by
         ``connect_timeout_ms`` on its own, as in Java), and :class:`RemotingTimeoutError` is raised when it has
-        passed; the request is then forgotten and a late response dropped."""
+        passed; the request is then forgotten (never written if it was still queued) and a late response dropped."""
         loop = self._loop
         if loop is None:
             loop = self._bind()
@@ -396,8 +481,6 @@ class AsyncRemotingClient:
         waiter = loop.create_future()
         self._register(conn, request, waiter, remaining, timeout_ms)
         try:
-            if conn._paused:
-                await conn.drain()
             return await waiter
         except asyncio.CancelledError:
             entry = conn.pending.get(request.opaque)
@@ -421,16 +504,25 @@ class AsyncRemotingClient:
 
     async def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
         """Send ``request`` with the oneway flag set (Java's ``invokeOneway``: ``markOnewayRPC`` then write) and
-        return once it is handed to the connection; no response is waited for. Sets the flag on ``request``."""
+        return once it is queued on the connection; no response is waited for. Sets the flag on ``request``.
+        Raises :class:`RemotingSendRequestError` when the connection's queue is full."""
         if self._loop is None:
             self._bind()
-        request.flag |= RPC_ONEWAY
         conn = self._conns.get(addr)
         if conn is None:
             conn = await self.connection(addr)
-        conn.write(encode_frame(request))
-        if conn._paused:
-            await conn.drain()
+        self._write_oneway(conn, request)
+
+    def _write_oneway(self, conn: _Connection, request: RemotingCommand) -> None:
+        if conn.closed:
+            raise RemotingSendRequestError(conn.addr, "the connection was closed before the request was sent")
+        request.flag |= RPC_ONEWAY
+        if self.language is not None:
+            request.language = self.language
+        frame = encode_frame(request)
+        if not conn.room_for(len(frame)):
+            raise conn.full_error(len(frame))
+        conn.write(frame)
 
     # -- sync facade support (runs on the loop)
 
@@ -453,8 +545,7 @@ class AsyncRemotingClient:
             task.add_done_callback(waiter.copy_outcome)
             return
         try:
-            request.flag |= RPC_ONEWAY
-            conn.write(encode_frame(request))
+            self._write_oneway(conn, request)
         except BaseException as e:
             waiter.set_exception(e)
         else:
@@ -541,8 +632,20 @@ class RemotingClient:
     ``asyncio.run_coroutine_threadsafe``). Use it as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, *, connect_timeout_ms: int = 3000, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
-        self.async_client = AsyncRemotingClient(connect_timeout_ms=connect_timeout_ms, max_frame_size=max_frame_size)
+    def __init__(
+        self,
+        *,
+        connect_timeout_ms: int = 3000,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
+        language: str | None = None,
+    ) -> None:
+        self.async_client = AsyncRemotingClient(
+            connect_timeout_ms=connect_timeout_ms,
+            max_frame_size=max_frame_size,
+            max_write_queue=max_write_queue,
+            language=language,
+        )
         self.connect_timeout_ms = connect_timeout_ms
         self.loop = asyncio.new_event_loop()
         self._closed = False
