@@ -55,19 +55,20 @@ define section
 endef
 
 # The build and tool requirements, read from pyproject.toml ([build-system] requires and the
-# "test", "dev" and "docs" extras); `pip install -e .[test]` is not possible before the extension is built.
+# "test", "dev", "docs" and "compression" extras); `pip install -e .[test]` is not possible before the
+# extension is built.
 define READ_REQUIREMENTS
 import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26")
+    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
 extras = d["project"].get("optional-dependencies", {})
 reqs = list(d["build-system"]["requires"])
-for group in ("test", "dev", "docs"):
+for group in ("test", "dev", "docs", "compression"):
     reqs += extras.get(group, [])
 print("\n".join(reqs))
 endef

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import struct
 
 import pytest
@@ -334,3 +335,77 @@ def test_decode_frame_wants_exactly_one_frame() -> None:
         decode_frame(frame + frame)
     with pytest.raises(FrameError):
         decode_frame(frame[:-1])
+
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"[" * DEEP + b"]" * DEEP,
+        b'{"a":' * DEEP + b"1" + b"}" * DEEP,
+        b'{"code":1,"extFields":{"k":' + b"[" * DEEP + b"]" * DEEP + b"}}",
+        b'{"code":1,"remark":' + b"[" * DEEP,  # unterminated as well
+    ],
+    ids=["arrays", "objects", "in-ext-fields", "unterminated"],
+)
+def test_json_header_nested_100000_deep_is_a_frame_error(header: bytes) -> None:
+    """Issue 27 item 12: json's C decoder recurses once per level and raised RecursionError out of decode_frame
+    and FrameDecoder.feed (in the client, asyncio's 'Fatal error: protocol.data_received()')."""
+    frame = frame_of(header, b"body")
+    with pytest.raises(FrameError, match="JSON header: nested too deeply"):
+        decode_frame(frame)
+    assert "nested too deeply" in str(bad(frame))
+    decoder = FrameDecoder()  # and arriving in pieces
+    with pytest.raises(FrameError, match="nested too deeply"):
+        for i in range(0, len(frame), 65536):
+            list(decoder.feed(frame[i : i + 65536]))
+    with pytest.raises(FrameError, match="nested too deeply"):
+        decode_header(header, JSON)
+
+
+def test_json_header_nested_a_little_still_decodes_its_ext_field_values() -> None:
+    cmd = decode_frame(frame_of(b'{"code":3,"extFields":{"n":12,"f":1.5,"t":true,"z":null,"s":"x"}}'))
+    assert (cmd.code, cmd.ext_fields) == (3, {"n": "12", "f": "1.5", "t": "true", "s": "x"})
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"code":1,"extFields":{"k":' + b"1" * 5000 + b"}}",  # past Python's int-to-string digit limit
+        b'{"code":1' + b"0" * 5000 + b"}",
+        b'{"code":1,"extFields":{"k":[1]}}',
+        b'{"code":1,"extFields":{"k":{}}}',
+        b'{"code":true}',
+        b'{"language":-1}',
+        b'{"language":99}',
+        b'{"extFields":"text"}',
+    ],
+)
+def test_json_headers_of_odd_values_fail_only_with_frame_error(header: bytes) -> None:
+    bad(frame_of(header))
+    with pytest.raises(FrameError):
+        decode_header(header, JSON)
+
+
+def test_mutated_frames_fail_only_with_frame_error() -> None:
+    """Bytes changed at random in a JSON and a ROCKETMQ frame: a command or a FrameError, from decode_frame and
+    from a decoder fed in pieces, never another exception."""
+    cmd = RemotingCommand(10, opaque=5, remark="a remark", ext_fields={"a": "b", "topic": "Tést"}, body=b"body")
+    frames = [encode_frame(cmd, JSON), encode_frame(cmd, ROCKETMQ)]
+    rng = random.Random(27)
+    for _ in range(3000):
+        data = bytearray(rng.choice(frames))
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(8, len(data))] = rng.randrange(256)
+        try:
+            decode_frame(bytes(data))
+        except FrameError:
+            pass
+        decoder = FrameDecoder()
+        try:
+            for i in range(0, len(data), 7):
+                list(decoder.feed(data[i : i + 7]))
+        except FrameError:
+            pass

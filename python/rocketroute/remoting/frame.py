@@ -167,6 +167,8 @@ def _decode_json_header(data: bytes | bytearray) -> RemotingCommand:
             raise ValueError(f"extra data after the header at {end}")
     except ValueError as e:  # JSONDecodeError and UnicodeDecodeError too
         raise FrameError(f"undecodable JSON header: {e}") from None
+    except RecursionError:  # json's C scanner recurses once per level of nesting
+        raise FrameError("undecodable JSON header: nested too deeply") from None
     if type(header) is not dict:
         raise FrameError(f"the JSON header is a {type(header).__name__}, not an object")
     get = header.get
@@ -244,12 +246,25 @@ def decode_header(data: bytes | bytearray, serialize_type: SerializeType) -> Rem
     JSON: a missing or null field takes Java's default (``code``/``opaque``/``flag``/``version`` 0, ``language``
     ``"JAVA"``); non-string ``extFields`` values become strings (numbers in decimal, booleans lowercase, nulls
     left out). ROCKETMQ: a zero-length remark is ``None``; a zero-length ext field value is ``""`` (Java reads it
-    as null); an unknown language byte is ``"OTHER"``."""
-    if serialize_type == _JSON_TYPE:
-        return _decode_json_header(data)
-    if serialize_type == _ROCKETMQ_TYPE:
-        return _decode_rocketmq_header(data)
+    as null); an unknown language byte is ``"OTHER"``. Any other failure to read the header (a JSON header nested
+    too deeply for the interpreter's recursion limit included) is a :class:`FrameError` too."""
+    try:
+        if serialize_type == _JSON_TYPE:
+            return _decode_json_header(data)
+        if serialize_type == _ROCKETMQ_TYPE:
+            return _decode_rocketmq_header(data)
+    except FrameError:
+        raise
+    except Exception as e:
+        raise _unexpected(serialize_type, e) from e
     raise FrameError(f"unknown serialize type {serialize_type}")
+
+
+def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
+    """A header decoder's exception that is not a :class:`FrameError`, as one: whatever a peer sends, the callers
+    (``data_received`` among them) see only the documented error."""
+    name = "JSON" if serialize_type == _JSON_TYPE else "ROCKETMQ"
+    return FrameError(f"undecodable {name} header: {type(e).__name__}: {e}")
 
 
 def decode_frame(frame: bytes, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> RemotingCommand:
@@ -268,8 +283,9 @@ class FrameDecoder:
     It raises :class:`FrameError` as soon as the bytes it has show the frame is bad, without waiting for the rest
     of it: a length field under 4 or a frame (length field included) over ``max_frame_size`` once the 4 length
     bytes are in; an unknown serialize type or a header length over the frame's length once the next 4 are in; an
-    undecodable header once the frame is complete. After an error the decoder stays failed (every later
-    :meth:`feed` raises), as the stream can no longer be parsed: close the connection.
+    undecodable header (malformed, of the wrong types, or a JSON header nested too deeply) once the frame is
+    complete. No other exception comes out of :meth:`feed` for any bytes. After an error the decoder stays failed
+    (every later :meth:`feed` raises), as the stream can no longer be parsed: close the connection.
     """
 
     __slots__ = ("_buf", "_error", "_pos", "max_frame_size")
@@ -341,10 +357,15 @@ class FrameDecoder:
         start = pos + 8
         body_start = start + header_length
         end = pos + 4 + length
-        if serialize_type is _JSON_TYPE:
-            cmd = _decode_json_header(buf[start:body_start])
-        else:
-            cmd = _decode_rocketmq_header(buf[start:body_start])
+        try:
+            if serialize_type is _JSON_TYPE:
+                cmd = _decode_json_header(buf[start:body_start])
+            else:
+                cmd = _decode_rocketmq_header(buf[start:body_start])
+        except FrameError:
+            raise
+        except Exception as e:
+            raise _unexpected(serialize_type, e) from e
         if end > body_start:
             with memoryview(buf) as view:
                 cmd.body = view[body_start:end].tobytes()
