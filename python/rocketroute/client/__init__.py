@@ -11,7 +11,7 @@ only."""
 
 from __future__ import annotations
 
-from .consumer import Consumer, ConsumerStats
+from .consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -58,6 +58,7 @@ from .send_result import SendResult, SendStatus, send_result_from_response
 __all__ = [
     "Consumer",
     "ConsumerStats",
+    "DuplicateClientIdError",
     "ConsumeConcurrentlyContext",
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyContext",

@@ -23,7 +23,6 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import datetime
 import ipaddress
 import json
@@ -46,7 +45,7 @@ from .listener import (
     ConsumeOrderlyStatus,
     MessageListener,
 )
-from .message_decode import reset_retry_topic
+from .message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, reset_retry_topic
 from .message_id import local_ip_candidates
 from .namesrv import (
     MASTER_ID,
@@ -59,6 +58,7 @@ from .namesrv import (
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
+from .settings_check import DEFAULT_LANGUAGE, check_choice, check_consumer_settings, check_group
 from .subscription import (
     ConsumerData,
     SubscriptionData,
@@ -67,26 +67,41 @@ from .subscription import (
     query_consumer_ids,
     retry_topic,
 )
+from .workers import CallbackThread, ConsumePool
 
-__all__ = ["Consumer", "ConsumerStats"]
+__all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 
 log = logging.getLogger("rocketroute.consumer")
 
 CONSUME_FROM = ("CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP")
 MODELS = ("CLUSTERING", "BROADCASTING")
-_EXTRA_SETTINGS = ("rebalance_interval", "offset_store_dir")
+_EXTRA_SETTINGS = ("rebalance_interval", "offset_store_dir", "max_body_size")
 
 
 _STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a shutdown if one does not
+
+
+_RAISED = object()  # what _call_listener returns when the listener raised
+
+
+def _name_of(fn: Any) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{name}" if module else name
 
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+class DuplicateClientIdError(RuntimeError):
+    """:meth:`Consumer.start` found another member of its group with the same client id (``ip@instance_name``)."""
+
+
 class ConsumerStats:
     """Counters of one consumer (read them any time): messages pulled, consumed well, failed (sent back or to be
-    consumed again), sent back, pulls, pull errors, rebalances run and the time the last one changed something."""
+    consumed again), sent back, pulls, pull errors, messages set aside as undecodable, rebalances run and the time
+    the last one changed something."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -96,6 +111,7 @@ class ConsumerStats:
         self.sent_back = 0
         self.pulls = 0
         self.pull_errors = 0
+        self.undecodable = 0
         self.rebalances = 0
         self.last_change_ms: int | None = None
 
@@ -141,7 +157,8 @@ class Consumer:
     ``strategy``: the allocation strategy (default the backend's ``AllocateMessageQueueAveragely()``); ``model``:
     ``"CLUSTERING"`` (the group shares the queues) or ``"BROADCASTING"`` (every member takes every queue).
     ``listener(msgs, context)``: see :mod:`rocketroute.client.listener`; ``orderly=True`` makes it an orderly
-    listener. ``on_rebalance(topic, assigned)`` is called on the remoting thread after each rebalance that changed
+    listener. ``on_rebalance(topic, assigned)`` is called on the consumer's callback thread (where it may call the
+    consumer's methods) after each rebalance that changed
     what this consumer owns.
 
     Settings are ``DefaultMQPushConsumer``'s in snake_case with Java's defaults
@@ -160,7 +177,7 @@ class Consumer:
         group: str,
         subscriptions: Mapping[str, str | None] | Iterable[str],
         strategy: Any = None,
-        model: str = "CLUSTERING",
+        model: str | None = None,
         *,
         listener: MessageListener | None = None,
         orderly: bool = False,
@@ -173,39 +190,30 @@ class Consumer:
     ) -> None:
         if compat not in MQ_VERSIONS:
             raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
-        if model not in MODELS:
-            raise ValueError(f"model must be 'CLUSTERING' or 'BROADCASTING', not {model!r}")
-        if not isinstance(group, str) or not group:
-            raise ValueError(f"a consumer needs a group name, not {group!r}")
+        check_group(group, "consumer group")
         defaults = consumer_defaults(compat)
         known = set(defaults) | set(_EXTRA_SETTINGS)
         unknown = sorted(set(settings) - known)
         if unknown:
             raise TypeError(f"unknown consumer setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        # the message model: the ``model`` argument or Java's ``message_model`` setting (the same thing)
+        setting_model = settings.get("message_model")
+        if model is not None and setting_model is not None and model != setting_model:
+            raise ValueError(f"model={model!r} and message_model={setting_model!r} disagree: give one")
+        model = model if model is not None else setting_model if setting_model is not None else "CLUSTERING"
+        check_choice("message model", model, MODELS)
         cfg: dict[str, Any] = dict(defaults)
         cfg["rebalance_interval"] = CONSUMER_CONSTANTS["REBALANCE_INTERVAL"]
         cfg["offset_store_dir"] = None
+        cfg["language"] = DEFAULT_LANGUAGE
+        cfg["max_body_size"] = DEFAULT_MAX_BODY_SIZE
         cfg.update(settings)
-        if cfg["consume_from_where"] not in CONSUME_FROM:
-            raise ValueError(f"consume_from_where must be one of {CONSUME_FROM}, not {cfg['consume_from_where']!r}")
+        cfg["message_model"] = model
+        check_choice("consume_from_where", cfg["consume_from_where"], CONSUME_FROM)
         if cfg.get("consume_timestamp") is None:
             cfg["consume_timestamp"] = _java_timestamp_string(_now_ms() - 30 * 60 * 1000)
         _parse_java_timestamp(cfg["consume_timestamp"])  # fails early on a bad value
-        for k in (
-            "pull_batch_size",
-            "consume_thread_min",
-            "consume_message_batch_max_size",
-            "persist_consumer_offset_interval",
-            "heartbeat_broker_interval",
-            "poll_name_server_interval",
-            "rebalance_interval",
-            "pull_threshold_for_queue",
-            "pull_threshold_size_for_queue",
-            "consume_concurrently_max_span",
-            "mq_client_api_timeout",
-        ):
-            if isinstance(cfg[k], bool) or not isinstance(cfg[k], int) or cfg[k] <= 0:
-                raise ValueError(f"{k} must be a positive int, not {cfg[k]!r}")
+        check_consumer_settings(cfg, defaults)
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
         self.group = group
         self.model = model
@@ -218,12 +226,22 @@ class Consumer:
         self.strategy = strategy if strategy is not None else backend.AllocateMessageQueueAveragely()
         self.listener = listener
         self.on_rebalance = on_rebalance
+        if isinstance(subscriptions, (str, bytes)):
+            raise TypeError(
+                f"subscriptions must be a {{topic: tag expression}} mapping or a list of topics, not a "
+                f"{type(subscriptions).__name__} ({subscriptions!r}; for one topic: [{subscriptions!r}])"
+            )
         if isinstance(subscriptions, Mapping):
             subs = dict(subscriptions)
         else:
             subs = {t: "*" for t in subscriptions}
         if not subs:
             raise ValueError("a consumer needs at least one subscription")
+        for topic, expression in subs.items():
+            if not isinstance(topic, str) or not topic.strip():
+                raise TypeError(f"a subscribed topic must be a non-blank str, not {topic!r}")
+            if expression is not None and not isinstance(expression, str):
+                raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
         self._subs: dict[str, SubscriptionData] = {t: build_subscription(t, e) for t, e in subs.items()}
         if model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
@@ -237,7 +255,8 @@ class Consumer:
         self._remoting: RemotingClient | None = None
         self._names: NameServerClient | None = None
         self._offsets: OffsetStore | None = None
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._executor: ConsumePool | None = None
+        self._callbacks: CallbackThread | None = None
         self._routes: dict[str, Any] = {}
         self._broker_addrs: dict[str, dict[int, str | None]] = {}
         self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
@@ -249,6 +268,11 @@ class Consumer:
         self._rebalance_lock: asyncio.Lock | None = None
         self._mq_locks: dict[Any, threading.Lock] = {}  # MessageQueueLock (orderly)
         self._mq_locks_guard = threading.Lock()
+        # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
+        # pull_threshold_*_for_topic among the queues this consumer owns (set at each rebalance)
+        self._queue_thresholds = (cfg["pull_threshold_for_queue"], cfg["pull_threshold_size_for_queue"] * 1024 * 1024)
+        self._thresholds: dict[str, tuple[int, int]] = {}
+        self._duplicate_logged: set[str] = set()
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -271,7 +295,11 @@ class Consumer:
                 raise RuntimeError("register a message listener before start()")
             timeout = self.settings["mq_client_api_timeout"]
             self._remoting, self._names = connect_name_servers(
-                self.namesrv_addrs, timeout_ms=timeout, compat=self.compat, backend=self._rr
+                self.namesrv_addrs,
+                timeout_ms=timeout,
+                compat=self.compat,
+                backend=self._rr,
+                language=self.settings["language"],
             )
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
@@ -281,25 +309,32 @@ class Consumer:
                 root = self.settings["offset_store_dir"] or default_offset_store_dir()
                 path = os.path.join(str(root), self.client_id, self.group, "offsets.json")
                 self._offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
-            self._executor = concurrent.futures.ThreadPoolExecutor(
-                self.settings["consume_thread_min"], thread_name_prefix=f"rocketroute-consume-{self.group}"
-            )
+            self._executor = ConsumePool(self.settings["consume_thread_min"], f"rocketroute-consume-{self.group}")
+            self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._remoting.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
             self._state = "running"
         try:
             self._call(self._start())
+            self._flush_callbacks()  # on_rebalance has run
         except BaseException:
             self.shutdown()
             raise
         return self
 
     def shutdown(self) -> None:
-        """Stop pulling, let the listener calls under way finish (their offsets are committed), commit every
+        """Stop pulling, wait for the listener calls under way (their offsets are committed), commit every
         offset and wait for the brokers' acknowledgement (Java's commit is oneway), unlock the orderly queues,
-        unregister from the brokers (so the others rebalance at once) and close the connections."""
+        unregister from the brokers (so the others rebalance at once) and close the connections.
+
+        The wait for listener calls is bounded by ``await_termination_millis_when_shutdown`` (ms) or, when that is
+        0 (Java's default), by ``consume_timeout`` (minutes): a call still running then is abandoned with a
+        WARNING, and its messages are not committed (they are consumed again, by this group's next owner of the
+        queue). It may be called from a listener (the caller's own call is not waited for) or a callback."""
+        self._refuse_on_loop("shutdown()")
         with self._state_lock:
             if self._state != "running":
-                self._state = "shut down"
+                if self._state == "created":
+                    self._state = "shut down"
                 return
             self._state = "stopping"
         remoting, executor = self._remoting, self._executor
@@ -309,13 +344,25 @@ class Consumer:
             self._call(self._stop_pulls(), timeout=_STOP_TIMEOUT_S)
         except Exception as e:
             log.warning("stopping the pulls and timers did not finish: %r", e)
-        executor.shutdown(wait=True, cancel_futures=True)
+        s = self.settings
+        wait_ms = s["await_termination_millis_when_shutdown"] or s["consume_timeout"] * 60_000
+        still = executor.shutdown(wait_ms / 1000)
+        if still:
+            log.warning(
+                "%d listener call(s) of %s still running %d ms into shutdown: abandoned, their messages are not "
+                "committed and will be consumed again",
+                still,
+                self.group,
+                wait_ms,
+            )
         api_s = self.settings["mq_client_api_timeout"] / 1000
         try:
             self._call(self._final_commit_and_unregister(), timeout=api_s * (2 + 2 * len(self._broker_addrs)) + 1)
         except Exception as e:
             log.warning("the final commit or unregister did not finish: %r", e)
         self._state = "shut down"
+        if self._callbacks is not None:
+            self._callbacks.close()
         remoting.close()
 
     def __enter__(self) -> Consumer:
@@ -328,9 +375,23 @@ class Consumer:
     def running(self) -> bool:
         return self._state == "running"
 
+    def _refuse_on_loop(self, what: str) -> None:
+        remoting = self._remoting
+        if remoting is not None and threading.current_thread() is remoting._thread:
+            raise RuntimeError(
+                f"{what} cannot be called on the consumer's event-loop thread (it would wait for that loop): call "
+                "it from a listener, a callback or any other thread"
+            )
+
     def _call(self, coro: Any, timeout: float | None = None) -> Any:
-        assert self._remoting is not None
-        return asyncio.run_coroutine_threadsafe(coro, self._remoting.loop).result(timeout)
+        remoting = self._remoting
+        if remoting is None:
+            coro.close()
+            raise RuntimeError(f"the consumer is {self._state}: call start() first")
+        if threading.current_thread() is remoting._thread:
+            coro.close()
+            self._refuse_on_loop("a blocking Consumer method")
+        return asyncio.run_coroutine_threadsafe(coro, remoting.loop).result(timeout)
 
     # -- what a user can look at --------------------------------------------------------------------------------
 
@@ -355,8 +416,14 @@ class Consumer:
         return self._call(self._find_consumer_ids(topic))
 
     def rebalance_now(self) -> None:
-        """Run a rebalance now (what a NOTIFY_CONSUMER_IDS_CHANGED triggers) and return when it is done."""
+        """Run a rebalance now (what a NOTIFY_CONSUMER_IDS_CHANGED triggers) and return when it is done (and
+        ``on_rebalance`` has been called for what it changed, unless this is called from ``on_rebalance``)."""
         self._call(self._rebalance_all())
+        self._flush_callbacks()
+
+    def _flush_callbacks(self) -> None:
+        if self._callbacks is not None:
+            self._callbacks.flush(self.settings["mq_client_api_timeout"] / 1000)
 
     def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now (what the timer does every ``poll_name_server_interval`` ms)."""
@@ -369,6 +436,8 @@ class Consumer:
         self._rebalance_lock = asyncio.Lock()
         await self._refresh_routes()
         await self._heartbeat_all()
+        if self.model == "CLUSTERING":
+            await self._check_unique_client_id()
         await self._rebalance_all()
         s = self.settings
         self._tasks = [
@@ -381,6 +450,8 @@ class Consumer:
             self._tasks.append(
                 asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._lock_all))
             )
+        if not self.orderly:  # ConsumeMessageConcurrentlyService.cleanExpireMsg, every consume_timeout minutes
+            self._tasks.append(asyncio.ensure_future(self._every(s["consume_timeout"] * 60_000, self._clean_expired)))
 
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
@@ -520,6 +591,29 @@ class Consumer:
 
     # -- rebalance ---------------------------------------------------------------------------------------------
 
+    async def _check_unique_client_id(self) -> None:
+        """Refuse to start when the brokers list this consumer's client id twice in its group: another member
+        runs with the same instance name (and IP), so both would own the same queues and every message would be
+        consumed twice. Java only logs it; this raises :class:`DuplicateClientIdError`."""
+        rt = retry_topic(self.group)
+        for topic in self._subs:
+            if topic == rt or topic not in self._routes:
+                continue
+            try:
+                cids = await self._find_consumer_ids(topic)
+            except Exception as e:
+                log.debug("the member list of %s could not be read at start: %s", self.group, e)
+                continue
+            if cids.count(self.client_id) > 1:
+                raise DuplicateClientIdError(
+                    f"another member of consumer group {self.group!r} already runs with client id "
+                    f"{self.client_id!r}: two members with one id would both own the same queues and consume every "
+                    "message twice. Give each consumer of a process its own instance_name (the default, "
+                    "<pid>#<nanos>, is unique)"
+                )
+            if cids:
+                return
+
     async def _find_consumer_ids(self, topic: str) -> list[str]:
         """``findConsumerIdList``: GET_CONSUMER_LIST_BY_GROUP to a broker of the topic. Java asks one broker
         picked at random and gives up if it fails; this asks the others in turn before giving up."""
@@ -603,15 +697,34 @@ class Consumer:
             if not cids:
                 log.warning("rebalance of %s: the brokers report no member of %s", topic, self.group)
                 return
+            if cids.count(self.client_id) > 1 and topic not in self._duplicate_logged:
+                self._duplicate_logged.add(topic)
+                log.error(
+                    "another member of %s runs with this consumer's client id %s: both own the same queues of %s "
+                    "and consume its messages twice; give each consumer its own instance_name",
+                    self.group,
+                    self.client_id,
+                    topic,
+                )
             owned = [mq for mq in self._pqs if mq.topic == topic]
             assigned = rebalance(self.strategy, self.group, self.client_id, mqs, cids, owned).assigned
+        self._set_topic_thresholds(topic, len(assigned))
         if await self._update_process_queues(topic, set(assigned)):
             await self._heartbeat_all()  # 5.x messageQueueChanged: tell the brokers at once
-            if self.on_rebalance is not None:
-                try:
-                    self.on_rebalance(topic, tuple(sorted(assigned)))
-                except Exception:
-                    log.exception("on_rebalance raised")
+            if self.on_rebalance is not None and self._callbacks is not None:  # it may call the consumer back
+                self._callbacks.post("on_rebalance", self.on_rebalance, topic, tuple(sorted(assigned)))
+
+    def _set_topic_thresholds(self, topic: str, owned: int) -> None:
+        """``RebalancePushImpl.messageQueueChanged``: with ``pull_threshold_for_topic`` (or ``_size_for_topic``)
+        set, each owned queue of the topic may cache that divided by the number of owned queues (at least 1).
+        Java sets the consumer-wide per-queue limit from the last topic rebalanced; here each topic keeps its own."""
+        s = self.settings
+        count, size = self._queue_thresholds
+        if owned > 0 and s["pull_threshold_for_topic"] != -1:
+            count = max(1, s["pull_threshold_for_topic"] // owned)
+        if owned > 0 and s["pull_threshold_size_for_topic"] != -1:
+            size = max(1, s["pull_threshold_size_for_topic"] // owned) * 1024 * 1024
+        self._thresholds[topic] = (count, size)
 
     async def _update_process_queues(self, topic: str, assigned: set[Any]) -> bool:
         """``updateProcessQueueTableInRebalance``: give up the queues no longer assigned (and those not pulled
@@ -831,10 +944,11 @@ class Consumer:
         if sub is None:
             return
         clustering = self.model == "CLUSTERING"
-        size_limit = s["pull_threshold_size_for_queue"] * 1024 * 1024
+        failures = 0
         while not pq.dropped and self._state == "running":  # the state too: see _wait_for_wakeup
             pq.last_pull_timestamp = _now_ms()
-            if pq.msg_count > s["pull_threshold_for_queue"] or pq.msg_size > size_limit:
+            count_limit, size_limit = self._thresholds.get(mq.topic, self._queue_thresholds)
+            if pq.msg_count > count_limit or pq.msg_size > size_limit:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
                 continue
             if not self.orderly and pq.get_max_span() > s["consume_concurrently_max_span"]:
@@ -865,23 +979,51 @@ class Consumer:
             self.stats.add(pulls=1)
             try:
                 response = await client.invoke(addr, request, c["CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND"])
-                result = pull_result(response, mq, sub, addr=addr)
+                result = pull_result(
+                    response,
+                    mq,
+                    sub,
+                    addr=addr,
+                    read_body=s["decode_read_body"],
+                    decompress_body=s["decode_decompress_body"],
+                    max_body_size=s["max_body_size"],
+                    undecodable="mark",
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as e:
                 self.stats.add(pull_errors=1)
-                log.debug("pull of %s from %s failed: %s", mq, addr, e)
+                failures += 1
+                # the first failure in a row is a WARNING (an ERROR for a response that cannot be read), the
+                # ones after it DEBUG: a queue that stops moving is never silent, a broker down is not a flood
+                level = (
+                    logging.DEBUG
+                    if failures > 1
+                    else logging.ERROR
+                    if isinstance(e, MessageDecodeError)
+                    else logging.WARNING
+                )
+                log.log(level, "pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
                 await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
                 continue
+            failures = 0
             if pq.dropped:
                 break
             self._pull_from[mq] = result.suggest_which_broker_id
             if result.status is PullStatus.FOUND:
+                msgs = result.messages
+                if msgs and any(m.decode_error is not None for m in msgs):
+                    if not await self._set_aside_undecodable([m for m in msgs if m.decode_error is not None], mq):
+                        await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
+                        continue  # pulled again from the same offset
+                    msgs = [m for m in msgs if m.decode_error is None]
+                    if not msgs and pq.msg_count == 0:
+                        self._offsets.update_offset(mq, result.next_begin_offset, True)
                 next_offset = result.next_begin_offset
-                if result.messages:
-                    self.stats.add(pulled=len(result.messages))
-                    dispatch = pq.put_messages(result.messages)
-                    self._submit_consume(result.messages, pq, mq, dispatch)
+                if msgs:
+                    self.stats.add(pulled=len(msgs))
+                    dispatch = pq.put_messages(msgs)
+                    self._submit_consume(msgs, pq, mq, dispatch)
                     if s["pull_interval"] > 0:
                         await asyncio.sleep(s["pull_interval"] / 1000)
             elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
@@ -907,16 +1049,13 @@ class Consumer:
 
     def _submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
         assert self._executor is not None
-        try:
-            if self.orderly:
-                if dispatch:
-                    self._executor.submit(self._consume_orderly, pq, mq)
-            else:
-                n = self.settings["consume_message_batch_max_size"]
-                for i in range(0, len(msgs), n):
-                    self._executor.submit(self._consume_concurrently, msgs[i : i + n], pq, mq)
-        except RuntimeError:  # the pool is shut down: the consumer is stopping
-            pass
+        if self.orderly:
+            if dispatch:
+                self._executor.submit(self._consume_orderly, pq, mq)
+        else:  # not queued once the pool is shut down: the consumer is stopping
+            n = self.settings["consume_message_batch_max_size"]
+            for i in range(0, len(msgs), n):
+                self._executor.submit(self._consume_concurrently, msgs[i : i + n], pq, mq)
 
     def _later(self, delay_ms: int, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``)."""
@@ -926,10 +1065,7 @@ class Consumer:
 
         def submit() -> None:
             if self._state == "running":
-                try:
-                    executor.submit(fn, *args)
-                except RuntimeError:
-                    pass
+                executor.submit(fn, *args)
 
         try:
             remoting.loop.call_soon_threadsafe(remoting.loop.call_later, delay_ms / 1000, submit)
@@ -945,8 +1081,28 @@ class Consumer:
         try:
             return listener(msgs, context)
         except Exception:
-            log.warning("the listener raised on %d message(s) of %s", len(msgs), context.message_queue, exc_info=True)
-            return None
+            log.warning(
+                "the listener %s raised on %d message(s) of %s",
+                _name_of(listener),
+                len(msgs),
+                context.message_queue,
+                exc_info=True,
+            )
+            return _RAISED
+
+    def _not_a_status(self, status: Any, expected: type, instead: Any) -> Any:
+        """Java's answer to a listener that returns no status (``null``) or a wrong one: ``instead``
+        (RECONSUME_LATER, or SUSPEND_CURRENT_QUEUE_A_MOMENT for an orderly listener), with a WARNING naming the
+        listener (none for one that raised: that was logged with its traceback)."""
+        if status is not _RAISED:
+            log.warning(
+                "the listener %s returned %r, not a %s: treated as %s",
+                _name_of(self.listener),
+                status,
+                expected.__name__,
+                instead.name,
+            )
+        return instead
 
     def _consume_concurrently(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
         """``ConsumeMessageConcurrentlyService.ConsumeRequest.run`` and ``processConsumeResult``."""
@@ -955,9 +1111,7 @@ class Consumer:
         context = ConsumeConcurrentlyContext(mq)
         status = self._call_listener(msgs, context)
         if not isinstance(status, ConsumeConcurrentlyStatus):
-            if status is not None:
-                log.warning("the listener returned %r, not a ConsumeConcurrentlyStatus: reconsume later", status)
-            status = ConsumeConcurrentlyStatus.RECONSUME_LATER
+            status = self._not_a_status(status, ConsumeConcurrentlyStatus, ConsumeConcurrentlyStatus.RECONSUME_LATER)
         if pq.dropped:  # Java: the queue was given up meanwhile; the result is not processed
             return
         if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
@@ -994,6 +1148,72 @@ class Consumer:
         remoting = self._remoting
         if remoting is None:
             return False
+        addr, request = self._send_back_request(msg, delay_level)
+        try:
+            remoting.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+            return True
+        except Exception as e:
+            log.warning("sending back %s failed: %s", msg.msg_id, e)
+            return False
+
+    async def _clean_expired(self, now_ms: int | None = None) -> None:
+        """``cleanExpireMsg``: a message a listener started on more than ``consume_timeout`` minutes ago and
+        still the first of its queue's cache is sent back (delay level 3) and removed from the cache, so one stuck
+        listener call does not hold its queue's committed offset for ever (at most 16 per queue per round, as
+        Java's). Concurrent consumption only."""
+        assert self._remoting is not None
+        timeout_ms = self.settings["consume_timeout"] * 60_000
+        for mq, pq in list(self._pqs.items()):
+            for _ in range(16):
+                if pq.dropped:
+                    break
+                msg = pq.first_expired(timeout_ms, _now_ms() if now_ms is None else now_ms)
+                if msg is None:
+                    break
+                addr, request = self._send_back_request(msg, 3)
+                try:
+                    await self._remoting.async_client.invoke_checked(
+                        addr, request, self.settings["mq_client_api_timeout"]
+                    )
+                except Exception as e:
+                    log.error("sending back %s, expired in its listener (consume_timeout), failed: %s", msg.msg_id, e)
+                    break
+                log.warning(
+                    "message %s of %s has been in its listener over consume_timeout (%d min): sent back",
+                    msg.msg_id,
+                    mq,
+                    self.settings["consume_timeout"],
+                )
+                pq.remove_messages([msg])
+                self.stats.add(sent_back=1)
+
+    async def _set_aside_undecodable(self, msgs: list[Any], mq: Any) -> bool:
+        """Messages whose body cannot be decoded (a codec missing, corrupt, over ``max_body_size``) never reach
+        the listener and never stall their queue: each is logged at ERROR and, in a clustering group, sent back
+        with delay level -1, which the broker stores straight into the group's dead-letter queue
+        (``%DLQ%<group>``), where it can be looked at. False if a send-back failed (the pull is retried)."""
+        assert self._remoting is not None
+        for m in msgs:
+            log.error(
+                "message %s (offset %d of %s) cannot be decoded, %s: %s",
+                m.msg_id,
+                m.queue_offset,
+                mq,
+                "sent to the dead-letter queue" if self.model == "CLUSTERING" else "skipped (broadcasting)",
+                m.decode_error,
+            )
+            if self.model != "CLUSTERING":
+                continue
+            addr, request = self._send_back_request(m, -1)
+            try:
+                await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+            except Exception as e:
+                log.error("sending the undecodable message %s to the dead-letter queue failed: %s", m.msg_id, e)
+                return False
+        self.stats.add(undecodable=len(msgs))
+        return True
+
+    def _send_back_request(self, msg: Any, delay_level: int) -> tuple[str, RemotingCommand]:
         addr = self._master_addr(msg.broker_name) if msg.broker_name else None
         if addr is None:
             addr = msg.store_host
@@ -1009,12 +1229,7 @@ class Consumer:
         if self.compat == "5.3" and msg.broker_name:
             ext["bname"] = msg.broker_name
         request = RemotingCommand.request(RequestCode.CONSUMER_SEND_MSG_BACK, ext, version=MQ_VERSIONS[self.compat])
-        try:
-            remoting.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
-            return True
-        except Exception as e:
-            log.warning("sending back %s failed: %s", msg.msg_id, e)
-            return False
+        return addr, request
 
     def _mq_lock(self, mq: Any) -> threading.Lock:
         with self._mq_locks_guard:
@@ -1072,7 +1287,9 @@ class Consumer:
                         return
                     status = self._call_listener(msgs, context)
                     if not isinstance(status, ConsumeOrderlyStatus):
-                        status = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+                        status = self._not_a_status(
+                            status, ConsumeOrderlyStatus, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+                        )
                     if status is ConsumeOrderlyStatus.SUCCESS:
                         self.stats.add(consumed=len(msgs))
                         offset = pq.commit()

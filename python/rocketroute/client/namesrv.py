@@ -176,10 +176,11 @@ def fetch_route(
 
 
 def connect_name_servers(
-    addrs: Sequence[str], *, timeout_ms: int, compat: str, backend: Any = None
+    addrs: Sequence[str], *, timeout_ms: int, compat: str, backend: Any = None, language: str | None = None
 ) -> tuple[RemotingClient, NameServerClient]:
     """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
-    ``timeout_ms`` to connect) and a :class:`NameServerClient` over it for ``addrs``."""
-    remoting = RemotingClient(connect_timeout_ms=timeout_ms)
+    ``timeout_ms`` to connect, ``language`` written in every request) and a :class:`NameServerClient` over it for
+    ``addrs``."""
+    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language)
     names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
     return remoting, names

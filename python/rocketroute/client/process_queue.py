@@ -262,6 +262,19 @@ class ProcessQueue:
                 result = self._msg_tree.first_key()
             return result
 
+    def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
+        """The first cached message if a listener started on it (its ``CONSUME_START_TIME`` property) more than
+        ``consume_timeout_ms`` before ``now_ms``, else ``None`` (one step of Java's ``cleanExpiredMsg``)."""
+        with self._lock:
+            if not len(self._msg_tree):
+                return None
+            tree = self._msg_tree
+            msg = tree._values[tree.first_key()]
+        start = msg.properties.get("CONSUME_START_TIME")
+        if not start or not start.isdigit():
+            return None
+        return msg if now_ms - int(start) > consume_timeout_ms else None
+
     def contains_message(self, msg: Any) -> bool:
         """``containsMessage`` (5.3.3): whether ``msg``'s offset is cached (not counting taken messages)."""
         if msg is None:

@@ -15,15 +15,18 @@ awaited from any event loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import SendFailedError
+from ..errors import BrokerUnreachableError, SendFailedError
 from ..producer_config import producer_defaults
-from ..remoting import RemotingClient, RemotingCommand, RequestCode
+from ..remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
 from ..remoting.command import MQ_VERSIONS
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode, send_default, send_default_async, send_select
@@ -32,6 +35,8 @@ from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, connect_na
 from .route_change import RouteChange, route_change
 from .send_header import send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
+from .settings_check import DEFAULT_LANGUAGE, check_group, check_producer_settings
+from .workers import CallbackThread
 
 __all__ = ["Producer"]
 
@@ -55,6 +60,7 @@ _SETTINGS = (
     "poll_name_server_interval",
     "mq_client_api_timeout",
     "unit_mode",
+    "language",
 )
 
 
@@ -111,18 +117,23 @@ class Producer:
     ) -> None:
         if compat not in MQ_VERSIONS:
             raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
+        defaults = producer_defaults(compat)
         unknown = sorted(set(settings) - set(_SETTINGS))
         if unknown:
+            java = [k for k in unknown if k in defaults]
+            if java:
+                raise TypeError(
+                    f"producer setting(s) not supported by rocketroute: {', '.join(java)} (DefaultMQProducer's, "
+                    f"not implemented here; supported: {', '.join(_SETTINGS)})"
+                )
             raise TypeError(f"unknown producer setting(s): {', '.join(unknown)} (known: {', '.join(_SETTINGS)})")
-        defaults = producer_defaults(compat)
         cfg = {k: settings.get(k, defaults.get(k)) for k in _SETTINGS}
         cfg["compress_level"] = cfg["compress_level"] if cfg["compress_level"] is not None else 5
         cfg["compress_type"] = cfg["compress_type"] or "ZLIB"
-        for k in ("send_msg_timeout", "poll_name_server_interval", "mq_client_api_timeout", "max_message_size"):
-            if isinstance(cfg[k], bool) or not isinstance(cfg[k], int) or cfg[k] <= 0:
-                raise ValueError(f"{k} must be a positive int, not {cfg[k]!r}")
+        cfg["language"] = settings.get("language", DEFAULT_LANGUAGE)
+        check_producer_settings(cfg)
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
-        self.group = group
+        self.group = check_group(group, "producer group")
         self.compat = compat
         self.settings: Mapping[str, Any] = cfg
         if backend is None:
@@ -143,6 +154,8 @@ class Producer:
         self._names: NameServerClient | None = None
         self._poll_handle: asyncio.TimerHandle | None = None
         self._poll_task: asyncio.Task[None] | None = None
+        self._callbacks: CallbackThread | None = None
+        self._finalizer: weakref.finalize | None = None
         self._state = "created"
 
     # -- lifecycle --------------------------------------------------------------------------------------------
@@ -156,14 +169,23 @@ class Producer:
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
             timeout = self.settings["mq_client_api_timeout"]
             self._remoting, self._names = connect_name_servers(
-                self.namesrv_addrs, timeout_ms=timeout, compat=self.compat, backend=self._rr
+                self.namesrv_addrs,
+                timeout_ms=timeout,
+                compat=self.compat,
+                backend=self._rr,
+                language=self.settings["language"],
             )
+            self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
+            # a producer dropped without shutdown() is closed when collected: nothing of the client holds it
+            # strongly (the poll timer holds a weak reference), and a ResourceWarning says it was left open
+            self._finalizer = weakref.finalize(self, _close_dropped, repr(self), self._remoting, self._callbacks)
             self._state = "running"
-        self._remoting.loop.call_soon_threadsafe(self._schedule_poll)
+        self._remoting.loop.call_soon_threadsafe(_schedule_poll, weakref.ref(self))
         return self
 
     def shutdown(self) -> None:
-        """Stop the refresh and close every connection; sends after this raise."""
+        """Stop the refresh and close every connection; sends after this raise. It may be called from any
+        thread, ``on_route_change`` included."""
         with self._lock:
             if self._state != "running":
                 self._state = "shut down"
@@ -171,6 +193,10 @@ class Producer:
             self._state = "shut down"
             remoting = self._remoting
         assert remoting is not None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        if self._callbacks is not None:
+            self._callbacks.close()
 
         def cancel() -> None:
             if self._poll_handle is not None:
@@ -197,9 +223,24 @@ class Producer:
 
     # -- routes -----------------------------------------------------------------------------------------------
 
-    def _submit(self, coro: Awaitable[T]) -> T:
-        remoting, _ = self._running()
-        return asyncio.run_coroutine_threadsafe(coro, remoting.loop).result()  # type: ignore[arg-type]
+    def _submit(self, coro: Awaitable[T], timeout_s: float | None = None) -> T:
+        """Run ``coro`` on the client's loop and wait for it (at most ``timeout_s``: ``TimeoutError``)."""
+        try:
+            remoting, _ = self._running()
+            if threading.current_thread() is remoting._thread:
+                raise RuntimeError(
+                    "a blocking Producer method cannot be called on the producer's event-loop thread (it would wait "
+                    "for that loop): use send_async there, or call it from another thread"
+                )
+        except BaseException:
+            coro.close()  # type: ignore[attr-defined]
+            raise
+        future = asyncio.run_coroutine_threadsafe(coro, remoting.loop)  # type: ignore[arg-type]
+        try:
+            return future.result(timeout_s)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
 
     def publish_info(self, topic: str) -> Any:
         """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
@@ -211,8 +252,12 @@ class Producer:
 
     def refresh_routes(self) -> list[RouteChange]:
         """Fetch every known topic's route now (what the timer does every ``poll_name_server_interval`` ms) and
-        return the changes found."""
-        return self._submit(self._refresh_all())
+        return the changes found, once ``on_route_change`` has been called for them (unless this is called from
+        ``on_route_change`` itself)."""
+        changes = self._submit(self._refresh_all())
+        if self._callbacks is not None:
+            self._callbacks.flush(self.settings["mq_client_api_timeout"] / 1000)
+        return changes
 
     async def _find_publish_info(self, topic: str) -> Any:
         """``tryToFindTopicPublishInfo``."""
@@ -310,11 +355,9 @@ class Producer:
         change = route_change(topic, old_queues, new_info.message_queues)
         if change is not None and old is not None:
             log.info("route change: %s", change.describe())
-            if self.on_route_change is not None:
-                try:
-                    self.on_route_change(change)
-                except Exception:
-                    log.exception("on_route_change raised")
+            if self.on_route_change is not None and self._callbacks is not None:
+                # on the callback thread, where it may call the producer (send, refresh, shut down)
+                self._callbacks.post("on_route_change", self.on_route_change, change)
         return change
 
     async def _refresh_all(self) -> list[RouteChange]:
@@ -329,20 +372,17 @@ class Producer:
                 changes.append(change)
         return changes
 
-    def _schedule_poll(self) -> None:
-        if self._state != "running" or self._remoting is None:
-            return
-        loop = self._remoting.loop
-        self._poll_handle = loop.call_later(self.settings["poll_name_server_interval"] / 1000, self._poll)
-
     def _poll(self) -> None:
         async def run() -> None:
             try:
                 await self._refresh_all()
             finally:
-                self._schedule_poll()
+                _schedule_poll(weakref.ref(self))
 
         self._poll_task = asyncio.ensure_future(run())
+
+    def __repr__(self) -> str:
+        return f"<Producer group={self.group!r} namesrv={';'.join(self.namesrv_addrs)!r} {self._state}>"
 
     def _broker_name_of(self, mq: Any) -> str:
         """``getBrokerNameFromMessageQueue``: the broker hosting a static topic's logic queue, else the queue's
@@ -465,7 +505,12 @@ class Producer:
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
         if info is None or not info.ok():
-            info = self._submit(self._find_publish_info(enc.topic))
+            try:
+                info = self._submit(self._find_publish_info(enc.topic), timeout / 1000)
+            except concurrent.futures.TimeoutError:
+                raise self._no_route(enc.topic, timeout, None) from None
+            except (RemotingError, BrokerUnreachableError) as e:
+                raise self._no_route(enc.topic, timeout, e) from e
         oneway = mode is CommunicationMode.ONEWAY
 
         def attempt(mq: Any) -> Any:
@@ -488,6 +533,15 @@ class Producer:
             timeout_ms=timeout,
             retry_result=self._retry_result(),
         )
+
+    def _no_route(self, topic: str, timeout_ms: int, error: BaseException | None) -> SendFailedError:
+        """The route lookup of a send is bounded by the send's budget (Java's is not: it waits for the name
+        server's own timeout, then throws "No route info"): the error when it failed or ran out of time."""
+        addrs = ";".join(self.namesrv_addrs)
+        why = f"the name server(s) {addrs} did not answer within send_msg_timeout ({timeout_ms} ms)"
+        if error is not None:
+            why = f"the name server(s) {addrs} failed: {error}"
+        return SendFailedError(f"No route info of this topic: {topic}: {why}")
 
     # -- async sends ------------------------------------------------------------------------------------------
 
@@ -530,7 +584,12 @@ class Producer:
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
         if info is None or not info.ok():
-            info = await self._find_publish_info(enc.topic)
+            try:
+                info = await asyncio.wait_for(self._find_publish_info(enc.topic), timeout / 1000)
+            except asyncio.TimeoutError:
+                raise self._no_route(enc.topic, timeout, None) from None
+            except (RemotingError, BrokerUnreachableError) as e:
+                raise self._no_route(enc.topic, timeout, e) from e
 
         async def attempt(mq: Any) -> SendResult:
             addr, request = self._request(enc, mq)
@@ -551,3 +610,27 @@ class Producer:
             timeout_ms=timeout,
             retry_response_codes=(),
         )
+
+
+def _schedule_poll(ref: weakref.ReferenceType[Producer]) -> None:
+    """Arm the next route poll of the producer behind ``ref`` (on its loop). The timer holds the weak reference
+    only, so a producer nobody holds any more can be collected (and closed by its finalizer)."""
+    producer = ref()
+    if producer is None or producer._state != "running" or producer._remoting is None:
+        return
+    delay = producer.settings["poll_name_server_interval"] / 1000
+    producer._poll_handle = producer._remoting.loop.call_later(delay, _poll, ref)
+
+
+def _poll(ref: weakref.ReferenceType[Producer]) -> None:
+    producer = ref()
+    if producer is not None and producer._state == "running":
+        producer._poll()
+
+
+def _close_dropped(what: str, remoting: RemotingClient, callbacks: CallbackThread) -> None:
+    """The finalizer of a producer collected while running: close what it held, and say so as Python's own
+    unclosed resources do."""
+    warnings.warn(f"unclosed {what}: call shutdown() or use it as a context manager", ResourceWarning, stacklevel=1)
+    callbacks.close()
+    remoting.close()

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..remoting import RemotingCommand, RequestCode
 from ..remoting.command import MQ_VERSIONS
 from ..remoting.errors import RemotingCommandError
 from ..response_code import ResponseCode
-from .message_decode import decode_messages
+from .message_decode import DEFAULT_MAX_BODY_SIZE, decode_messages
 from .subscription import SubscriptionData, filter_by_tags
 
 __all__ = [
@@ -133,10 +133,14 @@ def pull_result(
     subscription: SubscriptionData | None,
     *,
     addr: str | None = None,
+    read_body: bool = True,
     decompress_body: bool = True,
+    max_body_size: int | None = DEFAULT_MAX_BODY_SIZE,
+    undecodable: Literal["raise", "mark"] = "raise",
 ) -> PullResult:
     """The :class:`PullResult` of a PULL_MESSAGE response. Found messages are decoded
-    (:func:`~rocketroute.client.message_decode.decode_messages`), filtered by the subscription's tags, and get
+    (:func:`~rocketroute.client.message_decode.decode_messages` with ``read_body``, ``decompress_body``,
+    ``max_body_size`` and ``undecodable``), filtered by the subscription's tags, and get
     ``MIN_OFFSET`` / ``MAX_OFFSET`` properties and ``broker_name`` as Java's. Any other response code raises
     :class:`~rocketroute.remoting.RemotingCommandError` (Java's ``MQBrokerException``)."""
     status = _STATUS_OF_CODE.get(response.code)
@@ -150,7 +154,13 @@ def pull_result(
         suggest_which_broker_id=_int_field(response, "suggestWhichBrokerId"),
     )
     if status is PullStatus.FOUND and response.body:
-        msgs = decode_messages(response.body, decompress_body=decompress_body)
+        msgs = decode_messages(
+            response.body,
+            read_body=read_body,
+            decompress_body=decompress_body,
+            max_body_size=max_body_size,
+            undecodable=undecodable,
+        )
         if subscription is not None:
             msgs = filter_by_tags(msgs, subscription)
         min_s, max_s = str(result.min_offset), str(result.max_offset)

@@ -1,0 +1,127 @@
+"""The threads a client runs user code on: the consume pool (listener calls) and the callback thread
+(``on_route_change``, ``on_rebalance``).
+
+Neither is the remoting client's event loop: user code there may call back into the client (send, look at the
+group, even shut the client down) without blocking the loop the client needs to answer it. Both are daemon threads,
+so a listener that never returns cannot keep the process from exiting after the client gave up on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["CallbackThread", "ConsumePool"]
+
+log = logging.getLogger("rocketroute.client")
+
+_STOP = object()
+
+
+class ConsumePool:
+    """A fixed pool of ``size`` daemon threads running submitted calls in order of submission (Java's consume
+    executor: ``consumeThreadMin`` core threads over an unbounded queue). :meth:`shutdown` drops what has not
+    started and waits a bounded time for the calls under way."""
+
+    def __init__(self, size: int, name: str) -> None:
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._running = 0  # calls under way
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(size)]
+        self._idents: set[int] = set()
+        for t in self._threads:
+            t.start()
+            assert t.ident is not None
+            self._idents.add(t.ident)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> bool:
+        """Queue ``fn(*args)``; False (not queued) once the pool is shut down."""
+        if self._closed:
+            return False
+        self._queue.put((fn, args))
+        return True
+
+    def in_pool(self) -> bool:
+        """Whether the calling thread is one of the pool's."""
+        return threading.get_ident() in self._idents
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            if self._closed:
+                continue  # dropped: the pool was shut down before this call started
+            fn, args = item
+            with self._lock:
+                self._running += 1
+            try:
+                fn(*args)
+            except BaseException:
+                log.exception("a consume task failed")
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    self._idle.notify_all()
+
+    def shutdown(self, timeout_s: float) -> int:
+        """Stop taking calls, drop the queued ones and wait up to ``timeout_s`` for the calls under way (not
+        counting the caller's own, when called from a pool thread). Returns how many are still running."""
+        self._closed = True
+        for _ in self._threads:
+            self._queue.put(_STOP)
+        own = 1 if self.in_pool() else 0
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        with self._lock:
+            while self._running > own:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._idle.wait(left)
+            return self._running - own
+
+
+class CallbackThread:
+    """One daemon thread that runs a client's user callbacks, one at a time, in the order they were posted."""
+
+    def __init__(self, name: str) -> None:
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def post(self, what: str, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the callback thread; an exception is logged with ``what`` (e.g. ``"on_rebalance"``)."""
+        self._queue.put((what, fn, args))
+
+    def in_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait until every callback posted before this call has run (at once when called from a callback).
+        False if ``timeout_s`` passed first."""
+        if self.in_thread() or not self._thread.is_alive():
+            return True
+        done = threading.Event()
+        self._queue.put(("flush", done.set, ()))
+        return done.wait(timeout_s)
+
+    def close(self) -> None:
+        """Run what is posted, then end the thread (not waited for: a callback may be blocked)."""
+        self._queue.put(_STOP)
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            what, fn, args = item
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("%s raised", what)
