@@ -338,7 +338,7 @@ def test_a_listener_stuck_past_consume_timeout_has_its_message_sent_back(cluster
             with Producer(cluster.namesrv_addrs, "pg-expire") as p:
                 p.send(Message(topic, b"slow"))
             assert entered.wait(30)
-            mq = c.assignment(topic)[0]
+            mq = next(q for q in c.assignment(topic) if c.process_queue(q).msg_count)
             assert c.process_queue(mq).msg_count == 1
             # the timer's round, a minute and a second later (consume_timeout=1 minute)
             c._call(c._clean_expired(now_ms=time.time_ns() // 1_000_000 + 61_000))

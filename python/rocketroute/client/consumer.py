@@ -435,9 +435,12 @@ class Consumer:
         self._rebalance_wakeup = asyncio.Event()
         self._rebalance_lock = asyncio.Lock()
         await self._refresh_routes()
+        clustering = self.model == "CLUSTERING"
+        if clustering:
+            await self._check_unique_client_id(registered=False)
         await self._heartbeat_all()
-        if self.model == "CLUSTERING":
-            await self._check_unique_client_id()
+        if clustering:
+            await self._check_unique_client_id(registered=True)
         await self._rebalance_all()
         s = self.settings
         self._tasks = [
@@ -591,10 +594,13 @@ class Consumer:
 
     # -- rebalance ---------------------------------------------------------------------------------------------
 
-    async def _check_unique_client_id(self) -> None:
-        """Refuse to start when the brokers list this consumer's client id twice in its group: another member
-        runs with the same instance name (and IP), so both would own the same queues and every message would be
-        consumed twice. Java only logs it; this raises :class:`DuplicateClientIdError`."""
+    async def _check_unique_client_id(self, *, registered: bool) -> None:
+        """Refuse to start when another member of the group runs with this consumer's client id (the same IP and
+        instance name): both would own the same queues and every message would be consumed twice. Java only logs
+        it; this raises :class:`DuplicateClientIdError`. Asked twice: before this consumer's first heartbeat
+        (is the id listed already? RocketMQ-Rust lists an id once however many connections carry it) and after
+        it (is it listed twice? Apache's brokers list one entry per connection, which catches two starting at
+        once)."""
         rt = retry_topic(self.group)
         for topic in self._subs:
             if topic == rt or topic not in self._routes:
@@ -604,7 +610,7 @@ class Consumer:
             except Exception as e:
                 log.debug("the member list of %s could not be read at start: %s", self.group, e)
                 continue
-            if cids.count(self.client_id) > 1:
+            if cids.count(self.client_id) > (1 if registered else 0):
                 raise DuplicateClientIdError(
                     f"another member of consumer group {self.group!r} already runs with client id "
                     f"{self.client_id!r}: two members with one id would both own the same queues and consume every "
