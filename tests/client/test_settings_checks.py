@@ -144,3 +144,10 @@ def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
     plain = consumer()
     plain._set_topic_thresholds("T", 8)
     assert plain._thresholds["T"] == (1000, 100 * 1024 * 1024)  # -1: the per-queue limits
+
+
+def test_a_4_9_consumer_reads_and_inflates_bodies() -> None:
+    c = Consumer(NS, "G", ["T"], compat="4.9")
+    assert c.settings["decode_read_body"] is True and c.settings["decode_decompress_body"] is True
+    with pytest.raises(TypeError, match="unknown consumer setting"):  # 5.3's ClientConfig only
+        Consumer(NS, "G", ["T"], compat="4.9", decode_read_body=False)

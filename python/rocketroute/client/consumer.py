@@ -209,6 +209,9 @@ class Consumer:
         cfg["max_body_size"] = DEFAULT_MAX_BODY_SIZE
         cfg.update(settings)
         cfg["message_model"] = model
+        # 5.3's ClientConfig settings; 4.9's client always reads and inflates bodies
+        cfg.setdefault("decode_read_body", True)
+        cfg.setdefault("decode_decompress_body", True)
         check_choice("consume_from_where", cfg["consume_from_where"], CONSUME_FROM)
         if cfg.get("consume_timestamp") is None:
             cfg["consume_timestamp"] = _java_timestamp_string(_now_ms() - 30 * 60 * 1000)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import collections
+import concurrent.futures
 import logging
 import threading
 import weakref
@@ -742,7 +743,10 @@ class RemotingClient:
             self.loop.create_task(self.async_client.close()).add_done_callback(lambda _: self.loop.stop())
             return
         if self.loop.is_running():
-            asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+            try:
+                asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+            except concurrent.futures.TimeoutError:  # the loop is blocked (by a processor?): stop it regardless
+                _log.warning("the remoting client's event loop did not close its connections within 10 s")
             self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         while self._submissions:  # taken by no drain: the loop has stopped
