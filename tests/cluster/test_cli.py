@@ -1,13 +1,20 @@
-"""The command line on the real servers: ``route --namesrv`` (the live route) and ``bench-producer``."""
+"""The command line on the real servers: ``route --namesrv`` (the live route), ``plan --namesrv`` and
+``bench-producer``, and what Ctrl-C does to each of them."""
 
 from __future__ import annotations
 
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 import rocketroute as rr
 
@@ -186,3 +193,221 @@ def test_plan_live_refuses_bad_options_in_one_line(cluster, fresh_topic):
         lines = done.stderr.strip().splitlines()
         assert lines[-1].startswith("rocketroute plan: error:") and message in lines[-1], (argv, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_bench_producer_stops_with_one_error_when_its_first_sends_all_fail(cluster, fresh_topic):
+    """A topic every broker serves read-only (perm 4): no send can succeed. The run stops after the first
+    ``FAIL_FAST_SENDS`` failures with one line naming the first error, instead of failing every message for the
+    whole --duration."""
+    from rocketroute.bench_producer import FAIL_FAST_SENDS
+
+    topic = fresh_topic(queues=2, perm=4)
+    started = time.monotonic()
+    done = _cli(
+        "bench-producer", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--duration", "120",
+        "--interval", "0.5", timeout=120,
+    )  # fmt: skip
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("rocketroute bench-producer: error: stopped: the first "), lines[0]
+    assert "sends all failed and none succeeded; the first error: " in lines[0]
+    failed = int(lines[0].split("the first ", 1)[1].split(" ", 1)[0].replace(",", ""))
+    assert FAIL_FAST_SENDS <= failed <= FAIL_FAST_SENDS + 4  # the 4 sending threads' last sends at most
+    assert "summary:" not in done.stdout
+
+
+# --- Ctrl-C: one line, exit status 130, within a bound ---------------------------------------------------------
+
+STOP_BOUND_S = 5.0
+"""How long after Ctrl-C a command may take to exit."""
+
+
+class _Running:
+    """A command started as a terminal starts it (its own process group, SIGINT not ignored), its output read as
+    it comes; :meth:`ctrl_c` sends SIGINT to the whole group, as Ctrl-C does."""
+
+    def __init__(self, *args: str) -> None:
+        env = dict(os.environ)
+        env.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rocketroute.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell would leave it
+        )
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
+            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
+        ]
+        for t in self._readers:
+            t.start()
+
+    @staticmethod
+    def _read(stream: Any, into: list[str]) -> None:
+        for line in stream:
+            into.append(line)
+
+    def wait_for(self, found: Any, timeout_s: float, what: str) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not found():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ended ({self.proc.returncode}) before {what}: {self.output()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not within {timeout_s} s: {what}: {self.output()}")
+            time.sleep(0.05)
+
+    def ctrl_c(self) -> float:
+        """SIGINT to the process group; the seconds until the command exited."""
+        start = time.monotonic()
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"still running 60 s after Ctrl-C: {self.output()}") from None
+        took = time.monotonic() - start
+        for t in self._readers:
+            t.join(5)
+        return took
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def output(self) -> str:
+        return "".join(self.out) + "".join(self.err)
+
+    def stderr_lines(self) -> list[str]:
+        return "".join(self.err).splitlines()
+
+
+def _sending(run: _Running) -> bool:
+    """A progress line with messages sent."""
+    return any("Send TPS:" in line and " sent: 0 " not in line for line in run.out)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_ctrl_c_stops_bench_producer_in_one_line(cluster, fresh_topic, mode):
+    topic = fresh_topic(queues=4)
+    run = _Running(
+        "bench-producer", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--mode", mode,
+        "--duration", "300", "--interval", "0.5",
+    )  # fmt: skip
+    try:
+        run.wait_for(lambda: _sending(run), 60, "sending")
+        took = run.ctrl_c()
+    finally:
+        run.kill()
+    assert run.proc.returncode == 130, run.output()
+    assert run.stderr_lines() == ["rocketroute bench-producer: interrupted"], run.output()
+    assert took < STOP_BOUND_S, took
+
+
+def test_ctrl_c_stops_the_async_bench_with_its_sends_hanging_on_a_paused_broker(cluster, fresh_topic):
+    """Sends in flight that no broker answers (broker-b stopped by SIGSTOP) are cancelled, not waited for."""
+    topic = fresh_topic(queues=4)
+    run = _Running(
+        "bench-producer", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--mode", "async",
+        "--duration", "300", "--interval", "0.5",
+    )  # fmt: skip
+    try:
+        run.wait_for(lambda: _sending(run), 60, "sending")
+        cluster.pause_broker("broker-b")
+        lines = len(run.out)
+        run.wait_for(lambda: len(run.out) > lines + 1, 10, "a progress line while broker-b is paused")
+        took = run.ctrl_c()
+    finally:
+        run.kill()
+        cluster.resume_broker("broker-b")
+    assert run.proc.returncode == 130, run.output()
+    assert run.stderr_lines() == ["rocketroute bench-producer: interrupted"], run.output()
+    assert took < STOP_BOUND_S, took
+
+
+def test_ctrl_c_stops_the_live_plan_in_one_line(cluster, fresh_topic):
+    """The live plan waiting on a broker that does not answer (paused): Ctrl-C ends it at once."""
+    topic = fresh_topic(queues=2)
+    cluster.pause_broker("broker-b")
+    try:
+        run = _Running(
+            "plan", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--group", "cg_ctrl_c",
+            "--timeout-ms", "120000",
+        )  # fmt: skip
+        try:
+            run.wait_for(lambda: any("asking" in line for line in run.err), 60, "asking the brokers")
+            time.sleep(1.0)  # the requests are out; broker-b's is not answered
+            assert run.proc.poll() is None, run.output()
+            took = run.ctrl_c()
+        finally:
+            run.kill()
+    finally:
+        cluster.resume_broker("broker-b")
+    assert run.proc.returncode == 130, run.output()
+    lines = run.stderr_lines()
+    assert len(lines) == 2 and lines[0].startswith("[rocketroute] asking "), run.output()
+    assert lines[1] == "rocketroute plan: interrupted"
+    assert took < STOP_BOUND_S, took
+
+
+def _spark_jvms_of(pid: int) -> list[int]:
+    """The Spark JVMs process ``pid`` started (its children running ``org.apache.spark``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"org.apache.spark" in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the Spark JVM in /proc")
+@pytest.mark.parametrize("when", ["starting Spark", "writing"])
+def test_ctrl_c_stops_route_in_one_line_and_leaves_no_jvm(cluster, fresh_topic, tmp_path, when):
+    """Ctrl-C while Spark starts or while the job writes: one line, exit 130, within the bound; Spark's JVM is
+    gone (not left running, printing a stack trace later) and no output folder, staged or final, is left."""
+    topic = fresh_topic(queues=4)
+    src = tmp_path / "m.csv"
+    with src.open("w") as f:
+        f.write("key\n")
+        f.writelines(f"order-{i}\n" for i in range(1_000_000))
+    out = tmp_path / "out"
+    run = _Running(
+        "route", "--input", str(src), "--topic", topic, "--namesrv", ";".join(cluster.namesrv_addrs),
+        "--master", "local[1]", "--out", str(out),
+    )  # fmt: skip
+    jvms: list[int] = []
+    try:
+        if when == "writing":
+            run.wait_for(lambda: any("route: writing" in line for line in run.err), 240, "the job writing")
+        else:
+            run.wait_for(lambda: bool(_spark_jvms_of(run.proc.pid)), 120, "Spark's JVM starting")
+        jvms = _spark_jvms_of(run.proc.pid)
+        assert jvms, run.output()
+        took = run.ctrl_c()
+    finally:
+        run.kill()
+    assert run.proc.returncode == 130, run.output()
+    lines = run.stderr_lines()
+    assert lines[-1] == "rocketroute route: interrupted", run.output()
+    assert not any("Traceback" in line or "ERROR" in line or "Exception" in line for line in lines), run.output()
+    assert took < STOP_BOUND_S, took
+    time.sleep(0.5)
+    assert not [p for p in jvms if _alive(p)], f"Spark JVM(s) {jvms} still running after Ctrl-C"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv"]

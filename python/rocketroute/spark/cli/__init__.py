@@ -12,8 +12,10 @@ one says so in one line (``pip install 'rocketroute[spark]'``) when it is missin
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import traceback
+import warnings
 
 from ...errors import RocketRouteError
 from . import bench_producer, bench_spark, demo, plan, replay, report, route
@@ -25,7 +27,7 @@ DESCRIPTION = "The ``rocketroute`` command: the pipeline's jobs on Spark (local 
 COMMANDS = (route, plan, replay, report, demo, bench_spark, bench_producer)
 """The command modules, in the order ``--help`` lists them."""
 
-__all__ = ["COMMANDS", "DESCRIPTION", "build_parser", "main"]
+__all__ = ["COMMANDS", "DESCRIPTION", "INTERRUPTED", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,8 +43,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as a shell reports a command that SIGINT ended)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command: its status, 2 for a mistake said in one line, 130 after Ctrl-C (one line:
+    ``rocketroute CMD: interrupted``; each command stops its work within a few seconds)."""
+    command = None
+    try:
+        args = build_parser().parse_args(argv)
+        command = args.command
+        return _run(args)
+    except KeyboardInterrupt:
+        # the run is over: what the work cut short logs or warns as the interpreter exits (a pending task
+        # destroyed, a coroutine never awaited) is noise after the one line
+        logging.disable(logging.CRITICAL)
+        warnings.simplefilter("ignore")
+        print(f"rocketroute{' ' + command if command else ''}: interrupted", file=sys.stderr, flush=True)
+        return INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except RocketRouteError as e:

@@ -10,10 +10,15 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import logging
+import math
 import os
 import re
 import shutil
+import signal
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -84,6 +89,29 @@ def int_arg(low: int, high: int = JAVA_INT_MAX) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def positive_float_arg(text: str) -> float:
+    """An ``argparse`` type: a finite number above 0 (``nan``, ``inf``, 0 and negatives refused in one line)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text!r}")
+    return value
+
+
+def check_json_out(option: str, path: str) -> None:
+    """Before a run: the file ``path`` (``--json``) can be written, its folder existing (not made)."""
+    target = Path(path)
+    if target.is_dir():
+        raise RocketRouteError(f"cannot write {option} {path!r}: it is a folder")
+    parent = target.parent
+    if not parent.is_dir():
+        raise RocketRouteError(f"cannot write {option} {path!r}: the folder {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise RocketRouteError(f"cannot write {option} {path!r}: permission denied")
 
 
 def read_input(spark: Any, path: str, fmt: str | None) -> Any:
@@ -301,17 +329,122 @@ def master_name(args: argparse.Namespace) -> str:
     return args.master or "local[*]"
 
 
+SPARK_STOP_BOUND_S = 3.0
+"""After Ctrl-C, how long Spark's JVM is given to stop (its shutdown hooks remove its temporary folders) before it
+is killed."""
+
+
 @contextlib.contextmanager
 def spark_session(args: argparse.Namespace) -> Iterator[Any]:
-    """A SparkSession for one command, stopped afterwards."""
+    """A SparkSession for one command, stopped afterwards.
+
+    Ctrl-C stops the command within :data:`SPARK_STOP_BOUND_S` seconds and a little more, without Spark's noise:
+    while the session starts and while it runs, SIGINT stops this process's Spark JVM (``SIGTERM``, then
+    ``SIGKILL`` after the bound) and then raises ``KeyboardInterrupt``; so a job cut short writes nothing more
+    into a staged output that is being removed, and a JVM still starting is not left behind. (pyspark's own
+    handler cancels the jobs through the connection the interrupted call is using, and logs tracebacks.)"""
     from ..session import local_session
 
-    verbose = getattr(args, "verbose", False)
-    spark = local_session(args.master, quiet=not verbose, progress=getattr(args, "progress", False))
+    previous = signal.getsignal(signal.SIGINT)
+    ours = previous is signal.default_int_handler and threading.current_thread() is threading.main_thread()
+    if ours:
+        signal.signal(signal.SIGINT, _interrupt_spark)
+    stopped = False
     try:
-        yield spark
+        verbose = getattr(args, "verbose", False)
+        spark = _start_aside(
+            lambda: local_session(args.master, quiet=not verbose, progress=getattr(args, "progress", False))
+        )
+        try:
+            yield spark
+        except KeyboardInterrupt:
+            stopped = _JVM_STOPPED.is_set()  # by _interrupt_spark: no stop() through a JVM that is gone
+            raise
+        finally:
+            if not stopped:
+                spark.stop()
     finally:
-        spark.stop()
+        if ours:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _start_aside(start: Callable[[], Any]) -> Any:
+    """``start()`` in a thread of its own, waited for here: SparkContext puts its SIGINT handler in place only
+    when made in the main thread, and this one stays. Ctrl-C meanwhile is raised here (the JVM being stopped);
+    what the starting thread then meets is dropped with it."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = start()
+        except BaseException as e:  # raised in the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=run, name="rocketroute-spark-start", daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.1)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _interrupt_spark(signum: int, frame: Any) -> None:
+    """SIGINT while a Spark session starts or runs: stop its JVM, then ``KeyboardInterrupt``."""
+    logging.disable(logging.CRITICAL)  # py4j logs the interrupted call's traceback; the run is over
+    stop_spark_jvms(SPARK_STOP_BOUND_S)
+    _JVM_STOPPED.set()
+    raise KeyboardInterrupt
+
+
+_JVM_STOPPED = threading.Event()
+"""Set once :func:`_interrupt_spark` has stopped this process's Spark JVM."""
+
+
+def stop_spark_jvms(timeout_s: float) -> None:
+    """Stop the Spark JVMs this process started (its children running ``org.apache.spark``): ``SIGTERM``, then
+    ``SIGKILL`` to those still running after ``timeout_s``. Linux (``/proc``); elsewhere nothing is done and the
+    JVM exits when this process does (pyspark's gateway watches its standard input)."""
+    pids = _spark_children()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = [p for p in pids if _running(p)]
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _spark_children() -> list[int]:
+    me = os.getpid()
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid == me and b"org.apache.spark" in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, dead and not yet reaped by its ``Popen``, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 def add_queue_args(p: argparse.ArgumentParser) -> None:
