@@ -1,7 +1,7 @@
 """Cross-client routing profiles, on both backends, proven against the clients' own code where it is
 installed (the Python 5.x client's ``QueueSelector``, kafka-python's ``murmur2``) and against published
-test values (Go's FNV-32a, the SipHash paper). Guava's SipHash and jump hash are checked on the JVM in
-``tests/spark/test_profiles_jvm.py``."""
+test values (Go's FNV-32a, the SipHash paper); the C++ client's std::hash in ``tests/test_profile_cpp.py``.
+Guava's SipHash and jump hash are checked on the JVM in ``tests/spark/test_profiles_jvm.py``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,15 @@ from rocketroute.errors import IllegalArgumentError, JavaArithmeticError, NullPo
 from ._java import INT_MAX, java_text, python_text
 from .test_differential import same
 
-PROFILES = ("java-hashcode", "java5-grpc-siphash", "proxy-jump", "python5-sha256", "go4-fnv32a", "kafka-murmur2")
+PROFILES = (
+    "java-hashcode",
+    "java5-grpc-siphash",
+    "proxy-jump",
+    "python5-sha256",
+    "go4-fnv32a",
+    "kafka-murmur2",
+    "cpp2-stdhash",
+)
 
 
 @pytest.fixture(scope="session")
@@ -144,7 +152,7 @@ def test_go_refuses_an_empty_sharding_key(profiles):
 
 def test_lone_surrogates_follow_each_client(profiles):
     key = "a\ud800b"
-    for profile in ("python5-sha256", "go4-fnv32a"):
+    for profile in ("python5-sha256", "go4-fnv32a", "cpp2-stdhash"):
         with pytest.raises(IllegalArgumentError, match="lone surrogate"):
             profiles.profile_select_index(key, 8, profile)
     # Java sends "?" for it

@@ -2,7 +2,10 @@
 
 No two clients agree: Java remoting hashes ``key.hashCode()``, the 5.x gRPC Java client SipHash-2-4 of the
 UTF-8 bytes, the 5.x proxy Guava's jump hash of ``hashCode()``, the Python 5.x client SHA-256, the Go 4.x
-client FNV-1a and Kafka murmur2. A mixed fleet therefore breaks per-key ordering; these profiles show how.
+client FNV-1a, Kafka murmur2, and the C++ client 2.x (``rocketmq-client-cpp``, the core under
+``rocketmq-client-python`` 2.x, whose ``send_orderly_with_sharding_key`` hashes the key with libstdc++'s
+``std::hash<std::string>``, MurmurHash2-64 with seed ``0xc70f6907``, of the key as a C string). A mixed
+fleet therefore breaks per-key ordering; these profiles show how.
 
 =====================  ==========================================================================
 profile                index among ``n`` queues
@@ -13,12 +16,14 @@ proxy-jump             ``Hashing.consistentHash(key.hashCode(), n)`` (jump consi
 python5-sha256         ``int.from_bytes(sha256(utf8(key)).digest(), "big") % n``
 go4-fnv32a             ``fnv32a(utf8(key)) % n``
 kafka-murmur2          ``(murmur2(utf8(key)) & 0x7fffffff) % n``
+cpp2-stdhash           ``std::hash<std::string>{}(utf8(key) up to its first NUL) % n`` (libstdc++, 64-bit)
 =====================  ==========================================================================
 
 A key the client refuses or does not hash has no placement and raises :class:`IllegalArgumentError`: a
 blank message group (gRPC Java: ``Character.isWhitespace`` throughout; Python: ``not key.strip()``), an
 empty Go sharding key (the Go client sends it to a random queue), a lone surrogate for the clients whose
-text is strict UTF-8 (Python, Go). The Java clients send a lone surrogate as ``?`` (``getBytes(UTF_8)``).
+text is strict UTF-8 (Python, Go, the C++ client through its Python binding). The Java clients send a lone
+surrogate as ``?`` (``getBytes(UTF_8)``). The C++ client reads the key as a C string: a NUL character ends it.
 """
 
 from __future__ import annotations
@@ -41,7 +46,15 @@ __all__ = [
     "CompatReport",
 ]
 
-PROFILES = ("java-hashcode", "java5-grpc-siphash", "proxy-jump", "python5-sha256", "go4-fnv32a", "kafka-murmur2")
+PROFILES = (
+    "java-hashcode",
+    "java5-grpc-siphash",
+    "proxy-jump",
+    "python5-sha256",
+    "go4-fnv32a",
+    "kafka-murmur2",
+    "cpp2-stdhash",
+)
 
 _M64 = (1 << 64) - 1
 _M32 = (1 << 32) - 1
@@ -153,6 +166,30 @@ def murmur2(data: bytes) -> int:
     return h - (1 << 32) if h >> 31 else h
 
 
+_STD_HASH_MUL = (0xC6A4A793 << 32) + 0x5BD1E995
+_STD_HASH_SEED = 0xC70F6907
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def std_hash(data: bytes) -> int:
+    """libstdc++'s ``std::hash<std::string>`` on a 64-bit target (``std::_Hash_bytes``: MurmurHash2 for 64-bit
+    words, seed ``0xc70f6907``), as an unsigned 64-bit value: 8-byte little-endian words, then the 1 to 7 bytes
+    left as one little-endian word, then two shift-mixes."""
+    n = len(data)
+    h = (_STD_HASH_SEED ^ (n * _STD_HASH_MUL)) & _M64
+    aligned = n - n % 8
+    for i in range(0, aligned, 8):
+        word = (_shift_mix((int.from_bytes(data[i : i + 8], "little") * _STD_HASH_MUL) & _M64) * _STD_HASH_MUL) & _M64
+        h = ((h ^ word) * _STD_HASH_MUL) & _M64
+    if n % 8:
+        h = ((h ^ int.from_bytes(data[aligned:], "little")) * _STD_HASH_MUL) & _M64
+    h = (_shift_mix(h) * _STD_HASH_MUL) & _M64
+    return _shift_mix(h)
+
+
 def _strict_utf8(profile: str, key: str) -> bytes:
     try:
         return key.encode("utf-8")
@@ -179,6 +216,8 @@ def _index(profile: str, key: str, n: int) -> int:
         if all(ord(c) in _PYTHON_WHITESPACE for c in key):
             raise _refused(profile, "a blank message group")
         return int.from_bytes(hashlib.sha256(_strict_utf8(profile, key)).digest(), "big") % n
+    if profile == "cpp2-stdhash":  # the key as a C string: up to its first NUL
+        return std_hash(_strict_utf8(profile, key).split(b"\0", 1)[0]) % n
     # go4-fnv32a
     if not key:
         raise IllegalArgumentError("go4-fnv32a: the client sends a message without a sharding key to a random queue")

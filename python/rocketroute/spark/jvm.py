@@ -45,6 +45,7 @@ PROFILE_UDFS = {
     "python5-sha256": ("rocketroute_profile_python5_sha256", f"{_PACKAGE}.ProfileIndex$PythonSha256"),
     "go4-fnv32a": ("rocketroute_profile_go4_fnv32a", f"{_PACKAGE}.ProfileIndex$GoFnv32a"),
     "kafka-murmur2": ("rocketroute_profile_kafka_murmur2", f"{_PACKAGE}.ProfileIndex$KafkaMurmur2"),
+    "cpp2-stdhash": ("rocketroute_profile_cpp2_stdhash", f"{_PACKAGE}.ProfileIndex$CppStdHash"),
 }
 
 

@@ -30,16 +30,18 @@ pub enum Profile {
     PythonSha256,
     GoFnv32a,
     KafkaMurmur2,
+    CppStdHash,
 }
 
 /// Every profile, in the order reports list them.
-pub const PROFILES: [Profile; 6] = [
+pub const PROFILES: [Profile; 7] = [
     Profile::JavaHashCode,
     Profile::JavaGrpcSipHash,
     Profile::ProxyJump,
     Profile::PythonSha256,
     Profile::GoFnv32a,
     Profile::KafkaMurmur2,
+    Profile::CppStdHash,
 ];
 
 impl Profile {
@@ -51,6 +53,7 @@ impl Profile {
             Profile::PythonSha256 => "python5-sha256",
             Profile::GoFnv32a => "go4-fnv32a",
             Profile::KafkaMurmur2 => "kafka-murmur2",
+            Profile::CppStdHash => "cpp2-stdhash",
         }
     }
 
@@ -87,6 +90,12 @@ impl Profile {
                 Ok((fnv1a32(key.as_bytes()) % n as u32) as i32)
             }
             Profile::KafkaMurmur2 => Ok((murmur2(key.as_bytes()) & 0x7fff_ffff) % n),
+            Profile::CppStdHash => {
+                // the C++ client reads the key as a C string: it ends at the first NUL
+                let bytes = key.as_bytes();
+                let c_string = bytes.split(|&b| b == 0).next().unwrap_or(bytes);
+                Ok((std_hash(c_string) % n as u64) as i32)
+            }
         }
     }
 
@@ -102,10 +111,12 @@ impl Profile {
             Profile::JavaGrpcSipHash | Profile::KafkaMurmur2 => {
                 self.select_index(&utf16_to_java_utf8(units), n)
             }
-            Profile::PythonSha256 | Profile::GoFnv32a => match String::from_utf16(units) {
-                Ok(s) => self.select_index(&s, n),
-                Err(_) => Err(self.refused("a lone surrogate (its text is strict UTF-8)")),
-            },
+            Profile::PythonSha256 | Profile::GoFnv32a | Profile::CppStdHash => {
+                match String::from_utf16(units) {
+                    Ok(s) => self.select_index(&s, n),
+                    Err(_) => Err(self.refused("a lone surrogate (its text is strict UTF-8)")),
+                }
+            }
         }
     }
 
@@ -393,6 +404,29 @@ pub fn fnv1a32(b: &[u8]) -> u32 {
     })
 }
 
+/// libstdc++'s `std::hash<std::string>` on a 64-bit target (`std::_Hash_bytes`, MurmurHash2 for 64-bit words,
+/// seed `0xc70f6907`): 8-byte little-endian words, then the 1 to 7 bytes left as one little-endian word, then two
+/// shift-mixes.
+pub fn std_hash(b: &[u8]) -> u64 {
+    const MUL: u64 = (0xc6a4_a793u64 << 32) + 0x5bd1_e995;
+    const SEED: u64 = 0xc70f_6907;
+    fn shift_mix(v: u64) -> u64 {
+        v ^ (v >> 47)
+    }
+    let mut h = SEED ^ (b.len() as u64).wrapping_mul(MUL);
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let word = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        h = (h ^ shift_mix(word.wrapping_mul(MUL)).wrapping_mul(MUL)).wrapping_mul(MUL);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let word = tail.iter().rev().fold(0u64, |r, &t| (r << 8) | t as u64);
+        h = (h ^ word).wrapping_mul(MUL);
+    }
+    shift_mix(shift_mix(h).wrapping_mul(MUL))
+}
+
 /// Kafka's `Utils.murmur2`: MurmurHash2, 32 bits, seed `0x9747b28c`, 4-byte little-endian blocks.
 pub fn murmur2(b: &[u8]) -> i32 {
     const M: u32 = 0x5bd1_e995;
@@ -421,6 +455,14 @@ pub fn murmur2(b: &[u8]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn std_hash_matches_libstdcxx() {
+        // values printed by std::hash<std::string> of g++ 12 (libstdc++, x86_64)
+        assert_eq!(std_hash(b""), 6142509188972423790);
+        assert_eq!(std_hash(b"a"), 4993892634952068459);
+        assert_eq!(std_hash(b"abcdefghi"), 13036955925923793583);
+    }
 
     #[test]
     fn names_round_trip() {

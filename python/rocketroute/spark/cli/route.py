@@ -214,7 +214,8 @@ def add_parser(subparsers: Any) -> None:
         "--compare-profiles",
         metavar="LIST",
         help="also compare other clients' keyed routing on the keys: 'all' or a comma-separated list of "
-        "java-hashcode, java5-grpc-siphash, proxy-jump, python5-sha256, go4-fnv32a, kafka-murmur2 (writes OUT/compat)",
+        "java-hashcode, java5-grpc-siphash, proxy-jump, python5-sha256, go4-fnv32a, kafka-murmur2, cpp2-stdhash "
+        "(writes OUT/compat)",
     )
     add_spark_args(r)
     r.add_argument("--out", required=True, help="output folder")

@@ -72,4 +72,14 @@ public final class ProfileIndex {
             return key == null || n == null ? null : Profiles.kafkaMurmur2(key, n);
         }
     }
+
+    /** cpp2-stdhash. */
+    public static final class CppStdHash implements UDF2<String, Integer, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer call(String key, Integer n) {
+            return key == null || n == null ? null : placed(Profiles.cppStdHash(key, n));
+        }
+    }
 }

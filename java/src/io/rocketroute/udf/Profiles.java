@@ -20,6 +20,7 @@ import java.security.NoSuchAlgorithmException;
  * python5-sha256       big-endian sha256(utf8(key)) mod n         (refuses a blank group, a lone surrogate)
  * go4-fnv32a           unsigned fnv1a32(utf8(key)) mod n          (refuses "", a lone surrogate)
  * kafka-murmur2        (murmur2(utf8(key)) &amp; 0x7fffffff) % n
+ * cpp2-stdhash         unsigned stdHash(utf8(key) up to its first NUL) mod n (refuses a lone surrogate)
  * </pre>
  *
  * utf8 is Java's {@code getBytes(UTF_8)}: a lone surrogate becomes {@code ?}.
@@ -55,6 +56,8 @@ public final class Profiles {
                 return goFnv32a(key, n);
             case "kafka-murmur2":
                 return kafkaMurmur2(key, n);
+            case "cpp2-stdhash":
+                return cppStdHash(key, n);
             default:
                 throw new IllegalArgumentException("unknown routing profile " + profile);
         }
@@ -105,6 +108,47 @@ public final class Profiles {
     public static int kafkaMurmur2(CharSequence key, int n) {
         checkN(n);
         return (murmur2(javaUtf8(key)) & 0x7fffffff) % n;
+    }
+
+    /**
+     * The C++ client 2.x's sharding-key selector: libstdc++'s {@code std::hash<std::string>} (64-bit) of the key
+     * read as a C string (up to its first NUL), unsigned, mod n.
+     */
+    public static int cppStdHash(CharSequence key, int n) {
+        checkN(n);
+        if (hasLoneSurrogate(key)) {
+            return REFUSED;
+        }
+        byte[] utf8 = javaUtf8(key);
+        int len = 0;
+        while (len < utf8.length && utf8[len] != 0) {
+            len++;
+        }
+        return (int) Long.remainderUnsigned(stdHash(utf8, len), n);
+    }
+
+    /** libstdc++'s {@code std::_Hash_bytes} for 64-bit words (MurmurHash2, seed 0xc70f6907) of data[0, len). */
+    static long stdHash(byte[] data, int len) {
+        final long mul = (0xc6a4a793L << 32) + 0x5bd1e995L;
+        long h = 0xc70f6907L ^ (len * mul);
+        int aligned = len - len % 8;
+        for (int i = 0; i < aligned; i += 8) {
+            long word = 0;
+            for (int j = 7; j >= 0; j--) {
+                word = (word << 8) | (data[i + j] & 0xffL);
+            }
+            long mixed = word * mul;
+            h = (h ^ ((mixed ^ (mixed >>> 47)) * mul)) * mul;
+        }
+        if (len % 8 != 0) {
+            long word = 0;
+            for (int j = len - 1; j >= aligned; j--) {
+                word = (word << 8) | (data[j] & 0xffL);
+            }
+            h = (h ^ word) * mul;
+        }
+        h = (h ^ (h >>> 47)) * mul;
+        return h ^ (h >>> 47);
     }
 
     /** {@code String.hashCode()} of the UTF-16 units. */
