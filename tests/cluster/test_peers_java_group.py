@@ -1,0 +1,167 @@
+"""Java and Python members in one consumer group, live: two real ``DefaultMQPushConsumer`` members (the
+``rocketmq-client`` 4.9.7 or 5.5.0 jar that ``make servers`` resolved, driven by ``tests/peers/java/GroupMember.java``)
+and two ``rr.Consumer`` members share a topic of 8 + 8 queues with ``AllocateMessageQueueAveragely``. Once the group
+settles, each queue has exactly one owner and every owner holds what ``allocate_all`` gives it over the four client
+ids; 2,000 messages sent then are each consumed once, by whichever member owns their queue."""
+
+from __future__ import annotations
+
+import collections
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import rocketroute as rr
+from rocketroute.client import Consumer, Message, Producer
+
+from .impls import ApacheImpl
+from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
+
+SOURCE = Path(__file__).parents[1] / "peers" / "java" / "GroupMember.java"
+JAVA_CLIENTS = {"4.9.7": "4.9", "5.5.0": "5.3"}
+
+
+@pytest.fixture(scope="module")
+def group_member(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+    javac = shutil.which("javac")
+    assert javac, "javac (JDK 17) is needed to build the Java peer"
+    built = {}
+    for version in JAVA_CLIENTS:
+        lib = ApacheImpl(version).lib_dir
+        assert (lib / f"rocketmq-client-{version}.jar").is_file(), f"run `make servers`: no client jar in {lib}"
+        out = tmp_path_factory.mktemp(f"java-group-{version}")
+        subprocess.run([javac, "-nowarn", "-cp", f"{lib}/*", "-d", str(out), str(SOURCE)], check=True)
+        built[version] = (out, lib)
+    return built
+
+
+class JavaMembers:
+    """The Java members' process and what their files say."""
+
+    def __init__(self, classes: Path, lib: Path, work: Path, namesrv: str, group: str, topic: str, names: list[str]):
+        self.work, self.names = work, names
+        java = shutil.which("java")
+        assert java
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
+        self.log = open(work / "java.log", "w")
+        self.proc = subprocess.Popen(
+            [
+                java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                f"-Duser.home={work}",
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                "-cp",
+                f"{classes}:{lib}/*",
+                "GroupMember",
+                namesrv,
+                group,
+                topic,
+                str(work),
+                *names,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+
+    def owned(self, name: str) -> tuple[str | None, set[tuple[str, int]]]:
+        path = self.work / f"{name}.owned"
+        if not path.exists():
+            return None, set()
+        lines = path.read_text().splitlines()
+        if not lines:
+            return None, set()
+        return lines[0], {(b, int(q)) for b, q in (line.split() for line in lines[1:])}
+
+    def consumed(self) -> collections.Counter[bytes]:
+        out: collections.Counter[bytes] = collections.Counter()
+        for name in self.names:
+            path = self.work / f"{name}.consumed"
+            if path.exists():
+                out.update(bytes.fromhex(line) for line in path.read_text().splitlines() if line)
+        return out
+
+    def stop(self) -> None:
+        for name in self.names:
+            (self.work / f"{name}.stop").touch()
+        try:
+            self.proc.wait(60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.log.close()
+
+
+@pytest.mark.parametrize("client", list(JAVA_CLIENTS))
+def test_java_and_python_members_share_one_group(cluster, fresh_topic, group_member, tmp_path, client):
+    topic = fresh_topic(queues=8)
+    group = f"cg_mixed_{client.replace('.', '_')}_{time.monotonic_ns()}"
+    mqs = route_queues(cluster, topic)
+    assert len(mqs) == 16
+    strategy = rr.AllocateMessageQueueAveragely()
+    classes, lib = group_member[client]
+    java = JavaMembers(classes, lib, tmp_path, ";".join(cluster.namesrv_addrs), group, topic, ["java-a", "java-b"])
+    receipts = Receipts()
+    ours: list[Consumer] = []
+    try:
+        for name in ("py-a", "py-b"):
+            ours.append(
+                Consumer(
+                    cluster.namesrv_addrs,
+                    group,
+                    [topic],
+                    strategy,
+                    instance_name=name,
+                    listener=receipts.listener(name),
+                    consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                    compat=JAVA_CLIENTS[client],
+                    **FAST,
+                ).start()
+            )
+
+        def owners() -> dict[str, set[Any]]:
+            out = {c.client_id: {(q.broker_name, q.queue_id) for q in c.assignment(topic)} for c in ours}
+            for name in java.names:
+                cid, owned = java.owned(name)
+                if cid is not None:
+                    out[cid] = owned
+            return out
+
+        def settled() -> bool:
+            now = owners()
+            if len(now) != 4:
+                return False
+            want = expected_assignment(strategy, mqs, list(now), group)
+            return all(now[cid] == {(q.broker_name, q.queue_id) for q in want[cid]} for cid in now)
+
+        wait_until(settled, 60, "the four members own what allocate_all gives each (Java rebalances every 20 s)")
+        final = owners()
+        held = [q for owned in final.values() for q in owned]
+        assert len(held) == 16 and set(held) == {(q.broker_name, q.queue_id) for q in mqs}  # one owner each
+        assert all(final.values())  # every member, Java and Python, owns some
+
+        bodies = [b"mixed-%d" % i for i in range(2000)]
+        with Producer(cluster.namesrv_addrs, "pg-mixed", compat=JAVA_CLIENTS[client]) as producer:
+            for body in bodies:
+                producer.send(Message(topic, body))
+
+        def all_consumed() -> bool:
+            return set(bodies) <= set(java.consumed() + receipts.bodies())
+
+        wait_until(all_consumed, 60, "every message consumed by the mixed group")
+        time.sleep(1)  # a duplicate would arrive now
+        total = java.consumed() + receipts.bodies()
+        assert all(total[b] == 1 for b in bodies), [b for b in bodies if total[b] != 1][:5]
+        assert sum(java.consumed().values()) > 0 and sum(receipts.bodies().values()) > 0
+    finally:
+        for c in ours:
+            c.shutdown()
+        java.stop()

@@ -1,0 +1,101 @@
+// Java members of a consumer group, for the mixed-group tests: the real DefaultMQPushConsumer of the
+// rocketmq-client jar that `make servers` resolved, compiled by tests/cluster/test_peers_java_group.py.
+//
+//   java -cp <dir>:<lib>/* GroupMember NAMESRV GROUP TOPIC DIR NAME [NAME ...]
+//
+// Starts one consumer per NAME (its instance name), clustering, AllocateMessageQueueAveragely, consuming from the
+// first offset. Each writes the bodies it consumes, one per line in hex, to DIR/NAME.consumed, and every 200 ms
+// rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID" lines) and its client id on the first line.
+// A consumer whose file DIR/NAME.stop appears shuts down (the others keep running); the program ends when all
+// have.
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+public final class GroupMember {
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    public static void main(String[] args) throws Exception {
+        String namesrv = args[0], group = args[1], topic = args[2];
+        Path dir = Paths.get(args[3]);
+        List<DefaultMQPushConsumer> consumers = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int i = 4; i < args.length; i++) {
+            String name = args[i];
+            DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+            c.setNamesrvAddr(namesrv);
+            c.setInstanceName(name);
+            c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+            c.subscribe(topic, "*");
+            OutputStream consumed = new FileOutputStream(dir.resolve(name + ".consumed").toFile(), true);
+            c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+                StringBuilder lines = new StringBuilder();
+                for (MessageExt m : msgs) {
+                    for (byte b : m.getBody()) {
+                        lines.append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
+                    }
+                    lines.append('\n');
+                }
+                synchronized (consumed) {
+                    try {
+                        consumed.write(lines.toString().getBytes(StandardCharsets.US_ASCII));
+                        consumed.flush();
+                    } catch (IOException e) {
+                        return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                    }
+                }
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            });
+            c.start();
+            consumers.add(c);
+            names.add(name);
+        }
+        boolean[] stopped = new boolean[consumers.size()];
+        int running = consumers.size();
+        while (running > 0) {
+            for (int i = 0; i < consumers.size(); i++) {
+                if (stopped[i]) {
+                    continue;
+                }
+                DefaultMQPushConsumer c = consumers.get(i);
+                String name = names.get(i);
+                if (Files.exists(dir.resolve(name + ".stop"))) {
+                    c.shutdown();
+                    stopped[i] = true;
+                    running--;
+                    Files.write(dir.resolve(name + ".owned"), new byte[0]);
+                    continue;
+                }
+                TreeSet<String> owned = new TreeSet<>();
+                for (MessageQueue mq : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet()) {
+                    if (mq.getTopic().equals(topic)) {
+                        owned.add(mq.getBrokerName() + " " + mq.getQueueId());
+                    }
+                }
+                StringBuilder text = new StringBuilder();
+                text.append(c.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId()).append('\n');
+                for (String q : owned) {
+                    text.append(q).append('\n');
+                }
+                Path tmp = dir.resolve(name + ".owned.tmp");
+                Files.write(tmp, text.toString().getBytes(StandardCharsets.UTF_8));
+                Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            Thread.sleep(200);
+        }
+    }
+}
