@@ -11,6 +11,7 @@ import sys
 
 from pyspark.sql import functions as F
 
+from rocketroute.reference.profiles import PROFILES
 from rocketroute.spark.demo import BROKERS, DEGRADING, FAILING, RETIRED, trace_rows, write_demo_inputs
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -80,7 +81,7 @@ def test_cli_demo_end_to_end(tmp_path):
     route = json.loads((out / "route" / "summary" / "summary.json").read_text())
     assert route["input_rows"] == 20_000 == route["routed_rows"] + route["rejected_rows"]
     assert route["rejected_rows"] > 0
-    assert len(route["compat"]["pairs"]) == 36  # every pair of the six client profiles
+    assert len(route["compat"]["pairs"]) == len(PROFILES) ** 2 == 49  # every pair of the seven client profiles
     with (out / "plan" / "imbalance.csv").open() as f:
         strategies = {r["strategy"] for r in csv.DictReader(f)}
     assert {r["strategy"] for r in json.loads((out / "plan" / "imbalance.json").read_text())} == strategies
