@@ -9,9 +9,7 @@ travel to it as UTF-16 code units, so the lone surrogates a Java string may hold
 from __future__ import annotations
 
 import collections
-import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,9 +18,8 @@ import pytest
 import rocketroute as rr
 from rocketroute.client import Message, Producer
 
-from .impls import ApacheImpl
+from ._java_peers import JavaPeer
 
-SOURCE = Path(__file__).parents[1] / "peers" / "java" / "KeyedSender.java"
 JAVA_CLIENTS = {"4.9.7": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
 """The Java client's version (its jar comes with that Apache server's resolved libraries) -> our compat."""
 
@@ -44,49 +41,23 @@ def utf16_hex(key: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def java_senders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
-    """Per Java client version: (the compiled KeyedSender's folder, the jars' folder)."""
-    javac = shutil.which("javac")
-    assert javac, "javac (JDK 17) is needed to build the Java peer"
-    built = {}
-    for version in JAVA_CLIENTS:
-        lib = ApacheImpl(version).lib_dir
-        jar = lib / f"rocketmq-client-{version}.jar"
-        assert jar.is_file(), f"{jar} is missing: run `make servers` (it resolves the Java client with the servers)"
-        out = tmp_path_factory.mktemp(f"java-{version}")
-        subprocess.run([javac, "-nowarn", "-cp", f"{lib}/*", "-d", str(out), str(SOURCE)], check=True)
-        built[version] = (out, lib)
-    return built
+def java_senders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JavaPeer]:
+    """Per Java client version: KeyedSender built against it."""
+    return {version: JavaPeer("KeyedSender", version, tmp_path_factory) for version in JAVA_CLIENTS}
 
 
-def send_from_java(classes: Path, lib: Path, home: Path, namesrv: str, topic: str, keys: list[str]) -> list[str]:
-    java = shutil.which("java")
-    assert java
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
+def send_from_java(peer: JavaPeer, home: Path, namesrv: str, topic: str, keys: list[str]) -> list[str]:
+    out = home / "placements.txt"
     done = subprocess.run(
-        [
-            java,
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
-            f"-Duser.home={home}",  # the client's own logs stay in the temp dir
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-            "-cp",
-            f"{classes}:{lib}/*",
-            "KeyedSender",
-            namesrv,
-            topic,
-            "java_peer_pg",
-            str(home / "placements.txt"),
-        ],
+        peer.command(home, namesrv, topic, "java_peer_pg", str(out)),
         input="".join(utf16_hex(k) + "\n" for k in keys),
         capture_output=True,
         text=True,
         timeout=300,
-        env=env,
+        env=peer.env(),
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    lines = (home / "placements.txt").read_text().splitlines()
+    lines = out.read_text().splitlines()
     assert len(lines) == len(keys)
     return lines
 
@@ -95,8 +66,7 @@ def send_from_java(classes: Path, lib: Path, home: Path, namesrv: str, topic: st
 def test_the_java_client_and_ours_put_every_key_on_the_same_queue(cluster, fresh_topic, java_senders, tmp_path, client):
     topic = fresh_topic(queues=8)  # 8 queues on each of the two brokers
     keys = java_keys()
-    classes, lib = java_senders[client]
-    java_lines = send_from_java(classes, lib, tmp_path, ";".join(cluster.namesrv_addrs), topic, keys)
+    java_lines = send_from_java(java_senders[client], tmp_path, ";".join(cluster.namesrv_addrs), topic, keys)
     errors = [line for line in java_lines if line.startswith("ERROR")]
     assert not errors, errors[:5]
     java_at = [(b, int(q)) for b, q, _ in (line.split() for line in java_lines)]

@@ -7,8 +7,6 @@ ids; 2,000 messages sent then are each consumed once, by whichever member owns t
 from __future__ import annotations
 
 import collections
-import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -19,56 +17,28 @@ import pytest
 import rocketroute as rr
 from rocketroute.client import Consumer, Message, Producer
 
-from .impls import ApacheImpl
+from ._java_peers import JavaPeer
 from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
 
-SOURCE = Path(__file__).parents[1] / "peers" / "java" / "GroupMember.java"
 JAVA_CLIENTS = {"4.9.7": "4.9", "5.5.0": "5.3"}
 
 
 @pytest.fixture(scope="module")
-def group_member(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
-    javac = shutil.which("javac")
-    assert javac, "javac (JDK 17) is needed to build the Java peer"
-    built = {}
-    for version in JAVA_CLIENTS:
-        lib = ApacheImpl(version).lib_dir
-        assert (lib / f"rocketmq-client-{version}.jar").is_file(), f"run `make servers`: no client jar in {lib}"
-        out = tmp_path_factory.mktemp(f"java-group-{version}")
-        subprocess.run([javac, "-nowarn", "-cp", f"{lib}/*", "-d", str(out), str(SOURCE)], check=True)
-        built[version] = (out, lib)
-    return built
+def group_member(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JavaPeer]:
+    return {version: JavaPeer("GroupMember", version, tmp_path_factory) for version in JAVA_CLIENTS}
 
 
 class JavaMembers:
     """The Java members' process and what their files say."""
 
-    def __init__(self, classes: Path, lib: Path, work: Path, namesrv: str, group: str, topic: str, names: list[str]):
+    def __init__(self, peer: JavaPeer, work: Path, namesrv: str, group: str, topic: str, names: list[str]) -> None:
         self.work, self.names = work, names
-        java = shutil.which("java")
-        assert java
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
         self.log = open(work / "java.log", "w")
         self.proc = subprocess.Popen(
-            [
-                java,
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                f"-Duser.home={work}",
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-                "-cp",
-                f"{classes}:{lib}/*",
-                "GroupMember",
-                namesrv,
-                group,
-                topic,
-                str(work),
-                *names,
-            ],
+            peer.command(work, namesrv, group, topic, str(work), *names),
             stdout=self.log,
             stderr=subprocess.STDOUT,
-            env=env,
+            env=peer.env(),
         )
 
     def owned(self, name: str) -> tuple[str | None, set[tuple[str, int]]]:
@@ -107,8 +77,9 @@ def test_java_and_python_members_share_one_group(cluster, fresh_topic, group_mem
     mqs = route_queues(cluster, topic)
     assert len(mqs) == 16
     strategy = rr.AllocateMessageQueueAveragely()
-    classes, lib = group_member[client]
-    java = JavaMembers(classes, lib, tmp_path, ";".join(cluster.namesrv_addrs), group, topic, ["java-a", "java-b"])
+    java = JavaMembers(
+        group_member[client], tmp_path, ";".join(cluster.namesrv_addrs), group, topic, ["java-a", "java-b"]
+    )
     receipts = Receipts()
     ours: list[Consumer] = []
     try:

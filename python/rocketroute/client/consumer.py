@@ -380,7 +380,7 @@ class Consumer:
 
     def _refuse_on_loop(self, what: str) -> None:
         remoting = self._remoting
-        if remoting is not None and threading.current_thread() is remoting._thread:
+        if remoting is not None and remoting.on_loop_thread():
             raise RuntimeError(
                 f"{what} cannot be called on the consumer's event-loop thread (it would wait for that loop): call "
                 "it from a listener, a callback or any other thread"
@@ -391,7 +391,7 @@ class Consumer:
         if remoting is None:
             coro.close()
             raise RuntimeError(f"the consumer is {self._state}: call start() first")
-        if threading.current_thread() is remoting._thread:
+        if remoting.on_loop_thread():
             coro.close()
             self._refuse_on_loop("a blocking Consumer method")
         return asyncio.run_coroutine_threadsafe(coro, remoting.loop).result(timeout)
@@ -1170,7 +1170,6 @@ class Consumer:
         still the first of its queue's cache is sent back (delay level 3) and removed from the cache, so one stuck
         listener call does not hold its queue's committed offset for ever (at most 16 per queue per round, as
         Java's). Concurrent consumption only."""
-        assert self._remoting is not None
         timeout_ms = self.settings["consume_timeout"] * 60_000
         for mq, pq in list(self._pqs.items()):
             for _ in range(16):
@@ -1179,11 +1178,8 @@ class Consumer:
                 msg = pq.first_expired(timeout_ms, _now_ms() if now_ms is None else now_ms)
                 if msg is None:
                     break
-                addr, request = self._send_back_request(msg, 3)
                 try:
-                    await self._remoting.async_client.invoke_checked(
-                        addr, request, self.settings["mq_client_api_timeout"]
-                    )
+                    await self._send_back_async(msg, 3)
                 except Exception as e:
                     log.error("sending back %s, expired in its listener (consume_timeout), failed: %s", msg.msg_id, e)
                     break
@@ -1201,7 +1197,6 @@ class Consumer:
         the listener and never stall their queue: each is logged at ERROR and, in a clustering group, sent back
         with delay level -1, which the broker stores straight into the group's dead-letter queue
         (``%DLQ%<group>``), where it can be looked at. False if a send-back failed (the pull is retried)."""
-        assert self._remoting is not None
         for m in msgs:
             log.error(
                 "message %s (offset %d of %s) cannot be decoded, %s: %s",
@@ -1213,14 +1208,19 @@ class Consumer:
             )
             if self.model != "CLUSTERING":
                 continue
-            addr, request = self._send_back_request(m, -1)
             try:
-                await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+                await self._send_back_async(m, -1)
             except Exception as e:
                 log.error("sending the undecodable message %s to the dead-letter queue failed: %s", m.msg_id, e)
                 return False
         self.stats.add(undecodable=len(msgs))
         return True
+
+    async def _send_back_async(self, msg: Any, delay_level: int) -> None:
+        """:meth:`_send_back` on the loop; raises what the broker or the connection answered."""
+        assert self._remoting is not None
+        addr, request = self._send_back_request(msg, delay_level)
+        await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
 
     def _send_back_request(self, msg: Any, delay_level: int) -> tuple[str, RemotingCommand]:
         addr = self._master_addr(msg.broker_name) if msg.broker_name else None

@@ -227,7 +227,7 @@ class Producer:
         """Run ``coro`` on the client's loop and wait for it (at most ``timeout_s``: ``TimeoutError``)."""
         try:
             remoting, _ = self._running()
-            if threading.current_thread() is remoting._thread:
+            if remoting.on_loop_thread():
                 raise RuntimeError(
                     "a blocking Producer method cannot be called on the producer's event-loop thread (it would wait "
                     "for that loop): use send_async there, or call it from another thread"

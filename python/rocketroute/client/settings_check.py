@@ -10,7 +10,6 @@ is what rocketroute does), and refused with an error naming it otherwise: it is 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
@@ -23,9 +22,12 @@ __all__ = [
     "JAVA_INT_MAX",
     "check_bool",
     "check_choice",
+    "check_consumer_settings",
     "check_group",
     "check_int",
     "check_language",
+    "check_positive_ms",
+    "check_producer_settings",
     "refuse_unless_default",
 ]
 
@@ -92,12 +94,6 @@ def check_group(group: Any, what: str = "group") -> str:
 def check_positive_ms(name: str, value: Any) -> int:
     """A time in milliseconds (or a count) that must be at least 1."""
     return check_int(name, value, 1)
-
-
-def check_finite(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, not {value!r}")
-    return float(value)
 
 
 def refuse_unless_default(

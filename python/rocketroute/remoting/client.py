@@ -143,6 +143,14 @@ class _Connection(asyncio.Protocol):
 
     # -- writing
 
+    def _in_flight(self, opaque: int | None, seq: int) -> bool:
+        """Whether a queued frame is still to be written: a response or oneway frame (no opaque), or a request
+        still in ``pending`` with that ``seq`` (not timed out, not cancelled)."""
+        if opaque is None:
+            return True
+        entry = self.pending.get(opaque)
+        return entry is not None and entry[1] == seq
+
     def room_for(self, size: int) -> bool:
         """Whether a frame of ``size`` bytes may join the queue (always, when the queue is empty)."""
         return not self._out_bytes or self._out_bytes + size <= self.max_write_queue
@@ -169,7 +177,6 @@ class _Connection(asyncio.Protocol):
         out = self._out
         if self.closed or self.transport is None:
             return
-        pending = self.pending
         write = self.transport.write
         while out and not self._paused:
             batch: list[bytes] = []
@@ -177,10 +184,8 @@ class _Connection(asyncio.Protocol):
             while out and size < _WRITE_BATCH:
                 frame, opaque, seq = out.popleft()
                 self._out_bytes -= len(frame)
-                if opaque is not None:
-                    entry = pending.get(opaque)
-                    if entry is None or entry[1] != seq:
-                        continue  # timed out or cancelled before it was written: never written
+                if not self._in_flight(opaque, seq):
+                    continue  # timed out or cancelled before it was written: never written
                 batch.append(frame)
                 size += len(frame)
             if batch:
@@ -188,18 +193,8 @@ class _Connection(asyncio.Protocol):
 
     def purge(self) -> None:
         """Drop queued frames of requests no longer in flight (their memory is freed now, not at the next write)."""
-        pending = self.pending
-        kept: collections.deque[tuple[bytes, int | None, int]] = collections.deque()
-        size = 0
-        for item in self._out:
-            opaque = item[1]
-            if opaque is not None:
-                entry = pending.get(opaque)
-                if entry is None or entry[1] != item[2]:
-                    continue
-            kept.append(item)
-            size += len(item[0])
-        self._out, self._out_bytes = kept, size
+        kept = collections.deque(item for item in self._out if self._in_flight(item[1], item[2]))
+        self._out, self._out_bytes = kept, sum(len(item[0]) for item in kept)
 
     # -- requests from the peer
 
@@ -732,6 +727,11 @@ class RemotingClient:
                 raise
             raise RemotingConnectError(addr, "the client's event loop did not take the request") from None
 
+    def on_loop_thread(self) -> bool:
+        """Whether the caller runs on the client's event-loop thread (a processor, or code scheduled on
+        ``.loop``), where a blocking call that waits for the loop would never return."""
+        return threading.current_thread() is self._thread
+
     def close(self) -> None:
         """Close the connections and stop the loop's thread (idempotent)."""
         with self._close_lock:
@@ -739,7 +739,7 @@ class RemotingClient:
                 return
             self._closed = True
         self._finalizer.detach()
-        if threading.current_thread() is self._thread:  # from a callback on the loop itself: cannot wait
+        if self.on_loop_thread():  # from a callback on the loop itself: cannot wait
             self.loop.create_task(self.async_client.close()).add_done_callback(lambda _: self.loop.stop())
             return
         if self.loop.is_running():
