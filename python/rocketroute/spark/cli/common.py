@@ -392,9 +392,22 @@ def _start_aside(start: Callable[[], Any]) -> Any:
 def _interrupt_spark(signum: int, frame: Any) -> None:
     """SIGINT while a Spark session starts or runs: stop its JVM, then ``KeyboardInterrupt``."""
     logging.disable(logging.CRITICAL)  # py4j logs the interrupted call's traceback; the run is over
+    _quiet_accumulator_server()
     stop_spark_jvms(SPARK_STOP_BOUND_S)
     _JVM_STOPPED.set()
     raise KeyboardInterrupt
+
+
+def _quiet_accumulator_server() -> None:
+    """pyspark's accumulator server (a ``socketserver`` in a thread of this process) reads from the JVM; when the
+    JVM is stopped, its handler meets the end of the stream and ``socketserver`` prints the exception to stderr.
+    The run is over: have it stop polling and drop what it meets."""
+    context = sys.modules.get("pyspark.core.context") or sys.modules.get("pyspark.context")
+    spark_context = getattr(getattr(context, "SparkContext", None), "_active_spark_context", None)
+    server = getattr(spark_context, "_accumulatorServer", None)
+    if server is not None:
+        server.server_shutdown = True
+        server.handle_error = lambda request, client_address: None
 
 
 _JVM_STOPPED = threading.Event()
