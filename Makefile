@@ -40,6 +40,13 @@ SERVERS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/servers
 APACHE_VERSIONS := 5.5.0 5.3.3 4.9.7
 APACHE_POM := servers/apache/pom.xml
 SERVERS_BIN := $(SERVERS_DIR)/bin
+# The real Java clients our Java peers and the live Java oracle call (tests/peers/java): each client jar and its
+# dependencies, resolved from Maven Central by tests/peers/java/pom.xml into $(CLIENTS_DIR)/ARTIFACT-VERSION/lib.
+# rocketmq-client 4.9.8 (the last 4.9), 5.3.3 and 5.5.0 (5.5.1 is not served there), and the gRPC client
+# rocketmq-client-java 5.2.0 (5.2.1 is not served there).
+CLIENTS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/clients
+JAVA_CLIENTS := rocketmq-client:4.9.8 rocketmq-client:5.3.3 rocketmq-client:5.5.0 rocketmq-client-java:5.2.0
+CLIENTS_POM := tests/peers/java/pom.xml
 SERVERS_VERSION := 1.0.0
 SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION)
 SERVERS_BINARIES := rocketmq-namesrv-rust rocketmq-broker-rust
@@ -74,7 +81,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -83,7 +90,8 @@ help:
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
 	@echo "make build     the JVM UDF jar (javac) and maturin develop --release into .venv"
 	@echo "make jar       the JVM UDF jar alone (javac --release 17 against pyspark's jars; skipped without a JDK)"
-	@echo "make servers   Apache RocketMQ's servers (Maven) and RocketMQ-Rust's (cargo) for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR))"
+	@echo "make servers   Apache RocketMQ's servers (Maven) and RocketMQ-Rust's (cargo) for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR)), and make clients"
+	@echo "make clients   the real Java clients (Maven) for the live Java oracle and the Java peers (CLIENTS_DIR=$(CLIENTS_DIR))"
 	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
@@ -91,7 +99,7 @@ help:
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
-	@echo "make fuzz      differential and property tests with many examples (FUZZ_EXAMPLES=20000)"
+	@echo "make fuzz      differential, live-Java-oracle and property tests with many examples (FUZZ_EXAMPLES=20000)"
 	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
 
 venv: $(STAMP)
@@ -133,7 +141,24 @@ build: venv jar
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
 	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
-servers: servers-apache servers-rust
+servers: servers-apache servers-rust clients
+
+# `make clients`: per client, skipped when its lib/ was resolved by the same pom (a stamp holds the pom's hash);
+# a few seconds each on a fresh machine.
+clients:
+	@command -v mvn >/dev/null || { echo "error: mvn not found; the Java clients come from Maven Central (apt-get install maven)" >&2; exit 1; }
+	@pom_sum=$$(sha256sum $(CLIENTS_POM) | cut -c1-16); \
+	for c in $(JAVA_CLIENTS); do \
+		a=$${c%%:*}; v=$${c#*:}; d="$(CLIENTS_DIR)/$$a-$$v"; \
+		if [ "$$(cat "$$d/lib/.resolved" 2>/dev/null)" = "$$pom_sum" ]; then \
+			echo "clients: $$a $$v up to date in $$d ($$(ls "$$d/lib" | wc -l) jars)"; continue; \
+		fi; \
+		t0=$$(date +%s); rm -rf "$$d/lib.tmp"; mkdir -p "$$d"; \
+		mvn -q -B -f $(CLIENTS_POM) -Dclient.artifact=$$a -Dclient.version=$$v dependency:copy-dependencies \
+			-DoutputDirectory="$$d/lib.tmp" -DincludeScope=runtime; \
+		echo "$$pom_sum" > "$$d/lib.tmp/.resolved"; rm -rf "$$d/lib"; mv "$$d/lib.tmp" "$$d/lib"; \
+		echo "clients: $$a $$v: $$(ls "$$d/lib" | wc -l) jars in $$(( $$(date +%s) - t0 )) s"; \
+	done
 
 # `make servers-apache`: per version, skipped when its lib/ was resolved by the same pom (a stamp holds the pom's
 # hash). Otherwise Maven copies the jars into a temp dir that replaces lib/ only when complete (about 20-45 s a
@@ -203,9 +228,9 @@ test-rust:
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND $(VPY) -m pytest -q tests --ignore=tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q tests --ignore=tests/cluster
 	$(call section,test: pytest tests/cluster (Apache RocketMQ 5.5.0 / 5.3.3 / 4.9.7 and RocketMQ-Rust 1.0.0 servers))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q tests/cluster
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
@@ -272,14 +297,13 @@ demo: build
 	@command -v java >/dev/null || { echo "error: java not found; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
 	env -u ROCKETROUTE_BACKEND $(VENV)/bin/rocketroute demo --out out/demo --overwrite $(DEMO_ARGS)
 
-# The differential fuzz tests (native against reference) and every property test, with the "fuzz"
-# hypothesis profile: FUZZ_EXAMPLES examples per test (default 20000), and the thread tests SOAK times longer.
-FUZZ_EXAMPLES ?= 20000
-SOAK ?= 25
-fuzz: build
+# The differential fuzz tests (native against reference), the live Java oracle (tests/oracle: the real
+# rocketmq-client classes against both backends) and every property test, with the "fuzz" hypothesis profile:
+# FUZZ_EXAMPLES examples per test (default 20000), and the thread tests SOAK times longer.
+fuzz: build clients
 	$(call section,fuzz: hypothesis profile "fuzz", $(FUZZ_EXAMPLES) examples per test)
 	env -u ROCKETROUTE_BACKEND HYPOTHESIS_PROFILE=fuzz ROCKETROUTE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ROCKETROUTE_SOAK=$(SOAK) \
-		$(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance --ignore=tests/cluster
+		ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q tests --ignore=tests/spark --ignore=tests/conformance --ignore=tests/cluster
 	$(call section,fuzz: cargo test (core, the bounded property tests with PROPTEST_CASES=$(FUZZ_EXAMPLES)))
 	PROPTEST_CASES=$(FUZZ_EXAMPLES) cargo test -p rocketroute-core --release
 

@@ -1,5 +1,5 @@
-"""The same key, the same queue, live: the real Java remoting client (``rocketmq-client`` 4.9.7, 5.3.3 and 5.5.0,
-the jars ``make servers`` resolves from Maven Central) and ``rr.Producer``, both with ``SelectMessageQueueByHash``,
+"""The same key, the same queue, live: the real Java remoting client (``rocketmq-client`` 4.9.8, 5.3.3 and 5.5.0,
+the jars ``make clients`` resolves from Maven Central) and ``rr.Producer``, both with ``SelectMessageQueueByHash``,
 send 1,000 keys to one topic of 8 + 8 queues on the cluster's two brokers. Every key must land on the same broker
 and queue from both, and the brokers' offsets must count exactly the messages the send results name.
 
@@ -18,9 +18,9 @@ import pytest
 import rocketroute as rr
 from rocketroute.client import Message, Producer
 
-from ._java_peers import JavaPeer
+from .._java_peers import JavaPeer
 
-JAVA_CLIENTS = {"4.9.7": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
+JAVA_CLIENTS = {"4.9.8": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
 """The Java client's version (its jar comes with that Apache server's resolved libraries) -> our compat."""
 
 

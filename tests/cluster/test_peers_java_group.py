@@ -1,5 +1,5 @@
 """Java and Python members in one consumer group, live: two real ``DefaultMQPushConsumer`` members (the
-``rocketmq-client`` 4.9.7 or 5.5.0 jar that ``make servers`` resolved, driven by ``tests/peers/java/GroupMember.java``)
+``rocketmq-client`` 4.9.8 or 5.5.0 jar that ``make clients`` resolved, driven by ``tests/peers/java/GroupMember.java``)
 and two ``rr.Consumer`` members share a topic of 8 + 8 queues with ``AllocateMessageQueueAveragely``. Once the group
 settles, each queue has exactly one owner and every owner holds what ``allocate_all`` gives it over the four client
 ids; 2,000 messages sent then are each consumed once, by whichever member owns their queue."""
@@ -17,10 +17,10 @@ import pytest
 import rocketroute as rr
 from rocketroute.client import Consumer, Message, Producer
 
-from ._java_peers import JavaPeer
+from .._java_peers import JavaPeer
 from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
 
-JAVA_CLIENTS = {"4.9.7": "4.9", "5.5.0": "5.3"}
+JAVA_CLIENTS = {"4.9.8": "4.9", "5.5.0": "5.3"}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 // Sends one message per key with the real Java remoting client's SelectMessageQueueByHash and prints where the
 // broker stored it. Ours: compiled by tests/cluster/test_peers_java.py against the rocketmq-client jar that
-// `make servers` resolved from Maven Central (any of 4.9.x / 5.x: the API used here is the same).
+// `make clients` resolved from Maven Central (any of 4.9.x / 5.x: the API used here is the same).
 //
 //   java -cp <dir>:<lib>/* KeyedSender NAMESRV TOPIC GROUP OUT_FILE < keys
 //

@@ -1,0 +1,71 @@
+"""Our small Java programs that call the real Java client (``tests/peers/java``): built with ``javac`` against a
+``rocketmq-client`` jar that ``make clients`` resolved from Maven Central, and run with the same JVM settings.
+
+The jars live in ``CLIENTS_DIR/rocketmq-client-VERSION/lib``: ``$ROCKETROUTE_CLIENTS_DIR``, else
+``${XDG_CACHE_HOME:-~/.cache}/rocketroute/clients`` (the Makefile's ``CLIENTS_DIR``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PEERS = Path(__file__).parent / "peers" / "java"
+
+
+def clients_dir() -> Path:
+    configured = os.environ.get("ROCKETROUTE_CLIENTS_DIR")
+    if configured:
+        return Path(configured)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "rocketroute" / "clients"
+
+
+def client_lib(version: str, artifact: str = "rocketmq-client") -> Path:
+    """The folder of ``artifact``'s ``version`` jar and its dependencies; fails (never skips) when missing."""
+    lib = clients_dir() / f"{artifact}-{version}" / "lib"
+    jar = lib / f"{artifact}-{version}.jar"
+    assert jar.is_file(), f"{jar} is missing: run `make clients` (it resolves the Java clients from Maven Central)"
+    return lib
+
+
+class JavaPeer:
+    """``sources`` (our Java files, the first holding ``main``) compiled against the Java client ``version``."""
+
+    def __init__(self, main: str, version: str, tmp_path_factory: pytest.TempPathFactory, *extra: Path) -> None:
+        javac = shutil.which("javac")
+        assert javac, "javac (JDK 17) is needed to build the Java peer"
+        self.main, self.version, self.lib = main, version, client_lib(version)
+        self.classes = tmp_path_factory.mktemp(f"java-{main}-{version}")
+        source = PEERS / f"{main}.java"
+        if not source.is_file():
+            source = PEERS / main.lower() / f"{main}.java"
+        cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", f"{self.lib}/*", "-d", str(self.classes)]
+        subprocess.run([*cmd, str(source), *map(str, extra)], check=True)
+
+    def command(self, home: Path, *args: str) -> list[str]:
+        """The command line running the peer with ``args``; ``home`` keeps the client's own logs."""
+        java = shutil.which("java")
+        assert java
+        return [
+            java,
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-Dfile.encoding=UTF-8",
+            "-XX:-ShowCodeDetailsInExceptionMessages",  # implicit NPE messages stay null, as on Java 8
+            f"-Duser.home={home}",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "-cp",
+            f"{self.classes}:{self.lib}/*",
+            self.main,
+            *args,
+        ]
+
+    @staticmethod
+    def env() -> dict[str, str]:
+        """This process's environment without JVM options that would change the peer's JVM."""
+        return {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
