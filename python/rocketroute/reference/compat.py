@@ -7,12 +7,22 @@ from ..errors import IllegalArgumentError
 __all__ = ["COMPAT_PROFILES", "parse_compat"]
 
 COMPAT_PROFILES = ("5.3", "4.9")
-_ALIASES = {"5.3": "5.3", "5.3.3": "5.3", "5": "5.3", "4.9": "4.9", "4.9.8": "4.9", "4": "4.9"}
+_ALIASES = {
+    "5.3": "5.3",
+    "5.3.3": "5.3",
+    "5": "5.3",
+    # RocketMQ 5.5.0 routes as 5.3.3 on every input the live Java oracle (tests/oracle) tried: an alias
+    "5.5": "5.3",
+    "5.5.0": "5.3",
+    "4.9": "4.9",
+    "4.9.8": "4.9",
+    "4": "4.9",
+}
 
 
 def parse_compat(compat: str | None) -> str:
-    """``"5.3"`` (RocketMQ 5.3.3, the default; also ``None``) or ``"4.9"`` (4.9.8); full versions are accepted
-    too."""
+    """``"5.3"`` (RocketMQ 5.3.3, the default; also ``None``; ``"5.5"`` is an alias) or ``"4.9"`` (4.9.8); full
+    versions are accepted too."""
     if compat is None:
         return "5.3"
     if not isinstance(compat, str):

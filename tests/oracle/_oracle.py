@@ -1,0 +1,82 @@
+"""The live Java oracle (``tests/peers/java/oracle``): one JVM per ``rocketmq-client`` release, asked over JSON
+lines. Each answer is a golden-vector case, which the conformance checkers verify on a backend."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .._java_peers import PEERS, JavaPeer
+
+J_WRITER = Path(__file__).parents[1] / "conformance" / "generator" / "src" / "common" / "J.java"
+
+LABELS = {"4.9.8": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
+"""rocketmq-client release -> the compat profile that must reproduce it (5.5.0 routes as 5.3.3: ``compat="5.5"``
+is an alias of ``"5.3"``)."""
+
+ANSWER_TIMEOUT_S = 60.0
+
+
+class OracleError(AssertionError):
+    """The oracle could not answer (a bad request or a driver fault): a test failure, never a skip."""
+
+
+class LiveOracle:
+    """A running ``Oracle`` JVM for one client release."""
+
+    def __init__(self, label: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+        compat_dir = "v4" if label.startswith("4.") else "v5"
+        self.label = label
+        peer = JavaPeer("Oracle", label, tmp_path_factory, PEERS / "oracle" / compat_dir / "Compat.java", J_WRITER)
+        home = tmp_path_factory.mktemp(f"oracle-home-{label}")
+        self._stderr = (home / "stderr.log").open("wb")
+        self.proc = subprocess.Popen(
+            peer.command(home, label),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=peer.env(),
+        )
+        self.stderr_path = home / "stderr.log"
+        ready = self._read_line()
+        assert ready == {"ready": label}, ready
+        self.asked = 0
+
+    def _read_line(self) -> Any:
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + ANSWER_TIMEOUT_S
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                raise OracleError(f"the {self.label} oracle did not answer in {ANSWER_TIMEOUT_S} s")
+            line = self.proc.stdout.readline()
+            if not line:
+                raise OracleError(f"the {self.label} oracle exited: {self.stderr_path.read_text()[-2000:]}")
+            return json.loads(line)
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The case the real classes give for ``request`` (``kind`` and the kind's inputs)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"id": f"live-{self.asked}", **request}, ensure_ascii=True).encode() + b"\n")
+        self.proc.stdin.flush()
+        self.asked += 1
+        answer = self._read_line()
+        if "oracle_error" in answer:
+            raise OracleError(f"the {self.label} oracle could not answer {request}: {answer['oracle_error']}")
+        return answer
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._stderr.close()

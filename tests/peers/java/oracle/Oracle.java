@@ -1,0 +1,485 @@
+// The live Java oracle: answers JSON-lines requests on stdin with JSON lines on stdout, by calling the real classes
+// of the rocketmq-client jar it was compiled against (Maven Central, `make clients`). Our own code; nothing of
+// RocketMQ is copied. tests/oracle/ drives it with Hypothesis and checks every answer on both backends with the
+// checkers of the golden vectors (tests/conformance): an answer is a vector case, in the vectors' schema.
+//
+//   java -cp <classes>:<lib>/* Oracle LABEL
+//
+// A request is one object: "id", "kind" and the kind's inputs (the vector fields that are inputs). The answer is
+// the case: "id", "versions" [LABEL], "kind", the inputs and what the real classes returned or threw. A request
+// the oracle cannot read gets {"id", "oracle_error"}; the driver never dies on a bad request.
+//
+// Compat (v4/ or v5/, compiled in beside this file) holds what differs between the 4.9 and 5.x jars: the route
+// classes' package, the fault strategy's constructor and the 5.x-only arguments.
+import com.alibaba.fastjson.JSON;
+import com.alibaba.fastjson.parser.Feature;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.apache.rocketmq.client.common.ThreadLocalIndex;
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByConfig;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByMachineRoom;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
+import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
+import org.apache.rocketmq.client.latency.MQFaultStrategy;
+import org.apache.rocketmq.client.producer.selector.SelectMessageQueueByHash;
+import org.apache.rocketmq.client.producer.selector.SelectMessageQueueByRandom;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+public final class Oracle {
+    static String label;
+
+    public static void main(String[] args) throws Exception {
+        label = args[0];
+        PrintStream out = new PrintStream(System.out, false, "US-ASCII");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        out.println("{\"ready\":" + quote(label) + "}");
+        out.flush();
+        for (String line; (line = in.readLine()) != null; ) {
+            Map<String, Object> answer;
+            Object id = null;
+            try {
+                Map<String, Object> req = parse(line);
+                id = req.get("id");
+                answer = answer(req);
+            } catch (Throwable t) {
+                answer = J.obj("id", id, "oracle_error", t.toString());
+            }
+            StringBuilder sb = new StringBuilder();
+            J.write(sb, answer);
+            out.println(sb);
+            out.flush();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> parse(String line) {
+        // DisableSpecialKeyDetect / no autotype: plain maps, lists, strings, numbers, booleans and nulls
+        return (Map<String, Object>) JSON.parse(line, Feature.OrderedField);
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder();
+        J.str(sb, s);
+        return sb.toString();
+    }
+
+    static Map<String, Object> answer(Map<String, Object> req) throws Exception {
+        String kind = (String) req.get("kind");
+        Map<String, Object> out = J.obj("id", req.get("id"), "versions", J.arr(label), "kind", kind);
+        switch (kind) {
+            case "select_by_hash": selectByHash(req, out); break;
+            case "select_by_random_seeded": selectByRandom(req, out); break;
+            case "tpinfo_sequence": tpinfoSequence(req, out); break;
+            case "allocate": allocate(req, out); break;
+            case "route_conversion": routeConversion(req, out); break;
+            case "compute_not_available_duration": computeNad(req, out); break;
+            case "lft_scenario": lftScenario(req, out); break;
+            case "mqfs_scenario": mqfsScenario(req, out); break;
+            default: throw new IllegalArgumentException("unknown kind " + kind);
+        }
+        return out;
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------------------
+
+    static int i(Object o) {
+        return ((Number) o).intValue();
+    }
+
+    static long l(Object o) {
+        return ((Number) o).longValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<Object> list(Object o) {
+        return (List<Object>) o;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object o) {
+        return (Map<String, Object>) o;
+    }
+
+    static MessageQueue mq(Object encoded) {
+        List<Object> e = list(encoded);
+        return new MessageQueue((String) e.get(0), (String) e.get(1), i(e.get(2)));
+    }
+
+    static List<MessageQueue> mqs(Object encoded) {
+        if (encoded == null) {
+            return null;
+        }
+        List<MessageQueue> r = new ArrayList<>();
+        for (Object e : list(encoded)) {
+            r.add(mq(e));
+        }
+        return r;
+    }
+
+    static List<Object> show(MessageQueue q) {
+        return q == null ? null : J.arr(q.getTopic(), q.getBrokerName(), q.getQueueId());
+    }
+
+    static List<Object> show(List<MessageQueue> qs) {
+        if (qs == null) {
+            return null;
+        }
+        List<Object> r = new ArrayList<>();
+        for (MessageQueue q : qs) {
+            r.add(show(q));
+        }
+        return r;
+    }
+
+    static List<MessageQueue> numbered(int n) {
+        List<MessageQueue> r = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            r.add(new MessageQueue("TopicTest", "broker-" + (k % 3), k));
+        }
+        return r;
+    }
+
+    static Object field(Object target, Class<?> cls, String name) throws Exception {
+        Field f = cls.getDeclaredField(name);
+        f.setAccessible(true);
+        return f.get(target);
+    }
+
+    static void setField(Object target, Class<?> cls, String name, Object value) throws Exception {
+        Field f = cls.getDeclaredField(name);
+        f.setAccessible(true);
+        f.set(target, value);
+    }
+
+    @SuppressWarnings("unchecked")
+    static ThreadLocal<Integer> indexOf(ThreadLocalIndex index) throws Exception {
+        return (ThreadLocal<Integer>) field(index, ThreadLocalIndex.class, "threadLocalIndex");
+    }
+
+    static void forceIndex(ThreadLocalIndex index, Object value) throws Exception {
+        indexOf(index).set(value == null ? null : i(value));
+    }
+
+    static Integer storedIndex(ThreadLocalIndex index) throws Exception {
+        return indexOf(index).get();
+    }
+
+    // ---- selectors -----------------------------------------------------------------------------------------
+
+    static void selectByHash(Map<String, Object> req, Map<String, Object> out) {
+        String type = (String) req.get("arg_type");
+        Object raw = req.get("arg");
+        Object arg = type.equals("string") ? (String) raw : type.equals("int") ? (Object) i(raw) : (Object) l(raw);
+        int n = i(req.get("num_queues"));
+        out.put("arg_type", type);
+        out.put("arg", raw);
+        out.put("num_queues", n);
+        out.put("arg_hash", arg.hashCode());
+        try {
+            MessageQueue q = new SelectMessageQueueByHash().select(numbered(n), new Message(), arg);
+            out.put("selected_index", q.getQueueId());
+        } catch (Exception e) {
+            out.put("exception", J.exc(e));
+        }
+    }
+
+    static void selectByRandom(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        long seed = l(req.get("random_seed"));
+        int n = i(req.get("num_queues"));
+        out.put("random_seed", seed);
+        out.put("num_queues", n);
+        SelectMessageQueueByRandom selector = new SelectMessageQueueByRandom();
+        setField(selector, SelectMessageQueueByRandom.class, "random", new Random(seed));
+        List<MessageQueue> queues = numbered(n);
+        List<Object> picked = new ArrayList<>();
+        try {
+            for (int k = 0; k < 12; k++) {
+                picked.add(selector.select(queues, new Message(), "arg").getQueueId());
+            }
+            out.put("selected_indexes", picked);
+        } catch (Exception e) {
+            out.put("exception", J.exc(e));
+        }
+    }
+
+    static void tpinfoSequence(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        TopicPublishInfo tp = new TopicPublishInfo();
+        tp.setMessageQueueList(mqs(req.get("message_queue_list")));
+        forceIndex(tp.getSendWhichQueue(), req.get("start_index"));
+        out.put("message_queue_list", req.get("message_queue_list"));
+        out.put("start_index", req.get("start_index"));
+        List<Object> calls = new ArrayList<>();
+        for (Object c : list(req.get("calls"))) {
+            String last = (String) map(c).get("last_broker");
+            Map<String, Object> call = J.obj("last_broker", last);
+            try {
+                call.put("expect", show(tp.selectOneMessageQueue(last)));
+            } catch (Exception e) {
+                call.put("exception", J.exc(e));
+            }
+            call.put("index_after", storedIndex(tp.getSendWhichQueue()));
+            calls.add(call);
+        }
+        out.put("calls", calls);
+    }
+
+    // ---- allocation ----------------------------------------------------------------------------------------
+
+    /** The README's resolver, recording every lookup in the line's tables. */
+    static final class Rooms implements AllocateMachineRoomNearby.MachineRoomResolver {
+        final Map<String, Object> brokers = new LinkedHashMap<>();
+        final Map<String, Object> consumers = new LinkedHashMap<>();
+
+        @Override
+        public String brokerDeployIn(MessageQueue q) {
+            String room = q.getBrokerName().split("-")[0];
+            brokers.put(q.getBrokerName(), room);
+            return room;
+        }
+
+        @Override
+        public String consumerDeployIn(String cid) {
+            String room = cid.split("-")[0];
+            consumers.put(cid, room);
+            return room;
+        }
+    }
+
+    /** The strategy of a request's {strategy, params}; fills params' outputs (names, resolver tables). */
+    static AllocateMessageQueueStrategy strategy(String kind, Map<String, Object> params, Rooms rooms) throws Exception {
+        switch (kind) {
+            case "AVG": return new AllocateMessageQueueAveragely();
+            case "AVG_BY_CIRCLE": return new AllocateMessageQueueAveragelyByCircle();
+            case "CONFIG": {
+                AllocateMessageQueueByConfig s = new AllocateMessageQueueByConfig();
+                s.setMessageQueueList(mqs(params.get("message_queue_list")));
+                return s;
+            }
+            case "MACHINE_ROOM": {
+                AllocateMessageQueueByMachineRoom s = new AllocateMessageQueueByMachineRoom();
+                Set<String> idcs = new HashSet<>();
+                for (Object o : list(params.get("consumer_idcs"))) {
+                    idcs.add((String) o);
+                }
+                s.setConsumeridcs(idcs);
+                return s;
+            }
+            case "CONSISTENT_HASH":
+                if (params.containsKey("constructor")) {
+                    return new AllocateMessageQueueConsistentHash();
+                }
+                return new AllocateMessageQueueConsistentHash(i(params.get("virtual_node_cnt")));
+            case "MACHINE_ROOM_NEARBY": {
+                Map<String, Object> inner = map(params.get("inner_strategy"));
+                AllocateMessageQueueStrategy s = strategy((String) inner.get("strategy"), map(inner.get("params")), rooms);
+                inner.put("strategy_name", s.getName());
+                return new AllocateMachineRoomNearby(s, rooms);
+            }
+            default: throw new IllegalArgumentException("unknown strategy " + kind);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static void allocate(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        String kind = (String) req.get("strategy");
+        Map<String, Object> params = map(req.get("params"));
+        String group = (String) req.get("consumer_group");
+        boolean presorted = (Boolean) req.get("presorted");
+        List<MessageQueue> mqAll = mqs(req.get("mq_all"));
+        List<String> cidAll = req.get("cid_all") == null ? null : new ArrayList<>((List<String>) req.get("cid_all"));
+        if (presorted) {  // as RebalanceImpl does before it calls the strategy
+            if (mqAll != null) {
+                Collections.sort(mqAll);
+            }
+            if (cidAll != null) {
+                Collections.sort(cidAll);
+            }
+        }
+        out.put("strategy", kind);
+        out.put("params", params);
+        out.put("consumer_group", group);
+        out.put("presorted", presorted);
+        out.put("mq_all", show(mqAll));
+        out.put("cid_all", cidAll == null ? null : new ArrayList<Object>(cidAll));
+        Rooms rooms = new Rooms();
+        AllocateMessageQueueStrategy s;
+        try {
+            s = strategy(kind, params, rooms);
+        } catch (Exception e) {
+            out.put("strategy_name", null);
+            out.put("constructor_exception", J.exc(e));
+            return;
+        }
+        out.put("strategy_name", s.getName());
+        LinkedHashSet<String> asked = new LinkedHashSet<>();
+        if (cidAll != null) {
+            asked.addAll(cidAll);
+        }
+        List<Object> probes = list(req.get("probes"));
+        List<Object> results = new ArrayList<>();
+        boolean partition = cidAll != null && !cidAll.isEmpty();
+        Map<String, Integer> union = new LinkedHashMap<>();
+        List<Object> everyone = new ArrayList<>(asked);
+        for (Object p : probes) {
+            if (!asked.contains(p)) {
+                everyone.add(p);
+            }
+        }
+        for (Object o : everyone) {
+            String cid = (String) o;
+            boolean member = cidAll != null && cidAll.contains(cid);
+            Map<String, Object> entry = J.obj("current_cid", cid, "in_cid_all", member);
+            List<MessageQueue> got;
+            try {
+                got = s.allocate(group, cid, mqAll, cidAll);
+            } catch (Exception e) {
+                entry.put("exception", J.exc(e));
+                results.add(entry);
+                partition &= !member;  // a member without a result: no partition to speak of
+                continue;
+            }
+            entry.put("result", show(got));
+            results.add(entry);
+            if (member && got != null) {
+                for (MessageQueue q : got) {
+                    union.merge(String.valueOf(show(q)), 1, Integer::sum);
+                }
+            }
+        }
+        out.put("results", results);
+        if (!partition) {
+            out.put("union_is_partition", null);
+        } else {
+            Map<String, Integer> all = new LinkedHashMap<>();
+            for (MessageQueue q : mqAll == null ? Collections.<MessageQueue>emptyList() : mqAll) {
+                all.merge(String.valueOf(show(q)), 1, Integer::sum);
+            }
+            out.put("union_is_partition", all.equals(union));
+        }
+        if (kind.equals("MACHINE_ROOM_NEARBY")) {
+            params.put("broker_rooms", rooms.brokers);
+            params.put("consumer_rooms", rooms.consumers);
+        }
+    }
+
+    // ---- routes --------------------------------------------------------------------------------------------
+
+    static void routeConversion(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        String topic = (String) req.get("topic");
+        Map<String, Object> routeJson = map(req.get("route"));
+        out.put("topic", topic);
+        out.put("route", routeJson);
+        Object route = Compat.route(routeJson);
+        try {
+            TopicPublishInfo tp = Compat.publishInfo(topic, route);
+            out.put("publish", J.obj("order_topic", tp.isOrderTopic(), "message_queue_list",
+                show(tp.getMessageQueueList()), "ok", tp.ok()));
+        } catch (Exception e) {
+            out.put("publish_exception", J.exc(e));
+        }
+        out.put("queue_datas_order_after_publish", Compat.queueDataNames(route));
+        try {
+            List<MessageQueue> sub = new ArrayList<>(Compat.subscribeInfo(topic, route));
+            Collections.sort(sub);
+            out.put("subscribe", show(sub));
+        } catch (Exception e) {
+            out.put("subscribe_exception", J.exc(e));
+        }
+    }
+
+    // ---- fault tolerance -----------------------------------------------------------------------------------
+
+    static void computeNad(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        long latency = l(req.get("latency"));
+        MQFaultStrategy s = Compat.faultStrategy();
+        Method m = MQFaultStrategy.class.getDeclaredMethod("computeNotAvailableDuration", long.class);
+        m.setAccessible(true);
+        out.put("latency", latency);
+        out.put("expect", m.invoke(s, latency));
+    }
+
+    /** One scenario on a fresh LatencyFaultToleranceImpl; the clock is the wall clock, so a test keeps every
+     *  duration at <= 0 or >= 2000 ms and the scenario well under a second (vectors README, section 7). */
+    static void lftScenario(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        Object lft = Compat.latencyFaultTolerance();
+        try {
+            List<Object> ops = new ArrayList<>();
+            for (Object o : list(req.get("ops"))) {
+                Map<String, Object> op = new LinkedHashMap<>(map(o));
+                String name = (String) op.get("name");
+                switch ((String) op.get("op")) {
+                    case "update": Compat.updateLft(lft, name, l(op.get("latency")), l(op.get("duration"))); break;
+                    case "is_available": op.put("expect", Compat.isAvailable(lft, name)); break;
+                    case "remove": Compat.remove(lft, name); break;
+                    case "pick_one_at_least": op.put("expect", Compat.pickOneAtLeast(lft)); break;
+                    default: throw new IllegalArgumentException("unknown op " + op.get("op"));
+                }
+                ops.add(op);
+            }
+            out.put("ops", ops);
+        } finally {
+            Compat.shutdown(lft);
+        }
+    }
+
+    static void mqfsScenario(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        String topic = (String) req.get("topic");
+        Map<String, Object> routeJson = map(req.get("route"));
+        out.put("topic", topic);
+        out.put("route", routeJson);
+        TopicPublishInfo tp = Compat.publishInfo(topic, Compat.route(routeJson));
+        out.put("message_queue_list", show(tp.getMessageQueueList()));
+        boolean enable = (Boolean) req.get("send_latency_fault_enable");
+        out.put("send_latency_fault_enable", enable);
+        out.put("start_index", req.get("start_index"));
+        out.put("which_item_worst_start", req.get("which_item_worst_start"));
+        MQFaultStrategy s = Compat.faultStrategy();
+        s.setSendLatencyFaultEnable(enable);
+        Object lft = field(s, MQFaultStrategy.class, "latencyFaultTolerance");
+        forceIndex((ThreadLocalIndex) field(lft, lft.getClass(), "whichItemWorst"), req.get("which_item_worst_start"));
+        forceIndex(tp.getSendWhichQueue(), req.get("start_index"));
+        try {
+            List<Object> ops = new ArrayList<>();
+            for (Object o : list(req.get("ops"))) {
+                Map<String, Object> op = new LinkedHashMap<>(map(o));
+                switch ((String) op.get("op")) {
+                    case "update_fault_item":
+                        Compat.updateFaultItem(s, (String) op.get("broker"), l(op.get("latency")), (Boolean) op.get("isolation"));
+                        break;
+                    case "select":
+                        try {
+                            op.put("expect", show(Compat.select(s, tp, (String) op.get("last_broker"))));
+                        } catch (Exception e) {
+                            op.put("exception", J.exc(e));
+                        }
+                        op.put("index_after", storedIndex(tp.getSendWhichQueue()));
+                        break;
+                    case "is_available": op.put("expect", Compat.isAvailable(lft, (String) op.get("broker"))); break;
+                    default: throw new IllegalArgumentException("unknown op " + op.get("op"));
+                }
+                ops.add(op);
+            }
+            out.put("ops", ops);
+        } finally {
+            Compat.shutdown(lft);
+        }
+    }
+}
