@@ -1,13 +1,14 @@
 // Java members of a consumer group, for the mixed-group tests: the real DefaultMQPushConsumer of the
-// rocketmq-client jar that `make servers` resolved, compiled by tests/cluster/test_peers_java_group.py.
+// rocketmq-client jar that `make clients` resolved, compiled by tests/cluster/test_peers_java_group.py.
 //
-//   java -cp <dir>:<lib>/* GroupMember NAMESRV GROUP TOPIC DIR NAME [NAME ...]
+//   java -cp <dir>:<lib>/* GroupMember NAMESRV GROUP TOPIC DIR STRATEGY NAME [NAME ...]
 //
-// Starts one consumer per NAME (its instance name), clustering, AllocateMessageQueueAveragely, consuming from the
-// first offset. Each writes the bodies it consumes, one per line in hex, to DIR/NAME.consumed, and every 200 ms
-// rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID" lines) and its client id on the first line.
-// A consumer whose file DIR/NAME.stop appears shuts down (the others keep running); the program ends when all
-// have.
+// Starts one consumer per NAME (its instance name), clustering, consuming from the first offset, with the real
+// allocation strategy STRATEGY: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (10 virtual nodes) or MACHINE_ROOM_NEARBY-AVG
+// (the test's resolver: a broker's room is its name after '-', a consumer's the part after '-' of its instance name). Each writes the bodies it consumes, one per line in
+// hex, to DIR/NAME.consumed, and every 200 ms rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID"
+// lines) and its client id on the first line. A consumer whose file DIR/NAME.stop appears shuts down (the others
+// keep running); the program ends when all have.
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,7 +20,12 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
@@ -32,11 +38,13 @@ public final class GroupMember {
     public static void main(String[] args) throws Exception {
         String namesrv = args[0], group = args[1], topic = args[2];
         Path dir = Paths.get(args[3]);
+        String strategy = args[4];
         List<DefaultMQPushConsumer> consumers = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        for (int i = 4; i < args.length; i++) {
+        for (int i = 5; i < args.length; i++) {
             String name = args[i];
             DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+            c.setAllocateMessageQueueStrategy(strategy(strategy));
             c.setNamesrvAddr(namesrv);
             c.setInstanceName(name);
             c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -96,6 +104,28 @@ public final class GroupMember {
                 Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
             Thread.sleep(200);
+        }
+    }
+
+    static AllocateMessageQueueStrategy strategy(String name) {
+        switch (name) {
+            case "AVG": return new AllocateMessageQueueAveragely();
+            case "AVG_BY_CIRCLE": return new AllocateMessageQueueAveragelyByCircle();
+            case "CONSISTENT_HASH": return new AllocateMessageQueueConsistentHash();
+            case "MACHINE_ROOM_NEARBY-AVG":
+                return new AllocateMachineRoomNearby(new AllocateMessageQueueAveragely(),
+                    new AllocateMachineRoomNearby.MachineRoomResolver() {
+                        @Override
+                        public String brokerDeployIn(MessageQueue mq) {
+                            return mq.getBrokerName().split("-")[1];
+                        }
+
+                        @Override
+                        public String consumerDeployIn(String clientId) {
+                            return clientId.split("@")[1].split("-")[1];
+                        }
+                    });
+            default: throw new IllegalArgumentException("unknown strategy " + name);
         }
     }
 }
