@@ -31,9 +31,14 @@ class LiveOracle:
     """A running ``Oracle`` JVM for one client release."""
 
     def __init__(self, label: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-        compat_dir = "v4" if label.startswith("4.") else "v5"
+        v4 = label.startswith("4.")
         self.label = label
-        peer = JavaPeer("Oracle", label, tmp_path_factory, PEERS / "oracle" / compat_dir / "Compat.java", J_WRITER)
+        sources = tmp_path_factory.mktemp(f"oracle-src-{label}")
+        route_pkg = "org.apache.rocketmq." + ("common" if v4 else "remoting") + ".protocol.route"
+        routes = (PEERS / "oracle" / "Routes.java.in").read_text().replace("@ROUTE_PKG@", route_pkg)
+        (sources / "Routes.java").write_text(routes)
+        compat = PEERS / "oracle" / ("v4" if v4 else "v5") / "Compat.java"
+        peer = JavaPeer("Oracle", label, tmp_path_factory, sources / "Routes.java", compat, J_WRITER)
         home = tmp_path_factory.mktemp(f"oracle-home-{label}")
         self._stderr = (home / "stderr.log").open("wb")
         self.proc = subprocess.Popen(

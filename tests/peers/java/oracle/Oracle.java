@@ -9,8 +9,9 @@
 // the case: "id", "versions" [LABEL], "kind", the inputs and what the real classes returned or threw. A request
 // the oracle cannot read gets {"id", "oracle_error"}; the driver never dies on a bad request.
 //
-// Compat (v4/ or v5/, compiled in beside this file) holds what differs between the 4.9 and 5.x jars: the route
-// classes' package, the fault strategy's constructor and the 5.x-only arguments.
+// What differs between the 4.9 and 5.x jars is compiled in beside this file: Routes (Routes.java.in, with the
+// route classes' package filled in) and Compat (v4/ or v5/: the fault strategy's constructor and the 5.x-only
+// arguments).
 import com.alibaba.fastjson.JSON;
 import com.alibaba.fastjson.parser.Feature;
 import java.io.BufferedReader;
@@ -37,6 +38,7 @@ import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByConfi
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByMachineRoom;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
 import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
+import org.apache.rocketmq.client.latency.LatencyFaultToleranceImpl;
 import org.apache.rocketmq.client.latency.MQFaultStrategy;
 import org.apache.rocketmq.client.producer.selector.SelectMessageQueueByHash;
 import org.apache.rocketmq.client.producer.selector.SelectMessageQueueByRandom;
@@ -387,17 +389,17 @@ public final class Oracle {
         Map<String, Object> routeJson = map(req.get("route"));
         out.put("topic", topic);
         out.put("route", routeJson);
-        Object route = Compat.route(routeJson);
+        Object route = Routes.route(routeJson);
         try {
-            TopicPublishInfo tp = Compat.publishInfo(topic, route);
+            TopicPublishInfo tp = Routes.publishInfo(topic, route);
             out.put("publish", J.obj("order_topic", tp.isOrderTopic(), "message_queue_list",
                 show(tp.getMessageQueueList()), "ok", tp.ok()));
         } catch (Exception e) {
             out.put("publish_exception", J.exc(e));
         }
-        out.put("queue_datas_order_after_publish", Compat.queueDataNames(route));
+        out.put("queue_datas_order_after_publish", Routes.queueDataNames(route));
         try {
-            List<MessageQueue> sub = new ArrayList<>(Compat.subscribeInfo(topic, route));
+            List<MessageQueue> sub = new ArrayList<>(Routes.subscribeInfo(topic, route));
             Collections.sort(sub);
             out.put("subscribe", show(sub));
         } catch (Exception e) {
@@ -427,9 +429,9 @@ public final class Oracle {
                 String name = (String) op.get("name");
                 switch ((String) op.get("op")) {
                     case "update": Compat.updateLft(lft, name, l(op.get("latency")), l(op.get("duration"))); break;
-                    case "is_available": op.put("expect", Compat.isAvailable(lft, name)); break;
-                    case "remove": Compat.remove(lft, name); break;
-                    case "pick_one_at_least": op.put("expect", Compat.pickOneAtLeast(lft)); break;
+                    case "is_available": op.put("expect", ((LatencyFaultToleranceImpl) lft).isAvailable(name)); break;
+                    case "remove": ((LatencyFaultToleranceImpl) lft).remove(name); break;
+                    case "pick_one_at_least": op.put("expect", ((LatencyFaultToleranceImpl) lft).pickOneAtLeast()); break;
                     default: throw new IllegalArgumentException("unknown op " + op.get("op"));
                 }
                 ops.add(op);
@@ -445,7 +447,7 @@ public final class Oracle {
         Map<String, Object> routeJson = map(req.get("route"));
         out.put("topic", topic);
         out.put("route", routeJson);
-        TopicPublishInfo tp = Compat.publishInfo(topic, Compat.route(routeJson));
+        TopicPublishInfo tp = Routes.publishInfo(topic, Routes.route(routeJson));
         out.put("message_queue_list", show(tp.getMessageQueueList()));
         boolean enable = (Boolean) req.get("send_latency_fault_enable");
         out.put("send_latency_fault_enable", enable);
@@ -472,7 +474,7 @@ public final class Oracle {
                         }
                         op.put("index_after", storedIndex(tp.getSendWhichQueue()));
                         break;
-                    case "is_available": op.put("expect", Compat.isAvailable(lft, (String) op.get("broker"))); break;
+                    case "is_available": op.put("expect", ((LatencyFaultToleranceImpl) lft).isAvailable((String) op.get("broker"))); break;
                     default: throw new IllegalArgumentException("unknown op " + op.get("op"));
                 }
                 ops.add(op);
