@@ -41,9 +41,7 @@ def test_unknown_compat_is_an_illegal_argument(backend, compat):
         assert isinstance(ei.value, ValueError)
 
 
-@pytest.mark.parametrize(
-    ("label", "profile"), [("5.3.3", "5.3"), ("4.9.8", "4.9"), ("5.5", "5.3"), ("5.5.0", "5.3")]
-)
+@pytest.mark.parametrize(("label", "profile"), [("5.3.3", "5.3"), ("4.9.8", "4.9"), ("5.5", "5.3"), ("5.5.0", "5.3")])
 def test_full_version_labels_select_their_profile(backend, label, profile):
     """Full versions select their profile; 5.5 is an alias of 5.3 (the live oracle finds no difference)."""
     assert backend.SendWhichQueue(label).compat == profile
