@@ -151,3 +151,22 @@ def test_a_4_9_consumer_reads_and_inflates_bodies() -> None:
     assert c.settings["decode_read_body"] is True and c.settings["decode_decompress_body"] is True
     with pytest.raises(TypeError, match="unknown consumer setting"):  # 5.3's ClientConfig only
         Consumer(NS, "G", ["T"], compat="4.9", decode_read_body=False)
+
+
+@pytest.mark.parametrize(("compat", "profile"), [("5.5", "5.3"), ("5.5.0", "5.3"), ("5.3.3", "5.3"), ("4.9.8", "4.9")])
+def test_clients_take_the_compat_aliases(compat: str, profile: str) -> None:
+    """The routing core's aliases work for the clients too (5.5 routes as 5.3: the live Java oracle)."""
+    assert Consumer("127.0.0.1:1", "G", ["T"], compat=compat).compat == profile
+    producer = Producer("127.0.0.1:1", "PG", compat=compat)
+    try:
+        assert producer.compat == profile and producer.strategy.compat == profile
+    finally:
+        producer.shutdown()
+
+
+@pytest.mark.parametrize("compat", ["6.0", "", 5.3])
+def test_clients_refuse_an_unknown_compat(compat: object) -> None:
+    with pytest.raises(ValueError, match="compat must be '5.3' or '4.9'"):
+        Consumer("127.0.0.1:1", "G", ["T"], compat=compat)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="compat must be '5.3' or '4.9'"):
+        Producer("127.0.0.1:1", "PG", compat=compat)  # type: ignore[arg-type]

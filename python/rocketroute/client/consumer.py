@@ -58,7 +58,13 @@ from .namesrv import (
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
-from .settings_check import DEFAULT_LANGUAGE, check_choice, check_consumer_settings, check_group
+from .settings_check import (
+    DEFAULT_LANGUAGE,
+    check_choice,
+    check_compat,
+    check_consumer_settings,
+    check_group,
+)
 from .subscription import (
     ConsumerData,
     SubscriptionData,
@@ -188,8 +194,7 @@ class Consumer:
         backend: Any = None,
         **settings: Any,
     ) -> None:
-        if compat not in MQ_VERSIONS:
-            raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
+        compat = check_compat(compat)
         check_group(group, "consumer group")
         defaults = consumer_defaults(compat)
         known = set(defaults) | set(_EXTRA_SETTINGS)

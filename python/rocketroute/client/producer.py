@@ -35,7 +35,7 @@ from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, connect_na
 from .route_change import RouteChange, route_change
 from .send_header import send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
-from .settings_check import DEFAULT_LANGUAGE, check_group, check_producer_settings
+from .settings_check import DEFAULT_LANGUAGE, check_compat, check_group, check_producer_settings
 from .workers import CallbackThread
 
 __all__ = ["Producer"]
@@ -115,8 +115,7 @@ class Producer:
         backend: Any = None,
         **settings: Any,
     ) -> None:
-        if compat not in MQ_VERSIONS:
-            raise ValueError(f"compat must be '5.3' or '4.9', not {compat!r}")
+        compat = check_compat(compat)
         defaults = producer_defaults(compat)
         unknown = sorted(set(settings) - set(_SETTINGS))
         if unknown:

@@ -22,6 +22,7 @@ __all__ = [
     "JAVA_INT_MAX",
     "check_bool",
     "check_choice",
+    "check_compat",
     "check_consumer_settings",
     "check_group",
     "check_int",
@@ -32,6 +33,19 @@ __all__ = [
 ]
 
 JAVA_INT_MAX = 2**31 - 1
+
+
+def check_compat(compat: Any) -> str:
+    """The client's compat profile, ``"5.3"`` or ``"4.9"``, from it or one of its aliases (``"5.3.3"``, ``"5.5"``,
+    ``"4.9.8"``, ...); anything else is a :class:`ValueError`."""
+    from ..reference.compat import parse_compat
+
+    try:
+        return parse_compat(compat) if isinstance(compat, str) else parse_compat(None if compat is None else "?")
+    except IllegalArgumentError:
+        raise ValueError(f"compat must be '5.3' or '4.9' (or an alias such as '5.5'), not {compat!r}") from None
+
+
 DEFAULT_LANGUAGE = "PYTHON"
 """The ``language`` rocketroute's clients write in their requests' headers unless told otherwise (Java's clients
 write ``JAVA``; brokers show it in ``consumerConnection`` and the like)."""
