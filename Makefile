@@ -43,9 +43,10 @@ SERVERS_BIN := $(SERVERS_DIR)/bin
 # The real Java clients our Java peers and the live Java oracle call (tests/peers/java): each client jar and its
 # dependencies, resolved from Maven Central by tests/peers/java/pom.xml into $(CLIENTS_DIR)/ARTIFACT-VERSION/lib.
 # rocketmq-client 4.9.8 (the last 4.9), 5.3.3 and 5.5.0 (5.5.1 is not served there), and the gRPC client
-# rocketmq-client-java 5.2.0 (5.2.1 is not served there).
+# rocketmq-client-java 5.2.0 (5.2.1 is not served there); rocketmq-tools 5.5.0, the admin classes.
 CLIENTS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/clients
-JAVA_CLIENTS := rocketmq-client:4.9.8 rocketmq-client:5.3.3 rocketmq-client:5.5.0 rocketmq-client-java:5.2.0
+JAVA_CLIENTS := rocketmq-client:4.9.8 rocketmq-client:5.3.3 rocketmq-client:5.5.0 rocketmq-client-java:5.2.0 \
+	rocketmq-tools:5.5.0
 CLIENTS_POM := tests/peers/java/pom.xml
 SERVERS_VERSION := 1.0.0
 SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION)

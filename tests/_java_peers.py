@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 PEERS = Path(__file__).parent / "peers" / "java"
+J_WRITER = Path(__file__).parent / "conformance" / "generator" / "src" / "common" / "J.java"
+"""Our small JSON writer (the vector generator's), compiled in with the peers that answer in JSON."""
 
 
 def clients_dir() -> Path:
@@ -33,12 +35,20 @@ def client_lib(version: str, artifact: str = "rocketmq-client") -> Path:
 
 
 class JavaPeer:
-    """``sources`` (our Java files, the first holding ``main``) compiled against the Java client ``version``."""
+    """``tests/peers/java/<main>.java`` (or ``<main lower-cased>/<main>.java``) and the ``extra`` sources, compiled
+    against ``artifact``'s ``version`` (the Java client, or ``rocketmq-tools`` for the admin classes)."""
 
-    def __init__(self, main: str, version: str, tmp_path_factory: pytest.TempPathFactory, *extra: Path) -> None:
+    def __init__(
+        self,
+        main: str,
+        version: str,
+        tmp_path_factory: pytest.TempPathFactory,
+        *extra: Path,
+        artifact: str = "rocketmq-client",
+    ) -> None:
         javac = shutil.which("javac")
         assert javac, "javac (JDK 17) is needed to build the Java peer"
-        self.main, self.version, self.lib = main, version, client_lib(version)
+        self.main, self.version, self.lib = main, version, client_lib(version, artifact)
         self.classes = tmp_path_factory.mktemp(f"java-{main}-{version}")
         source = PEERS / f"{main}.java"
         if not source.is_file():

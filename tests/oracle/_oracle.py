@@ -7,14 +7,11 @@ import json
 import select
 import subprocess
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .._java_peers import PEERS, JavaPeer
-
-J_WRITER = Path(__file__).parents[1] / "conformance" / "generator" / "src" / "common" / "J.java"
+from .._java_peers import J_WRITER, PEERS, JavaPeer
 
 LABELS = {"4.9.8": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
 """rocketmq-client release -> the compat profile that must reproduce it (5.5.0 routes as 5.3.3: ``compat="5.5"``

@@ -38,6 +38,7 @@ from ..consumer_config import CONSUMER_CONSTANTS, consumer_defaults
 from ..rebalance import rebalance
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.command import MQ_VERSIONS
+from ..response_code import ResponseCode
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -58,6 +59,7 @@ from .namesrv import (
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
+from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
 from .settings_check import (
     DEFAULT_LANGUAGE,
     check_choice,
@@ -259,6 +261,7 @@ class Consumer:
         self.client_id = f"{ip}@{self.instance_name}"
         self.stats = ConsumerStats()
         self._state = "created"
+        self._started_ms = 0
         self._state_lock = threading.Lock()
         self._remoting: RemotingClient | None = None
         self._names: NameServerClient | None = None
@@ -320,6 +323,8 @@ class Consumer:
             self._executor = ConsumePool(self.settings["consume_thread_min"], f"rocketroute-consume-{self.group}")
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._remoting.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
+            self._remoting.register_processor(RequestCode.GET_CONSUMER_RUNNING_INFO, self._on_running_info)
+            self._started_ms = _now_ms()
             self._state = "running"
         try:
             self._call(self._start())
@@ -599,6 +604,34 @@ class Consumer:
             log.debug("consumer ids of %s changed (told by %s): rebalancing", self.group, addr)
             self._rebalance_wakeup.set()
         return None
+
+    def _on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
+        """GET_CONSUMER_RUNNING_INFO, forwarded by a broker for an admin tool: Java's ``ConsumerRunningInfo`` of
+        this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
+        group = cmd.ext_fields.get("consumerGroup")
+        if group != self.group:
+            return RemotingCommand.response_to(
+                cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
+            )
+        properties = settings_properties(self.settings)
+        properties.update(
+            consumerGroup=self.group,
+            messageModel=self.model,
+            instanceName=self.instance_name,
+            namesrvAddr=";".join(self.namesrv_addrs),
+            allocateMessageQueueStrategy=str(self.strategy.name),
+            PROP_CONSUMEORDERLY=str(self.orderly).lower(),
+            PROP_THREADPOOL_CORE_SIZE=str(self.settings["consume_thread_min"]),
+            PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
+            PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
+            PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
+            PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.compat],
+        )
+        assert self._offsets is not None
+        queues = [(mq, pq.info(self._offsets.read_memory(mq))) for mq, pq in list(self._pqs.items())]
+        jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
+        body = encode_running_info(properties, [s.to_json() for s in self._subs.values()], queues, jstack)
+        return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
 
     # -- rebalance ---------------------------------------------------------------------------------------------
 

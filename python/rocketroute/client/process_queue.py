@@ -195,6 +195,30 @@ class ProcessQueue:
         now = self._now() if now_ms is None else now_ms
         return now - self.last_pull_timestamp > PULL_MAX_IDLE_TIME
 
+    def info(self, commit_offset: int) -> dict[str, Any]:
+        """``fillProcessQueueInfo``: the queue's state as the admin tools read it (``ProcessQueueInfo``, in its
+        JSON field names: ``droped`` is spelt so in every released client, 4.9.8 to 5.5.0). The ``transactionMsg*``
+        fields are the messages taken for orderly consumption and not committed yet."""
+        with self._lock:
+            cached = len(self._msg_tree) > 0
+            taken = len(self._consuming_orderly) > 0
+            return {
+                "commitOffset": commit_offset,
+                "cachedMsgMinOffset": self._msg_tree.first_key() if cached else 0,
+                "cachedMsgMaxOffset": self._msg_tree.last_key() if cached else 0,
+                "cachedMsgCount": len(self._msg_tree),
+                "cachedMsgSizeInMiB": self._msg_size // (1024 * 1024),
+                "transactionMsgMinOffset": self._consuming_orderly.first_key() if taken else 0,
+                "transactionMsgMaxOffset": self._consuming_orderly.last_key() if taken else 0,
+                "transactionMsgCount": len(self._consuming_orderly),
+                "locked": self.locked,
+                "tryUnlockTimes": self._try_unlock_times,
+                "lastLockTimestamp": self.last_lock_timestamp,
+                "droped": self.dropped,
+                "lastPullTimestamp": self.last_pull_timestamp,
+                "lastConsumeTimestamp": self.last_consume_timestamp,
+            }
+
     # --- the cache ---------------------------------------------------------------------------------------------
 
     def put_messages(self, msgs: Iterable[Any]) -> bool:
