@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,14 @@ class JavaMembers:
             if path.exists():
                 out.update(bytes.fromhex(line) for line in path.read_text().splitlines() if line)
         return out
+
+    def stop_member(self, name: str) -> None:
+        """Shut one member down (the others keep running); returns once it has."""
+        (self.work / f"{name}.stop").touch()
+        deadline = time.monotonic() + 60
+        while self.owned(name)[0] is not None:
+            assert time.monotonic() < deadline, f"{name} did not shut down"
+            time.sleep(0.1)
 
     def stop(self) -> None:
         for name in self.names:
@@ -175,6 +184,101 @@ def run_mixed_group(cluster, fresh_topic, peer: JavaPeer, tmp_path: Path, compat
         total = java.consumed() + receipts.bodies()
         assert all(total[b] == 1 for b in bodies), [b for b in bodies if total[b] != 1][:5]
         assert sum(java.consumed().values()) > 0 and sum(receipts.bodies().values()) > 0  # both sides consumed
+    finally:
+        for c in ours:
+            c.shutdown()
+        java.stop()
+
+
+@pytest.mark.servers("apache-5.5.0")
+def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fresh_topic, group_member, tmp_path):
+    """While 3,000 messages stream in, ``py-b`` joins a group of ``java-a``, ``java-b`` and ``py-a``, then
+    ``java-b`` leaves. Nothing is lost; a message consumed twice is on a queue that changed hands; and within one
+    rebalance interval (Java's 20 s) of the leave every queue has exactly one owner, as ``allocate_all`` says."""
+    topic = fresh_topic(queues=8)
+    group = f"cg_churn_{time.monotonic_ns()}"
+    mqs = route_queues(cluster, topic)
+    strategy = rr.AllocateMessageQueueAveragely()
+    java = JavaMembers(
+        group_member["5.5.0"], tmp_path, ";".join(cluster.namesrv_addrs), group, topic, "AVG", ["java-a", "java-b"]
+    )
+    receipts = Receipts()
+    ours: list[Consumer] = []
+
+    def join(name: str) -> None:
+        ours.append(
+            Consumer(
+                cluster.namesrv_addrs,
+                group,
+                [topic],
+                strategy,
+                instance_name=name,
+                listener=receipts.listener(name),
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                **FAST,
+            ).start()
+        )
+
+    def owners() -> dict[tuple[str, int], str]:
+        by_queue: dict[tuple[str, int], str] = {}
+        held = [(c.client_id, {(q.broker_name, q.queue_id) for q in c.assignment(topic)}) for c in list(ours)]
+        held += [java.owned(name) for name in java.names]
+        for cid, owned in held:
+            for q in owned:
+                by_queue[q] = cid if q not in by_queue else "(two owners)"
+        return by_queue
+
+    def settled(members: int) -> bool:
+        now = owners()
+        cids = sorted(set(now.values()))
+        if len(cids) != members or "(two owners)" in cids or len(now) != len(mqs):
+            return False
+        want = expected_assignment(strategy, mqs, cids, group)
+        return all(now[(q.broker_name, q.queue_id)] == cid for cid, qs in want.items() for q in qs)
+
+    try:
+        join("py-a")
+        wait_until(lambda: settled(3), 60, "java-a, java-b and py-a settle")
+        first = owners()
+        changed: set[tuple[str, int]] = set()
+        sent: dict[bytes, tuple[str, int]] = {}
+        done = threading.Event()
+
+        def produce() -> None:
+            with Producer(cluster.namesrv_addrs, "pg-churn") as producer:
+                for i in range(3000):
+                    body = b"churn-%d" % i
+                    result = producer.send(Message(topic, body))
+                    sent[body] = (result.queue.broker_name, result.queue.queue_id)
+                    time.sleep(0.004)
+            done.set()
+
+        def watch() -> None:  # every queue that ever had another owner than at first
+            while not done.is_set():
+                changed.update(q for q, cid in owners().items() if first.get(q) != cid)
+                time.sleep(0.1)
+
+        threads = [threading.Thread(target=produce), threading.Thread(target=watch)]
+        for t in threads:
+            t.start()
+        time.sleep(3)
+        join("py-b")
+        time.sleep(3)
+        java.stop_member("java-b")
+        wait_until(lambda: settled(3), 25, "no queue without an owner one rebalance interval after the leave")
+        for t in threads:
+            t.join(120)
+        changed.update(q for q, cid in owners().items() if first.get(q) != cid)
+
+        bodies = list(sent)
+        assert len(bodies) == 3000
+        wait_until(lambda: set(bodies) <= set(java.consumed() + receipts.bodies()), 90, "every message consumed")
+        time.sleep(1)  # a late duplicate would arrive now
+        total = java.consumed() + receipts.bodies()
+        assert not [b for b in bodies if total[b] == 0]  # nothing lost
+        twice = [b for b in bodies if total[b] > 1]
+        assert all(sent[b] in changed for b in twice), [(b, sent[b]) for b in twice if sent[b] not in changed][:5]
+        assert changed  # the join and the leave moved queues
     finally:
         for c in ours:
             c.shutdown()
