@@ -166,7 +166,7 @@ def test_clients_take_the_compat_aliases(compat: str, profile: str) -> None:
 
 @pytest.mark.parametrize("compat", ["6.0", "", 5.3])
 def test_clients_refuse_an_unknown_compat(compat: object) -> None:
-    with pytest.raises(ValueError, match="compat must be '5.3' or '4.9'"):
+    with pytest.raises(ValueError, match=r"compat must be '5\.3' or '4\.9'"):
         Consumer("127.0.0.1:1", "G", ["T"], compat=compat)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="compat must be '5.3' or '4.9'"):
+    with pytest.raises(ValueError, match=r"compat must be '5\.3' or '4\.9'"):
         Producer("127.0.0.1:1", "PG", compat=compat)  # type: ignore[arg-type]
