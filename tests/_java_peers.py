@@ -56,8 +56,9 @@ class JavaPeer:
         cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", f"{self.lib}/*", "-d", str(self.classes)]
         subprocess.run([*cmd, str(source), *map(str, extra)], check=True)
 
-    def command(self, home: Path, *args: str) -> list[str]:
-        """The command line running the peer with ``args``; ``home`` keeps the client's own logs."""
+    def command(self, home: Path, *args: str, jvm: tuple[str, ...] = ()) -> list[str]:
+        """The command line running the peer with ``args``; ``home`` keeps the client's own logs; ``jvm``: more
+        JVM options (system properties the client reads)."""
         java = shutil.which("java")
         assert java
         return [
@@ -69,6 +70,7 @@ class JavaPeer:
             f"-Duser.home={home}",
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            *jvm,
             "-cp",
             f"{self.classes}:{self.lib}/*",
             self.main,
