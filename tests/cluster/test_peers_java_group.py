@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import rocketroute as rr
-from rocketroute.client import Consumer, Message, Producer
+from rocketroute.client import ConsumeOrderlyStatus, Consumer, Message, Producer
 
 from .._java_peers import JavaPeer
 from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
@@ -43,12 +43,22 @@ class JavaMembers:
     """The Java members' process and what their files say."""
 
     def __init__(
-        self, peer: JavaPeer, work: Path, namesrv: str, group: str, topic: str, strategy: str, names: list[str]
+        self,
+        peer: JavaPeer,
+        work: Path,
+        namesrv: str,
+        group: str,
+        topic: str,
+        strategy: str,
+        names: list[str],
+        *,
+        orderly: bool = False,
     ) -> None:
         self.work, self.names = work, names
         self.log = open(work / "java.log", "w")
+        jvm = (JAVA_REBALANCE_INTERVAL, f"-Dgroupmember.orderly={str(orderly).lower()}")
         self.proc = subprocess.Popen(
-            peer.command(work, namesrv, group, topic, str(work), strategy, *names, jvm=(JAVA_REBALANCE_INTERVAL,)),
+            peer.command(work, namesrv, group, topic, str(work), strategy, *names, jvm=jvm),
             stdout=self.log,
             stderr=subprocess.STDOUT,
             env=peer.env(),
@@ -63,13 +73,19 @@ class JavaMembers:
             return None, set()
         return lines[0], {(b, int(q)) for b, q in (line.split() for line in lines[1:])}
 
-    def consumed(self) -> collections.Counter[bytes]:
-        out: collections.Counter[bytes] = collections.Counter()
+    def consumed_at(self) -> list[tuple[bytes, int, str]]:
+        """``(body, wall clock ms, member)`` of every message the members consumed, each member's in order."""
+        out = []
         for name in self.names:
             path = self.work / f"{name}.consumed"
             if path.exists():
-                out.update(bytes.fromhex(line) for line in path.read_text().splitlines() if line)
+                for line in path.read_text().split("\n")[:-1]:  # whole lines: the last may be being written
+                    body, at = line.split()
+                    out.append((bytes.fromhex(body), int(at), name))
         return out
+
+    def consumed(self) -> collections.Counter[bytes]:
+        return collections.Counter(body for body, _, _ in self.consumed_at())
 
     def stop_member(self, name: str) -> None:
         """Shut one member down (the others keep running); returns once it has."""
@@ -89,6 +105,28 @@ class JavaMembers:
                 self.proc.kill()
                 self.proc.wait()
             self.log.close()
+
+
+def owners_by_queue(ours: list[Consumer], java: JavaMembers, topic: str) -> dict[tuple[str, int], str]:
+    """Each owned queue of ``topic`` -> its owner's client id (``"(two owners)"`` when two members hold it)."""
+    by_queue: dict[tuple[str, int], str] = {}
+    held = [(c.client_id, {(q.broker_name, q.queue_id) for q in c.assignment(topic)}) for c in list(ours)]
+    held += [java.owned(name) for name in java.names]
+    for cid, owned in held:
+        for q in owned:
+            by_queue[q] = cid if q not in by_queue else "(two owners)"
+    return by_queue
+
+
+def settled_as_allocated(
+    now: dict[tuple[str, int], str], members: int, strategy: Any, mqs: list[Any], group: str
+) -> bool:
+    """``members`` members own every queue, one owner each, as ``allocate_all`` over their ids says."""
+    cids = sorted(set(now.values()))
+    if len(cids) != members or "(two owners)" in cids or len(now) != len(mqs):
+        return False
+    want = expected_assignment(strategy, mqs, cids, group)
+    return all(now[(q.broker_name, q.queue_id)] == cid for cid, qs in want.items() for q in qs)
 
 
 def _room(name: str) -> str:
@@ -223,21 +261,10 @@ def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fres
         )
 
     def owners() -> dict[tuple[str, int], str]:
-        by_queue: dict[tuple[str, int], str] = {}
-        held = [(c.client_id, {(q.broker_name, q.queue_id) for q in c.assignment(topic)}) for c in list(ours)]
-        held += [java.owned(name) for name in java.names]
-        for cid, owned in held:
-            for q in owned:
-                by_queue[q] = cid if q not in by_queue else "(two owners)"
-        return by_queue
+        return owners_by_queue(ours, java, topic)
 
     def settled(members: int) -> bool:
-        now = owners()
-        cids = sorted(set(now.values()))
-        if len(cids) != members or "(two owners)" in cids or len(now) != len(mqs):
-            return False
-        want = expected_assignment(strategy, mqs, cids, group)
-        return all(now[(q.broker_name, q.queue_id)] == cid for cid, qs in want.items() for q in qs)
+        return settled_as_allocated(owners(), members, strategy, mqs, group)
 
     try:
         join("py-a")
@@ -282,6 +309,111 @@ def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fres
         twice = [b for b in bodies if total[b] > 1]
         assert all(sent[b] in changed for b in twice), [(b, sent[b]) for b in twice if sent[b] not in changed][:5]
         assert changed  # the join and the leave moved queues
+    finally:
+        for c in ours:
+            c.shutdown()
+        java.stop()
+
+
+@pytest.mark.servers("apache-5.5.0")
+def test_per_key_order_holds_across_a_mixed_orderly_group_through_a_rebalance(
+    cluster, fresh_topic, group_member, tmp_path
+):
+    """Orderly members on both sides (Java's ``MessageListenerOrderly``, ``rr.Consumer(orderly=True)``): keyed
+    messages go out with ``SelectMessageQueueByHash`` while ``py-b`` joins ``java-a``, ``java-b`` and ``py-a`` and
+    then ``java-b`` leaves, so queues change hands between Java and Python members. Merged across the members by
+    the time each consumed them, every key's messages come in the order they were sent: none before an earlier
+    one of its key (a hand-over may repeat the last ones, Java's at-least-once), none lost."""
+    topic = fresh_topic(queues=4)
+    group = f"cg_mixed_orderly_{time.monotonic_ns()}"
+    mqs = route_queues(cluster, topic)
+    strategy = rr.AllocateMessageQueueAveragely()
+    java = JavaMembers(
+        group_member["5.5.0"],
+        tmp_path,
+        ";".join(cluster.namesrv_addrs),
+        group,
+        topic,
+        "AVG",
+        ["java-a", "java-b"],
+        orderly=True,
+    )
+    records: list[tuple[bytes, int, str]] = []
+    lock = threading.Lock()
+    ours: list[Consumer] = []
+
+    def join(name: str) -> None:
+        def listen(msgs: list[Any], context: Any) -> Any:
+            for m in msgs:
+                with lock:
+                    records.append((m.body, time.time_ns() // 1_000_000, name))
+                time.sleep(0.001)
+            return ConsumeOrderlyStatus.SUCCESS
+
+        ours.append(
+            Consumer(
+                cluster.namesrv_addrs,
+                group,
+                [topic],
+                strategy,
+                instance_name=name,
+                listener=listen,
+                orderly=True,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                **FAST,
+            ).start()
+        )
+
+    def settled(members: int) -> bool:
+        return settled_as_allocated(owners_by_queue(ours, java, topic), members, strategy, mqs, group)
+
+    keys = [f"key-{i}" for i in range(24)]
+    sent: collections.Counter[str] = collections.Counter()
+    try:
+        join("py-a")
+        wait_until(lambda: settled(3), 60, "java-a, java-b and py-a settle")
+
+        def produce() -> None:
+            with Producer(cluster.namesrv_addrs, "pg-mixed-orderly") as producer:
+                for i in range(1500):
+                    key = keys[i % len(keys)]
+                    producer.send(Message(topic, f"{key}:{sent[key]}".encode()), rr.SelectMessageQueueByHash(), key)
+                    sent[key] += 1
+                    time.sleep(0.003)
+
+        sender = threading.Thread(target=produce)
+        sender.start()
+        time.sleep(2)
+        join("py-b")
+        time.sleep(2)
+        java.stop_member("java-b")
+        sender.join(120)
+        wait_until(lambda: settled(3), 25, "java-a, py-a and py-b settle after the leave")
+        total = sum(sent.values())
+
+        def consumed() -> list[tuple[bytes, int, str]]:
+            with lock:
+                return java.consumed_at() + list(records)
+
+        wait_until(lambda: len({body for body, _, _ in consumed()}) >= total, 90, "every message consumed")
+        time.sleep(1)
+        merged = sorted(consumed(), key=lambda r: r[1])  # stable: each member's own order kept within a ms
+        seqs: dict[str, list[int]] = collections.defaultdict(list)
+        members: dict[str, set[str]] = collections.defaultdict(set)
+        for body, _, name in merged:
+            key, seq = body.decode().split(":")
+            seqs[key].append(int(seq))
+            members[key].add(name)
+        for key in keys:
+            highest = -1
+            for n, seq in enumerate(seqs[key]):
+                assert seq <= highest + 1, (
+                    f"{key}: {seq} consumed after only {highest} (around {seqs[key][max(0, n - 5) : n + 3]})"
+                )
+                highest = max(highest, seq)
+            assert set(seqs[key]) == set(range(sent[key])), f"{key}: lost {set(range(sent[key])) - set(seqs[key])}"
+        # some keys changed hands between a Java and a Python member
+        assert any({"java-a", "java-b"} & names and {"py-a", "py-b"} & names for names in members.values())
     finally:
         for c in ours:
             c.shutdown()

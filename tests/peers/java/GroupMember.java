@@ -5,10 +5,12 @@
 //
 // Starts one consumer per NAME (its instance name), clustering, consuming from the first offset, with the real
 // allocation strategy STRATEGY: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (10 virtual nodes) or MACHINE_ROOM_NEARBY-AVG
-// (the test's resolver: a broker's room is its name after '-', a consumer's the part after '-' of its instance name). Each writes the bodies it consumes, one per line in
-// hex, to DIR/NAME.consumed, and every 200 ms rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID"
-// lines) and its client id on the first line. A consumer whose file DIR/NAME.stop appears shuts down (the others
-// keep running); the program ends when all have.
+// (the test's resolver: a broker's room is its name after '-', a consumer's the part after '-' of its instance
+// name). Each appends a line per message it consumes to DIR/NAME.consumed (the body in hex, a space, the wall
+// clock in ms), and every 200 ms rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID" lines) and its
+// client id on the first line. A consumer whose file DIR/NAME.stop appears shuts down (the others keep running);
+// the program ends when all have. With -Dgroupmember.orderly=true the members consume orderly
+// (MessageListenerOrderly: each queue locked on its broker, one thread at a time).
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,13 +29,16 @@ import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAverage
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 public final class GroupMember {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final boolean ORDERLY = Boolean.getBoolean("groupmember.orderly");
 
     public static void main(String[] args) throws Exception {
         String namesrv = args[0], group = args[1], topic = args[2];
@@ -50,24 +55,13 @@ public final class GroupMember {
             c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
             c.subscribe(topic, "*");
             OutputStream consumed = new FileOutputStream(dir.resolve(name + ".consumed").toFile(), true);
-            c.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
-                StringBuilder lines = new StringBuilder();
-                for (MessageExt m : msgs) {
-                    for (byte b : m.getBody()) {
-                        lines.append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
-                    }
-                    lines.append('\n');
-                }
-                synchronized (consumed) {
-                    try {
-                        consumed.write(lines.toString().getBytes(StandardCharsets.US_ASCII));
-                        consumed.flush();
-                    } catch (IOException e) {
-                        return ConsumeConcurrentlyStatus.RECONSUME_LATER;
-                    }
-                }
-                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
-            });
+            if (ORDERLY) {
+                c.registerMessageListener((MessageListenerOrderly) (msgs, context) ->
+                    record(consumed, msgs) ? ConsumeOrderlyStatus.SUCCESS : ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT);
+            } else {
+                c.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                    record(consumed, msgs) ? ConsumeConcurrentlyStatus.CONSUME_SUCCESS : ConsumeConcurrentlyStatus.RECONSUME_LATER);
+            }
             c.start();
             consumers.add(c);
             names.add(name);
@@ -104,6 +98,29 @@ public final class GroupMember {
                 Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
             Thread.sleep(200);
+        }
+        // every member has shut down; the orderly service leaves a non-daemon thread behind, which would keep the
+        // JVM running after main returns
+        System.exit(0);
+    }
+
+    /** Appends "BODY_HEX WALL_MS" lines for the messages; false when the file cannot be written. */
+    static boolean record(OutputStream consumed, List<MessageExt> msgs) {
+        StringBuilder lines = new StringBuilder();
+        for (MessageExt m : msgs) {
+            for (byte b : m.getBody()) {
+                lines.append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
+            }
+            lines.append(' ').append(System.currentTimeMillis()).append('\n');
+        }
+        synchronized (consumed) {
+            try {
+                consumed.write(lines.toString().getBytes(StandardCharsets.US_ASCII));
+                consumed.flush();
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
         }
     }
 
