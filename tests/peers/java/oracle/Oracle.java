@@ -337,7 +337,8 @@ public final class Oracle {
         }
         List<Object> probes = list(req.get("probes"));
         List<Object> results = new ArrayList<>();
-        boolean partition = cidAll != null && !cidAll.isEmpty();
+        // a partition of mq_all over the members: not applicable without a member list or without mq_all
+        boolean partition = cidAll != null && !cidAll.isEmpty() && mqAll != null;
         Map<String, Integer> union = new LinkedHashMap<>();
         List<Object> everyone = new ArrayList<>(asked);
         for (Object p : probes) {
@@ -371,7 +372,7 @@ public final class Oracle {
             out.put("union_is_partition", null);
         } else {
             Map<String, Integer> all = new LinkedHashMap<>();
-            for (MessageQueue q : mqAll == null ? Collections.<MessageQueue>emptyList() : mqAll) {
+            for (MessageQueue q : mqAll) {
                 all.merge(String.valueOf(show(q)), 1, Integer::sum);
             }
             out.put("union_is_partition", all.equals(union));
