@@ -1,4 +1,0 @@
-package io.opentelemetry.context;
-
-/** Stub of the OpenTelemetry API. */
-public interface Context { }
