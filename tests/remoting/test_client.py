@@ -415,6 +415,57 @@ def test_registered_processors_answer_the_peers_requests() -> None:
     assert failed["remark"] == "RuntimeError: listener broke"
 
 
+def test_a_processor_may_answer_later_and_the_loop_goes_on_meanwhile() -> None:
+    """A processor that returns an awaitable (it waits for a listener on another thread) is answered when that
+    completes; other requests and responses go on meanwhile; one that fails later gets SYSTEM_ERROR."""
+    answers: list[dict[str, Any]] = []
+
+    def asks(conn: PeerConn) -> None:
+        req = conn.read_request()
+        conn.send(build_frame(RequestCode.CONSUME_MESSAGE_DIRECTLY, 950, flag=0))  # answered after the echo
+        conn.send(build_frame(RequestCode.GET_CONSUMER_RUNNING_INFO, 951, flag=0))  # fails later
+        conn.answer(req)
+        while len(answers) < 2:  # our two answers, and our next request whenever it comes
+            frame = conn.read_request()
+            assert frame is not None
+            if frame["flag"] & 1:
+                answers.append(frame)
+            else:
+                conn.answer(frame)
+        conn.echo_forever()
+
+    release: list[asyncio.Future[None]] = []
+
+    def processor(cmd: RemotingCommand, addr: str) -> Any:
+        gate = asyncio.get_running_loop().create_future()
+        release.append(gate)
+
+        async def later() -> RemotingCommand:
+            await gate
+            if cmd.code == RequestCode.GET_CONSUMER_RUNNING_INFO:
+                raise ValueError("gone")
+            return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, remark="later")
+
+        return later()
+
+    with FakePeer(asks) as peer:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            client.register_processor(RequestCode.CONSUME_MESSAGE_DIRECTLY, processor)
+            client.register_processor(RequestCode.GET_CONSUMER_RUNNING_INFO, processor)
+            # the peer answers our request while its two requests to us wait
+            assert (await client.invoke(peer.addr, request(1), LONG_MS)).ext_fields == {"i": "1"}
+            assert len(release) == 2 and not answers
+            for gate in release:
+                gate.set_result(None)
+            assert (await client.invoke(peer.addr, request(2), LONG_MS)).ext_fields == {"i": "2"}
+
+        run(test)
+    later, failed = answers
+    assert (later["opaque"], later["flag"], later["code"], later["remark"]) == (950, 1, 0, "later")
+    assert (failed["opaque"], failed["code"], failed["remark"]) == (951, ResponseCode.SYSTEM_ERROR, "ValueError: gone")
+
+
 def test_unregistered_processor_falls_back_to_not_supported() -> None:
     client = AsyncRemotingClient()
     client.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, lambda cmd, addr: None)

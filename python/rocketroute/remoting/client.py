@@ -11,10 +11,11 @@ import _thread
 import asyncio
 import collections
 import concurrent.futures
+import inspect
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from ..response_code import ResponseCode
@@ -33,9 +34,9 @@ __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "
 
 _log = logging.getLogger("rocketroute.remoting")
 
-Processor = Callable[[RemotingCommand, str], "RemotingCommand | None"]
-"""A handler of a peer's requests of one code: ``(request, peer_addr) -> response or None`` (see
-:meth:`AsyncRemotingClient.register_processor`)."""
+Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[RemotingCommand | None] | None"]
+"""A handler of a peer's requests of one code: ``(request, peer_addr) -> response, an awaitable of it, or None``
+(see :meth:`AsyncRemotingClient.register_processor`)."""
 
 _SUCCESS = (ResponseCode.SUCCESS,)
 _WRITE_HIGH_WATER = 1024 * 1024
@@ -201,19 +202,47 @@ class _Connection(asyncio.Protocol):
     def _on_request(self, cmd: RemotingCommand) -> None:
         """Java's ``processRequestCommand``: the processor registered for the code answers (``None``: no answer);
         with none registered, REQUEST_CODE_NOT_SUPPORTED (" request type <code> not supported"). A processor that
-        raises gets SYSTEM_ERROR with the exception's text, as Java's. Oneway requests are never answered."""
+        raises gets SYSTEM_ERROR with the exception's text, as Java's. Oneway requests are never answered. A
+        processor that must wait (for a listener on another thread) returns an awaitable of the response, which is
+        written when it completes (Java's asynchronous request processors)."""
         processor = self.processors.get(cmd.code)
         if processor is None:
             _log.debug("request %s from %s: no processor", cmd, self.addr)
-            response: RemotingCommand | None = RemotingCommand.response_to(
-                cmd, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported"
+            self._answer(
+                cmd,
+                RemotingCommand.response_to(
+                    cmd, ResponseCode.REQUEST_CODE_NOT_SUPPORTED, f" request type {cmd.code} not supported"
+                ),
             )
+            return
+        try:
+            response = processor(cmd, self.addr)
+        except Exception as e:  # a processor's bug must not break the connection
+            self._answer(cmd, self._processor_failed(cmd, e))
+            return
+        if inspect.isawaitable(response):
+            self.loop.create_task(self._answer_later(cmd, response))
         else:
-            try:
-                response = processor(cmd, self.addr)
-            except Exception as e:  # a processor's bug must not break the connection
-                _log.exception("processor of request code %s failed on a request from %s", cmd.code, self.addr)
-                response = RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")
+            self._answer(cmd, response)
+
+    def _processor_failed(self, cmd: RemotingCommand, e: BaseException) -> RemotingCommand:
+        _log.error(
+            "processor of request code %s failed on a request from %s",
+            cmd.code,
+            self.addr,
+            exc_info=(type(e), e, e.__traceback__),
+        )
+        return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"{type(e).__name__}: {e}")
+
+    async def _answer_later(self, cmd: RemotingCommand, pending: Awaitable[RemotingCommand | None]) -> None:
+        try:
+            response = await pending
+        except Exception as e:
+            response = self._processor_failed(cmd, e)
+        if not self.closed:
+            self._answer(cmd, response)
+
+    def _answer(self, cmd: RemotingCommand, response: RemotingCommand | None) -> None:
         if response is None or cmd.flag & RPC_ONEWAY:
             return
         response.opaque = cmd.opaque
@@ -308,8 +337,9 @@ class AsyncRemotingClient:
     def register_processor(self, code: int, processor: Processor | None) -> None:
         """Answer the peers' requests of ``code`` with ``processor(request, peer_addr)`` (Java's
         ``registerProcessor``), called on the client's loop: it returns the response (its opaque and response flag
-        are set for it) or ``None`` for no answer, and must not block. ``None`` unregisters. Applies to open
-        connections too."""
+        are set for it), an awaitable of the response when it has to wait for something (it is written when the
+        awaitable completes; the loop goes on meanwhile), or ``None`` for no answer, and must not block. ``None``
+        unregisters. Applies to open connections too."""
         if processor is None:
             self._processors.pop(code, None)
         else:
