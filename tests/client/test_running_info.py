@@ -40,3 +40,76 @@ def test_the_stack_dump_names_every_thread():
     stacks = python_stacks()
     assert f'"{threading.current_thread().name}" daemon=' in stacks
     assert "test_the_stack_dump_names_every_thread" in stacks
+
+
+def _direct(listener, *, orderly: bool = False, group: str = "G"):
+    """CONSUME_MESSAGE_DIRECTLY through the consumer's processor, on a loop of its own (no broker): the answer."""
+    import asyncio
+
+    from rocketroute.client import Consumer
+    from rocketroute.client.workers import ConsumePool
+    from rocketroute.remoting import RemotingCommand, RequestCode
+
+    from ._stored import stored
+
+    consumer = Consumer("127.0.0.1:1", "G", ["T"], listener=listener, orderly=orderly)
+    consumer._executor = ConsumePool(1, "test-direct")
+    ext = {"consumerGroup": group, "clientId": consumer.client_id, "msgId": "X", "brokerName": "broker-a"}
+    cmd = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, ext, stored("T", b"again", queue_id=3))
+
+    async def ask():
+        answer = consumer._on_consume_directly(cmd, "127.0.0.1:10911")
+        return await answer if not isinstance(answer, RemotingCommand) else answer
+
+    try:
+        return asyncio.run(ask())
+    finally:
+        consumer._executor.shutdown(1.0)
+
+
+def test_consume_message_directly_answers_what_the_listener_said():
+    import json
+
+    from rocketroute.client import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus
+    from rocketroute.response_code import ResponseCode
+
+    got = []
+
+    def listener(msgs, context):
+        got.append((msgs[0].body, msgs[0].broker_name, context.message_queue))
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    answer = _direct(listener)
+    assert answer.code == ResponseCode.SUCCESS
+    result = json.loads(answer.body)
+    assert {k: v for k, v in result.items() if k != "spentTimeMills"} == {
+        "autoCommit": True,
+        "consumeResult": "CR_SUCCESS",
+        "order": False,
+        "remark": None,
+    }
+    assert got == [(b"again", "broker-a", rr.MessageQueue("T", "broker-a", 3))]
+
+    def later(msgs, context):
+        return ConsumeConcurrentlyStatus.RECONSUME_LATER
+
+    def nothing(msgs, context):
+        return None
+
+    def broken(msgs, context):
+        raise RuntimeError("no")
+
+    def suspend(msgs, context):
+        return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+
+    assert json.loads(_direct(later).body)["consumeResult"] == "CR_LATER"
+    assert json.loads(_direct(nothing).body)["consumeResult"] == "CR_RETURN_NULL"
+    thrown = json.loads(_direct(broken).body)
+    assert (thrown["consumeResult"], thrown["remark"]) == ("CR_THROW_EXCEPTION", "RuntimeError: no")
+    ordered = json.loads(_direct(suspend, orderly=True).body)
+    assert (ordered["consumeResult"], ordered["order"]) == ("CR_LATER", True)
+    other = _direct(listener, group="OTHER")
+    assert (
+        other.code == ResponseCode.SYSTEM_ERROR
+        and other.remark == "The Consumer Group <OTHER> not exist in this consumer"
+    )

@@ -3,8 +3,9 @@
 Java member and two ``rr.Consumer`` members. ``consumerConnection`` lists all three (ours with language
 ``PYTHON``); ``GET_CONSUMER_RUNNING_INFO``, which the broker forwards to the member, comes back from ours decoded
 by the tools' own classes, with the ``PROP_*`` properties Java's members send, the subscriptions, exactly the
-queues the member owns with its commit offsets, and a stack dump; ``consumerProgress`` shows every message
-committed. Apache RocketMQ 5.5.0's servers (the tools' own release)."""
+queues the member owns with its commit offsets, and a stack dump; ``consumeMessage`` (CONSUME_MESSAGE_DIRECTLY)
+has each member's listener consume a message again and answers ``CR_SUCCESS`` as Java's does;
+``consumerProgress`` shows every message committed. Apache RocketMQ 5.5.0's servers (the tools' own release)."""
 
 from __future__ import annotations
 
@@ -71,13 +72,12 @@ def test_the_admin_tools_see_our_members_as_java_ones(cluster, fresh_topic, admi
         wait_until(settled, 60, "the three members own what allocate_all gives each")
         bodies = [b"admin-%d" % i for i in range(200)]
         with Producer(cluster.namesrv_addrs, "pg-admin") as producer:
-            for body in bodies:
-                producer.send(Message(topic, body))
+            sent = [producer.send(Message(topic, body)) for body in bodies]
         wait_until(lambda: set(bodies) <= set(java.consumed() + receipts.bodies()), 60, "every message consumed")
 
-        def view() -> dict:
+        def view(*direct: str) -> dict:
             run = subprocess.run(
-                admin_view.command(tmp_path, namesrv, group),
+                admin_view.command(tmp_path, namesrv, group, *direct),
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -86,8 +86,17 @@ def test_the_admin_tools_see_our_members_as_java_ones(cluster, fresh_topic, admi
             assert run.returncode == 0, run.stdout + run.stderr
             return json.loads(run.stdout.strip().splitlines()[-1])
 
-        seen = view()
+        # consumeMessage on each member: the broker forwards CONSUME_MESSAGE_DIRECTLY, the listener consumes the
+        # message once more and the tool gets the listener's answer
+        again = sent[7]
+        assert again.offset_msg_id
+        before = receipts.bodies()[bodies[7]]
+        seen = view(topic, again.offset_msg_id)
         java_cid = java.owned("java-a")[0]
+        assert set(seen["direct"]) == {java_cid, *(c.client_id for c in ours)}
+        for cid, result in seen["direct"].items():
+            assert result == {"consumeResult": "CR_SUCCESS", "order": False, "autoCommit": True, "remark": None}, cid
+        assert receipts.bodies()[bodies[7]] == before + len(ours)  # each of ours consumed it once more
         languages = {c["clientId"]: c["language"] for c in seen["connections"]}
         assert languages == {java_cid: "JAVA", **{c.client_id: "PYTHON" for c in ours}}
 

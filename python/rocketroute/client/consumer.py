@@ -23,6 +23,7 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import ipaddress
 import json
@@ -46,7 +47,7 @@ from .listener import (
     ConsumeOrderlyStatus,
     MessageListener,
 )
-from .message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, reset_retry_topic
+from .message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, decode_messages, reset_retry_topic
 from .message_id import local_ip_candidates
 from .namesrv import (
     MASTER_ID,
@@ -90,6 +91,13 @@ _STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a 
 
 
 _RAISED = object()  # what _call_listener returns when the listener raised
+_DIRECT_RESULTS = {
+    ConsumeConcurrentlyStatus.CONSUME_SUCCESS: "CR_SUCCESS",
+    ConsumeConcurrentlyStatus.RECONSUME_LATER: "CR_LATER",
+    ConsumeOrderlyStatus.SUCCESS: "CR_SUCCESS",
+    ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT: "CR_LATER",
+}
+"""A listener's status -> ``CMResult`` of ``ConsumeMessageDirectlyResult``; anything else is ``CR_RETURN_NULL``."""
 
 
 def _name_of(fn: Any) -> str:
@@ -324,6 +332,7 @@ class Consumer:
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._remoting.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
             self._remoting.register_processor(RequestCode.GET_CONSUMER_RUNNING_INFO, self._on_running_info)
+            self._remoting.register_processor(RequestCode.CONSUME_MESSAGE_DIRECTLY, self._on_consume_directly)
             self._started_ms = _now_ms()
             self._state = "running"
         try:
@@ -632,6 +641,61 @@ class Consumer:
         jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
         body = encode_running_info(properties, [s.to_json() for s in self._subs.values()], queues, jstack)
         return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
+
+    def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
+        """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member: the
+        listener consumes the message in the body once more, on the consume pool (nothing is committed or sent
+        back), and the answer is Java's ``ConsumeMessageDirectlyResult``, written when the listener returns."""
+        group = cmd.ext_fields.get("consumerGroup")
+        if group != self.group:
+            return RemotingCommand.response_to(
+                cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
+            )
+        try:
+            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings["max_body_size"])
+        except Exception as e:
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[bytes] = loop.create_future()
+
+        def consume() -> None:
+            body = self._consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
+                loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(body))
+
+        assert self._executor is not None
+        if not self._executor.submit(consume):
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, "the consumer is shutting down")
+
+        async def answer() -> RemotingCommand:
+            return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=await answered)
+
+        return answer()
+
+    def _consume_directly(self, msg: Any, broker_name: str) -> bytes:
+        """``consumeMessageDirectly`` of the consume services: the listener's answer as a ``CMResult``."""
+        msg.broker_name = broker_name
+        mq = self._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
+        context: Any = ConsumeOrderlyContext(mq) if self.orderly else ConsumeConcurrentlyContext(mq)
+        reset_retry_topic(msg, self.group)
+        begin = _now_ms()
+        remark = None
+        assert self.listener is not None
+        try:
+            status = self.listener([msg], context)
+        except Exception as e:
+            result, remark = "CR_THROW_EXCEPTION", f"{type(e).__name__}: {e}"
+        else:
+            known = isinstance(status, (ConsumeConcurrentlyStatus, ConsumeOrderlyStatus))
+            result = _DIRECT_RESULTS.get(status, "CR_RETURN_NULL") if known else "CR_RETURN_NULL"
+        fields = {
+            "autoCommit": bool(getattr(context, "auto_commit", True)),
+            "consumeResult": result,
+            "order": self.orderly,
+            "remark": remark,
+            "spentTimeMills": _now_ms() - begin,
+        }
+        return json.dumps(fields, separators=(",", ":")).encode()
 
     # -- rebalance ---------------------------------------------------------------------------------------------
 

@@ -2,12 +2,14 @@
 // DefaultMQAdminExt of the rocketmq-tools jar that `make clients` resolved (the classes behind `mqadmin
 // consumerConnection`, `consumerStatus` and `consumerProgress`). Our own code.
 //
-//   java -cp <dir>:<lib>/* AdminView NAMESRV GROUP
+//   java -cp <dir>:<lib>/* AdminView NAMESRV GROUP [TOPIC MSG_ID]
 //
 // Prints one JSON object: "connections" (clientId, language, version of each member the brokers list), "running"
 // (per member: the ConsumerRunningInfo its client answered through the broker, decoded by the tools' own fastjson
 // classes: properties, subscribed topics, owned queues with their commit offsets, whether a stack dump came, and
-// its first line), and "progress" (per queue: the broker's max offset and the group's committed offset).
+// its first line), and "progress" (per queue: the broker's max offset and the group's committed offset). With TOPIC
+// and MSG_ID, "direct" too: per member, what consumeMessageDirectly (mqadmin consumeMessage) got back when that
+// member's listener consumed the message again.
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper;
 import org.apache.rocketmq.remoting.protocol.body.Connection;
+import org.apache.rocketmq.remoting.protocol.body.ConsumeMessageDirectlyResult;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerConnection;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo;
 import org.apache.rocketmq.remoting.protocol.body.ProcessQueueInfo;
@@ -54,6 +57,15 @@ public final class AdminView {
                 String jstack = info.getJstack();
                 running.put(c.getClientId(), J.obj("properties", props, "topics", topics, "queues", queues,
                     "jstack_first_line", jstack == null ? null : jstack.split("\n", 2)[0]));
+            }
+            if (args.length >= 4) {
+                Map<String, Object> direct = new TreeMap<>();
+                for (Connection c : cc.getConnectionSet()) {
+                    ConsumeMessageDirectlyResult r = admin.consumeMessageDirectly(group, c.getClientId(), args[2], args[3]);
+                    direct.put(c.getClientId(), J.obj("consumeResult", String.valueOf(r.getConsumeResult()),
+                        "order", r.isOrder(), "autoCommit", r.isAutoCommit(), "remark", r.getRemark()));
+                }
+                out.put("direct", direct);
             }
             out.put("connections", connections);
             out.put("running", running);
