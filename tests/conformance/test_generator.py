@@ -1,6 +1,7 @@
 """The vector generator stays in the project and still makes the committed files: ``generator/build.sh``, compiled
 against the released ``rocketmq-client`` 4.9.8 and 5.3.3 jars from Maven Central (``make clients``), writes
-``producer``, ``fault_tables``, ``route_data`` and ``static_topic`` byte for byte as committed. Built from the
+``producer``, ``fault_tables``, ``route_data`` and ``static_topic`` byte for byte as committed, and from the released
+gRPC client ``rocketmq-client-java`` 5.2.0 ``grpc_balancer`` as made from the 5.2.1 sources. Built from the
 5.5.0 jar instead, the routing files are the same bytes, and ``producer`` differs only where 5.5.0's producer
 does (two new response codes and one default), which is why ``compat="5.5"`` is an alias of ``"5.3"`` for routing."""
 
@@ -22,11 +23,18 @@ BUILD = Path(__file__).parent / "generator" / "build.sh"
 ROUTING_FILES = ("fault_tables", "route_data", "static_topic")
 
 
-def _build(out: Path, client_5: str) -> Path:
+def _build(out: Path, client_5: str, grpc_jar: str = "") -> Path:
     assert shutil.which("javac"), "javac (JDK 17) is needed to build the generator"
     for version in ("4.9.8", client_5):
         client_lib(version)  # fails with "run make clients" when missing
-    env = {**os.environ, "ROCKETROUTE_CLIENTS_DIR": str(clients_dir()), "GENERATOR_CLIENT_5": client_5}
+    if grpc_jar:
+        client_lib(grpc_jar, "rocketmq-client-java")
+    env = {
+        **os.environ,
+        "ROCKETROUTE_CLIENTS_DIR": str(clients_dir()),
+        "GENERATOR_CLIENT_5": client_5,
+        "GENERATOR_GRPC_JAR": grpc_jar,
+    }
     env = {k: v for k, v in env.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
     done = subprocess.run(["bash", str(BUILD), str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
@@ -40,10 +48,10 @@ def _cases(path: Path) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build(tmp_path_factory.mktemp("vectors"), "5.3.3")
+    return _build(tmp_path_factory.mktemp("vectors"), "5.3.3", grpc_jar="5.2.0")
 
 
-@pytest.mark.parametrize("name", ["producer", *ROUTING_FILES])
+@pytest.mark.parametrize("name", ["producer", *ROUTING_FILES, "grpc_balancer"])
 def test_the_generator_makes_the_committed_vectors_from_the_released_jars(built, name):
     assert (built / f"{name}.jsonl.gz").read_bytes() == (DEFAULT_VECTORS / f"{name}.jsonl.gz").read_bytes()
 

@@ -3,7 +3,8 @@
 # and grpc_balancer from the gRPC client's sources when their git directories are given.
 #
 #   build.sh [OUT_DIR]
-#   CLIENTS_GIT=... APIS_GIT=... build.sh [OUT_DIR]     # also grpc_balancer.jsonl.gz
+#   GENERATOR_GRPC_JAR=5.2.0 build.sh [OUT_DIR]         # also grpc_balancer.jsonl.gz, from the released gRPC client
+#   CLIENTS_GIT=... APIS_GIT=... build.sh [OUT_DIR]     # also grpc_balancer.jsonl.gz, from the 5.2.1 sources
 #
 # The jars are the ones `make clients` resolves from Maven Central into $ROCKETROUTE_CLIENTS_DIR (default
 # ~/.cache/rocketroute/clients): rocketmq-client 4.9.8 and 5.3.3 with their dependencies. Nothing is stubbed or
@@ -52,7 +53,17 @@ mkdir -p "$TMP/raw"
 gen_rocketmq 4.9.8 org.apache.rocketmq.common.protocol.route org.apache.rocketmq.common.protocol v4
 gen_rocketmq "$CLIENT_5" org.apache.rocketmq.remoting.protocol.route org.apache.rocketmq.remoting.protocol v5
 
-if [ -n "${CLIENTS_GIT:-}" ] && [ -n "${APIS_GIT:-}" ]; then
+if [ -n "${GENERATOR_GRPC_JAR:-}" ]; then
+    # the released gRPC client (Maven Central has 5.2.0, not the vectors' 5.2.1): its shaded jar holds the
+    # balancers and the apache.rocketmq.v2 messages; the file keeps the vectors' label, and
+    # tests/conformance/test_generator.py requires the committed bytes, so the two releases answer alike
+    lib="$CLIENTS_DIR/rocketmq-client-java-$GENERATOR_GRPC_JAR/lib"
+    [ -f "$lib/rocketmq-client-java-$GENERATOR_GRPC_JAR.jar" ] || { echo "missing $lib: run make clients" >&2; exit 1; }
+    mkdir -p "$TMP/gen-clients" "$TMP/cls-clients"
+    cp "$HERE/src/common/J.java" "$HERE/src/clients/GenGrpcBalancer.java" "$TMP/gen-clients/"
+    javac "${JAVAC_FLAGS[@]}" -d "$TMP/cls-clients" -cp "$lib/*" "$TMP"/gen-clients/*.java
+    java "${JAVA_FLAGS[@]}" -cp "$TMP/cls-clients:$lib/*" GenGrpcBalancer "$TMP/raw"
+elif [ -n "${CLIENTS_GIT:-}" ] && [ -n "${APIS_GIT:-}" ]; then
     JARS="${JARS_DIR:-$HERE/../../../.venv/lib/python3.11/site-packages/pyspark/jars}"
     DEB=/usr/share/java
     jar() { local f; f=$(ls $JARS/$1 2>/dev/null | head -1); [ -n "$f" ] || { echo "missing jar $1 in $JARS" >&2; exit 1; }; echo "$f"; }
