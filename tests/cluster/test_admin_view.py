@@ -19,8 +19,8 @@ import rocketroute as rr
 from rocketroute.client import Consumer, Message, Producer
 
 from .._java_peers import J_WRITER, JavaPeer
-from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
-from .test_peers_java_group import JavaMembers
+from .test_consumer import Receipts, expected_assignment, route_queues, wait_until
+from .test_peers_java_group import JavaMembers, python_member
 
 pytestmark = pytest.mark.servers("apache-5.5.0")
 
@@ -46,18 +46,7 @@ def test_the_admin_tools_see_our_members_as_java_ones(cluster, fresh_topic, admi
     ours: list[Consumer] = []
     try:
         for name in ("py-a", "py-b"):
-            ours.append(
-                Consumer(
-                    cluster.namesrv_addrs,
-                    group,
-                    [topic],
-                    strategy,
-                    instance_name=name,
-                    listener=receipts.listener(name),
-                    consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-                    **FAST,
-                ).start()
-            )
+            ours.append(python_member(cluster, group, topic, strategy, name, receipts.listener(name)))
 
         def settled() -> bool:
             cid, owned = java.owned("java-a")

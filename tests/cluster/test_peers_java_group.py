@@ -107,6 +107,32 @@ class JavaMembers:
             self.log.close()
 
 
+def python_member(
+    cluster: Any,
+    group: str,
+    topic: str,
+    strategy: Any,
+    name: str,
+    listener: Any,
+    *,
+    compat: str = "5.3",
+    orderly: bool = False,
+) -> Consumer:
+    """A started ``rr.Consumer`` member of a mixed group: from the first offset, rebalancing every second."""
+    return Consumer(
+        cluster.namesrv_addrs,
+        group,
+        [topic],
+        strategy,
+        instance_name=name,
+        listener=listener,
+        orderly=orderly,
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+        compat=compat,
+        **FAST,
+    ).start()
+
+
 def owners_by_queue(ours: list[Consumer], java: JavaMembers, topic: str) -> dict[tuple[str, int], str]:
     """Each owned queue of ``topic`` -> its owner's client id (``"(two owners)"`` when two members hold it)."""
     by_queue: dict[tuple[str, int], str] = {}
@@ -173,19 +199,7 @@ def run_mixed_group(cluster, fresh_topic, peer: JavaPeer, tmp_path: Path, compat
     ours: list[Consumer] = []
     try:
         for name in ("py-a", "py-b"):
-            ours.append(
-                Consumer(
-                    cluster.namesrv_addrs,
-                    group,
-                    [topic],
-                    strategy,
-                    instance_name=name,
-                    listener=receipts.listener(name),
-                    consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-                    compat=compat,
-                    **FAST,
-                ).start()
-            )
+            ours.append(python_member(cluster, group, topic, strategy, name, receipts.listener(name), compat=compat))
 
         def owners() -> dict[str, set[Any]]:
             out = {c.client_id: {(q.broker_name, q.queue_id) for q in c.assignment(topic)} for c in ours}
@@ -247,18 +261,7 @@ def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fres
     ours: list[Consumer] = []
 
     def join(name: str) -> None:
-        ours.append(
-            Consumer(
-                cluster.namesrv_addrs,
-                group,
-                [topic],
-                strategy,
-                instance_name=name,
-                listener=receipts.listener(name),
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-                **FAST,
-            ).start()
-        )
+        ours.append(python_member(cluster, group, topic, strategy, name, receipts.listener(name)))
 
     def owners() -> dict[tuple[str, int], str]:
         return owners_by_queue(ours, java, topic)
@@ -350,19 +353,7 @@ def test_per_key_order_holds_across_a_mixed_orderly_group_through_a_rebalance(
                 time.sleep(0.001)
             return ConsumeOrderlyStatus.SUCCESS
 
-        ours.append(
-            Consumer(
-                cluster.namesrv_addrs,
-                group,
-                [topic],
-                strategy,
-                instance_name=name,
-                listener=listen,
-                orderly=True,
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-                **FAST,
-            ).start()
-        )
+        ours.append(python_member(cluster, group, topic, strategy, name, listen, orderly=True))
 
     def settled(members: int) -> bool:
         return settled_as_allocated(owners_by_queue(ours, java, topic), members, strategy, mqs, group)
