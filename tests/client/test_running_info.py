@@ -113,3 +113,35 @@ def test_consume_message_directly_answers_what_the_listener_said():
         other.code == ResponseCode.SYSTEM_ERROR
         and other.remark == "The Consumer Group <OTHER> not exist in this consumer"
     )
+
+
+def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
+    """A strategy object of the user's (``allocate`` only, no ``name``) is named by its class; the answer is no
+    SYSTEM_ERROR, and it lists the owned queues' offsets from the offset store."""
+    import json
+
+    from rocketroute.client import Consumer
+    from rocketroute.client.offset_store import OffsetStore
+    from rocketroute.client.process_queue import ProcessQueue
+    from rocketroute.remoting import RemotingCommand, RequestCode
+    from rocketroute.response_code import ResponseCode
+
+    class Mine:
+        def allocate(self, group, cid, mq_all, cid_all):
+            return list(mq_all)
+
+    consumer = Consumer("127.0.0.1:1", "G", ["T"], Mine(), listener=lambda msgs, ctx: None)
+    consumer._offsets = OffsetStore()
+    mq = rr.MessageQueue("T", "broker-a", 1)
+    consumer._offsets.update_offset(mq, 42)
+    consumer._pqs[mq] = ProcessQueue(now_ms=lambda: 5)
+    cmd = RemotingCommand.request(
+        RequestCode.GET_CONSUMER_RUNNING_INFO, {"consumerGroup": "G", "jstackEnable": "false"}
+    )
+    answer = consumer._on_running_info(cmd, "127.0.0.1:10911")
+    assert answer.code == ResponseCode.SUCCESS
+    body = answer.body.decode()
+    assert '{"brokerName":"broker-a","queueId":1,"topic":"T"}:{' in body and '"commitOffset":42' in body
+    properties = json.loads(body[body.index('"properties":') + 13 : body.index(',"statusTable"')])
+    assert properties["allocateMessageQueueStrategy"] == "Mine" and properties["consumerGroup"] == "G"
+    assert '"jstack"' not in body

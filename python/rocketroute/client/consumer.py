@@ -628,7 +628,7 @@ class Consumer:
             messageModel=self.model,
             instanceName=self.instance_name,
             namesrvAddr=";".join(self.namesrv_addrs),
-            allocateMessageQueueStrategy=str(self.strategy.name),
+            allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
             PROP_CONSUMEORDERLY=str(self.orderly).lower(),
             PROP_THREADPOOL_CORE_SIZE=str(self.settings["consume_thread_min"]),
             PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
