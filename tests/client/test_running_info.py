@@ -42,7 +42,7 @@ def test_the_stack_dump_names_every_thread():
     assert "test_the_stack_dump_names_every_thread" in stacks
 
 
-def _direct(listener, *, orderly: bool = False, group: str = "G"):
+def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool = False):
     """CONSUME_MESSAGE_DIRECTLY through the consumer's processor, on a loop of its own (no broker): the answer."""
     import asyncio
 
@@ -54,12 +54,18 @@ def _direct(listener, *, orderly: bool = False, group: str = "G"):
 
     consumer = Consumer("127.0.0.1:1", "G", ["T"], listener=listener, orderly=orderly)
     consumer._executor = ConsumePool(1, "test-direct")
+    if broken:  # a fault past the listener (the listener's own exceptions are answered CR_THROW_EXCEPTION)
+
+        def fault(msg, broker):
+            raise LookupError("broke")
+
+        consumer._consume_directly = fault
     ext = {"consumerGroup": group, "clientId": consumer.client_id, "msgId": "X", "brokerName": "broker-a"}
     cmd = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, ext, stored("T", b"again", queue_id=3))
 
     async def ask():
         answer = consumer._on_consume_directly(cmd, "127.0.0.1:10911")
-        return await answer if not isinstance(answer, RemotingCommand) else answer
+        return await asyncio.wait_for(answer, 10) if not isinstance(answer, RemotingCommand) else answer
 
     try:
         return asyncio.run(ask())
@@ -145,3 +151,11 @@ def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
     properties = json.loads(body[body.index('"properties":') + 13 : body.index(',"statusTable"')])
     assert properties["allocateMessageQueueStrategy"] == "Mine" and properties["consumerGroup"] == "G"
     assert '"jstack"' not in body
+
+
+def test_a_fault_past_the_listener_fails_the_answer_instead_of_leaving_it_waiting():
+    """The awaitable fails (the remoting layer answers SYSTEM_ERROR with it), within the test's 10 s bound."""
+    import pytest
+
+    with pytest.raises(LookupError, match="broke"):
+        _direct(lambda msgs, ctx: None, broken=True)

@@ -659,9 +659,17 @@ class Consumer:
         answered: asyncio.Future[bytes] = loop.create_future()
 
         def consume() -> None:
-            body = self._consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
-                loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(body))
+            def settle(outcome: Callable[[], None]) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
+                    loop.call_soon_threadsafe(lambda: answered.done() or outcome())
+
+            try:
+                body = self._consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
+            except Exception as e:  # answered as SYSTEM_ERROR, never left waiting
+                error = e
+                settle(lambda: answered.set_exception(error))
+            else:
+                settle(lambda: answered.set_result(body))
 
         assert self._executor is not None
         if not self._executor.submit(consume):
