@@ -19,8 +19,8 @@ import rocketroute as rr
 from rocketroute.client import Consumer, Message, Producer
 
 from .._java_peers import J_WRITER, JavaPeer
-from .test_consumer import Receipts, expected_assignment, route_queues, wait_until
-from .test_peers_java_group import JavaMembers, python_member
+from .test_consumer import Receipts, route_queues, wait_until
+from .test_peers_java_group import JavaMembers, owners_by_queue, python_member, settled_as_allocated
 
 pytestmark = pytest.mark.servers("apache-5.5.0")
 
@@ -49,14 +49,7 @@ def test_the_admin_tools_see_our_members_as_java_ones(cluster, fresh_topic, admi
             ours.append(python_member(cluster, group, topic, strategy, name, receipts.listener(name)))
 
         def settled() -> bool:
-            cid, owned = java.owned("java-a")
-            if cid is None:
-                return False
-            cids = [cid, *(c.client_id for c in ours)]
-            want = expected_assignment(strategy, mqs, cids, group)
-            return owned == {(q.broker_name, q.queue_id) for q in want[cid]} and all(
-                set(c.assignment(topic)) == want[c.client_id] for c in ours
-            )
+            return settled_as_allocated(owners_by_queue(ours, java, topic), 3, strategy, mqs, group)
 
         wait_until(settled, 60, "the three members own what allocate_all gives each")
         bodies = [b"admin-%d" % i for i in range(200)]

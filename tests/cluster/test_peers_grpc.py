@@ -10,7 +10,6 @@ client's choice but not where its messages land."""
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,11 +22,11 @@ from rocketmq.v5.model import Message as GrpcMessage
 
 import rocketroute as rr
 from rocketroute import grpc, profiles
-from rocketroute.client import ConsumeConcurrentlyStatus, Consumer, Message, Producer
+from rocketroute.client import Consumer, Message, Producer
 
 from .._java_peers import JavaPeer
 from .harness import Cluster
-from .test_consumer import wait_until
+from .test_consumer import Receipts, wait_until
 from .test_peers_java import utf16_hex
 
 TOPIC = "FifoPeers"
@@ -66,27 +65,20 @@ def _send_official(endpoint: str, prefix: bytes) -> dict[str, tuple[str, int]]:
 
 def _landed(cluster: Cluster, expected: int) -> dict[bytes, tuple[str, int]]:
     """Every message of the topic, read back by a consumer: body -> (broker, queue id)."""
-    landed: dict[bytes, tuple[str, int]] = {}
-    lock = threading.Lock()
-
-    def listen(msgs, context):
-        with lock:
-            for m in msgs:
-                landed[m.body] = (m.broker_name, m.queue_id)
-        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-
+    receipts = Receipts()
     consumer = Consumer(
         cluster.namesrv_addrs,
         f"cg_grpc_{time.monotonic_ns()}",
         [TOPIC],
-        listener=listen,
+        listener=receipts.listener("reader"),
         consume_from_where="CONSUME_FROM_FIRST_OFFSET",
     ).start()
     try:
-        wait_until(lambda: len(landed) >= expected, 60, "every message read back")
+        wait_until(lambda: len(receipts.bodies()) >= expected, 60, "every message read back")
     finally:
         consumer.shutdown()
-    return landed
+    with receipts.lock:
+        return {body: (mq.broker_name, mq.queue_id) for _, _, body, mq, _ in receipts.items}
 
 
 def test_fifo_groups_land_where_apaches_proxy_puts_them_from_every_client(proxied, tmp_path_factory, tmp_path: Path):
