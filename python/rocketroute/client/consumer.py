@@ -614,14 +614,20 @@ class Consumer:
             self._rebalance_wakeup.set()
         return None
 
+    def _other_group(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        """Java's answer to an admin request about a group this consumer is not in, or None for its own."""
+        group = cmd.ext_fields.get("consumerGroup")
+        if group == self.group:
+            return None
+        return RemotingCommand.response_to(
+            cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
+        )
+
     def _on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
         """GET_CONSUMER_RUNNING_INFO, forwarded by a broker for an admin tool: Java's ``ConsumerRunningInfo`` of
         this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
-        group = cmd.ext_fields.get("consumerGroup")
-        if group != self.group:
-            return RemotingCommand.response_to(
-                cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
-            )
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
         properties = settings_properties(self.settings)
         properties.update(
             consumerGroup=self.group,
@@ -646,11 +652,8 @@ class Consumer:
         """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member: the
         listener consumes the message in the body once more, on the consume pool (nothing is committed or sent
         back), and the answer is Java's ``ConsumeMessageDirectlyResult``, written when the listener returns."""
-        group = cmd.ext_fields.get("consumerGroup")
-        if group != self.group:
-            return RemotingCommand.response_to(
-                cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
-            )
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
         try:
             (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings["max_body_size"])
         except Exception as e:

@@ -41,8 +41,8 @@ def check_compat(compat: Any) -> str:
     from ..reference.compat import parse_compat
 
     try:
-        return parse_compat(compat) if isinstance(compat, str) else parse_compat(None if compat is None else "?")
-    except IllegalArgumentError:
+        return parse_compat(compat)
+    except (IllegalArgumentError, TypeError):  # an unknown name, or not a str
         raise ValueError(f"compat must be '5.3' or '4.9' (or an alias such as '5.5'), not {compat!r}") from None
 
 
