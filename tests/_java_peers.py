@@ -35,8 +35,9 @@ def client_lib(version: str, artifact: str = "rocketmq-client") -> Path:
 
 
 class JavaPeer:
-    """``tests/peers/java/<main>.java`` (or ``<main lower-cased>/<main>.java``) and the ``extra`` sources, compiled
-    against ``artifact``'s ``version`` (the Java client, or ``rocketmq-tools`` for the admin classes)."""
+    """``tests/peers/java/<main>.java`` (or ``<main lower-cased>/<main>.java``, or ``source``) and the ``extra``
+    sources, compiled against ``artifact``'s ``version`` (the Java client, ``rocketmq-client-java`` for the gRPC
+    client, or ``rocketmq-tools`` for the admin classes)."""
 
     def __init__(
         self,
@@ -45,14 +46,16 @@ class JavaPeer:
         tmp_path_factory: pytest.TempPathFactory,
         *extra: Path,
         artifact: str = "rocketmq-client",
+        source: Path | None = None,
     ) -> None:
         javac = shutil.which("javac")
         assert javac, "javac (JDK 17) is needed to build the Java peer"
         self.main, self.version, self.lib = main, version, client_lib(version, artifact)
         self.classes = tmp_path_factory.mktemp(f"java-{main}-{version}")
-        source = PEERS / f"{main}.java"
-        if not source.is_file():
-            source = PEERS / main.lower() / f"{main}.java"
+        if source is None:
+            source = PEERS / f"{main}.java"
+            if not source.is_file():
+                source = PEERS / main.lower() / f"{main}.java"
         cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", f"{self.lib}/*", "-d", str(self.classes)]
         subprocess.run([*cmd, str(source), *map(str, extra)], check=True)
 

@@ -1,5 +1,6 @@
-"""The live Java oracle (``tests/peers/java/oracle``): one JVM per ``rocketmq-client`` release, asked over JSON
-lines. Each answer is a golden-vector case, which the conformance checkers verify on a backend."""
+"""The live Java oracles (``tests/peers/java/oracle``): one JVM per ``rocketmq-client`` release (``Oracle``), and
+one for the 5.x gRPC client ``rocketmq-client-java`` (``GrpcOracle``), asked over JSON lines. Each answer is a
+golden-vector case, which the conformance checkers verify on a backend."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ LABELS = {"4.9.8": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
 """rocketmq-client release -> the compat profile that must reproduce it (5.5.0 routes as 5.3.3: ``compat="5.5"``
 is an alias of ``"5.3"``)."""
 
+GRPC_LABEL = "clients-java-5.2.0"
+"""The gRPC client's oracle: ``rocketmq-client-java`` 5.2.0 (5.2.1, the label of ``grpc_balancer.jsonl``, is not
+on Maven Central; the generator shows 5.2.0 writes that file byte for byte). No ``compat`` profile stands for it."""
+
 ANSWER_TIMEOUT_S = 60.0
 
 
@@ -25,17 +30,27 @@ class OracleError(AssertionError):
 
 
 class LiveOracle:
-    """A running ``Oracle`` JVM for one client release."""
+    """A running oracle JVM: ``Oracle`` for a ``rocketmq-client`` release (a key of ``LABELS``), or ``GrpcOracle``
+    for ``GRPC_LABEL``."""
 
     def __init__(self, label: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-        v4 = label.startswith("4.")
         self.label = label
-        sources = tmp_path_factory.mktemp(f"oracle-src-{label}")
-        route_pkg = "org.apache.rocketmq." + ("common" if v4 else "remoting") + ".protocol.route"
-        routes = (PEERS / "oracle" / "Routes.java.in").read_text().replace("@ROUTE_PKG@", route_pkg)
-        (sources / "Routes.java").write_text(routes)
-        compat = PEERS / "oracle" / ("v4" if v4 else "v5") / "Compat.java"
-        peer = JavaPeer("Oracle", label, tmp_path_factory, sources / "Routes.java", compat, J_WRITER)
+        if label == GRPC_LABEL:
+            oracle = PEERS / "oracle"
+            version = label.rsplit("-", 1)[1]
+            source = oracle / "GrpcOracle.java"
+            extra = (oracle / "JsonIn.java", J_WRITER)
+            peer = JavaPeer(
+                "GrpcOracle", version, tmp_path_factory, *extra, artifact="rocketmq-client-java", source=source
+            )
+        else:
+            v4 = label.startswith("4.")
+            sources = tmp_path_factory.mktemp(f"oracle-src-{label}")
+            route_pkg = "org.apache.rocketmq." + ("common" if v4 else "remoting") + ".protocol.route"
+            routes = (PEERS / "oracle" / "Routes.java.in").read_text().replace("@ROUTE_PKG@", route_pkg)
+            (sources / "Routes.java").write_text(routes)
+            compat = PEERS / "oracle" / ("v4" if v4 else "v5") / "Compat.java"
+            peer = JavaPeer("Oracle", label, tmp_path_factory, sources / "Routes.java", compat, J_WRITER)
         home = tmp_path_factory.mktemp(f"oracle-home-{label}")
         self._stderr = (home / "stderr.log").open("wb")
         self.proc = subprocess.Popen(

@@ -190,6 +190,157 @@ def route_conversion() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+# ---- static topics (RIP-21 logic queues) ------------------------------------------------------------------
+
+STATIC_TOPIC = "static-topic"
+epoch = st.one_of(st.sampled_from([0, 1, 2, 5, -1, 2**31 - 1, 2**31, 2**32 + 1, LONG_MAX, LONG_MIN]), java_long)
+"""Epochs: ties, the int cast's edges (Java compares ``(int) epoch`` in places) and any long."""
+
+
+def _mapping_info(brokers: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    ids = st.dictionaries(st.integers(-1, 9).map(str), st.integers(0, 3), max_size=5)
+    return st.builds(
+        lambda topic, scope, total, bname, ep, dirty, curr: {
+            "topic": topic,
+            "scope": scope,
+            "total_queues": total,
+            "bname": bname,
+            "epoch": ep,
+            "dirty": dirty,
+            "curr_id_map": curr,
+        },
+        st.sampled_from([STATIC_TOPIC, STATIC_TOPIC, "other"]),
+        st.sampled_from(["__global__", "__global__", "scope-1", "scope-2", None, ""]),
+        st.integers(0, 8),
+        st.sampled_from([*brokers, "broker-x"]),
+        epoch,
+        st.booleans(),
+        ids,
+    )
+
+
+@st.composite
+def static_route(draw: st.DrawFn) -> dict[str, Any]:
+    """A route whose brokers publish a static-topic mapping (or an empty / null one) beside plain queue data."""
+    brokers = ["broker-a", "broker-b", "broker-c", "broker-d"]
+    plain = draw(route())
+    mapping = draw(
+        st.one_of(
+            st.none(),
+            st.dictionaries(st.sampled_from(brokers), _mapping_info(brokers), max_size=4),
+        )
+    )
+    return {
+        "kind": "static_route",
+        "topic": draw(st.sampled_from([STATIC_TOPIC, "T"])),
+        "route": {**plain, "topic_queue_mapping_by_broker": mapping},
+    }
+
+
+def mock_broker_name() -> st.SearchStrategy[dict[str, Any]]:
+    scope = st.one_of(st.none(), st.sampled_from(["__global__", "", "__", "__x", "global"]), text)
+    return st.builds(lambda s: {"kind": "mock_broker_name", "scope": s}, scope)
+
+
+# ---- the 5.x gRPC client's balancers --------------------------------------------------------------------------
+
+GRPC_TOPIC = "grpc-topic"
+
+
+def _endpoints(scheme: str, *hosts: str, port: int = 8081) -> dict[str, Any]:
+    return {"scheme": scheme, "addresses": [[h, port] for h in hosts]}
+
+
+GRPC_ENDPOINTS = [
+    _endpoints("IPv4", "10.0.0.1"),
+    _endpoints("IPv4", "10.0.0.2", "10.0.0.3"),
+    _endpoints("IPv4", "10.0.0.3", "10.0.0.2"),
+    _endpoints("DOMAIN_NAME", "broker-c.example"),
+    _endpoints("IPv6", "::1"),
+    _endpoints("IPv4", "10.0.0.1", port=8082),
+]
+"""Endpoints several brokers may share (the balancers exclude by endpoints, not by broker)."""
+
+GRPC_BROKERS = [
+    {"name": name, "id": broker_id, "endpoints": GRPC_ENDPOINTS[ep]}
+    for name, broker_id, ep in [
+        ("broker-a", 0, 0),
+        ("broker-b", 0, 1),
+        ("broker-c", 0, 3),
+        ("broker-d", 0, 0),  # shares broker-a's endpoints
+        ("broker-a", 1, 5),  # broker-a's slave
+        ("broker-e", 0, 4),
+        ("b\u4e2d", 0, 2),
+        ("broker-f", 2, 1),
+    ]
+]
+
+
+def _grpc_queue() -> st.SearchStrategy[dict[str, Any]]:
+    return st.builds(
+        lambda broker, queue_id, perm, types: {
+            "topic": GRPC_TOPIC,
+            "broker": broker,
+            "queue_id": queue_id,
+            "permission": perm,
+            "accept_message_types": types,
+        },
+        st.sampled_from(GRPC_BROKERS),
+        st.integers(0, 5),
+        st.sampled_from(["READ_WRITE", "READ_WRITE", "READ_WRITE", "READ", "WRITE", "NONE"]),
+        st.lists(st.sampled_from(["NORMAL", "FIFO", "DELAY", "TRANSACTION"]), max_size=2, unique=True),
+    )
+
+
+grpc_route = st.lists(_grpc_queue(), max_size=9)
+grpc_start = st.one_of(edge_int, java_int, st.integers(0, 50))
+
+
+def publishing_take_message_queues() -> st.SearchStrategy[dict[str, Any]]:
+    call = st.builds(
+        lambda ex, count: {"excluded": ex, "count": count},
+        st.lists(st.sampled_from(GRPC_ENDPOINTS), max_size=3),
+        st.one_of(st.integers(-1, 12), st.just(1)),
+    )
+    return st.builds(
+        lambda r, start, calls: {
+            "kind": "publishing_take_message_queues",
+            "route": r,
+            "start_index": start,
+            "calls": calls,
+        },
+        grpc_route,
+        grpc_start,
+        st.lists(call, min_size=1, max_size=6),
+    )
+
+
+def publishing_by_message_group() -> st.SearchStrategy[dict[str, Any]]:
+    group = st.one_of(st.none(), text, st.sampled_from(["", "order-1", "polygenelubricants", "GydZG_"]))
+    return st.builds(
+        lambda r, gs: {"kind": "publishing_by_message_group", "route": r, "groups": [{"group": g} for g in gs]},
+        grpc_route,
+        st.lists(group, min_size=1, max_size=8),
+    )
+
+
+def subscription_take_message_queue() -> st.SearchStrategy[dict[str, Any]]:
+    return st.builds(
+        lambda r, start: {"kind": "subscription_take_message_queue", "route": r, "start_index": start},
+        grpc_route,
+        grpc_start,
+    )
+
+
+def grpc_update(kind: str) -> st.SearchStrategy[dict[str, Any]]:
+    return st.builds(
+        lambda r, start, nxt: {"kind": kind, "route": r, "start_index": start, "update_route": nxt},
+        grpc_route,
+        grpc_start,
+        grpc_route,
+    )
+
+
 # ---- fault tolerance ------------------------------------------------------------------------------------------
 
 duration = st.one_of(st.integers(-600_000, 0), st.integers(2000, 600_000))

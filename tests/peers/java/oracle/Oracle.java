@@ -95,6 +95,8 @@ public final class Oracle {
             case "compute_not_available_duration": computeNad(req, out); break;
             case "lft_scenario": lftScenario(req, out); break;
             case "mqfs_scenario": mqfsScenario(req, out); break;
+            case "static_route": staticRoute(req, out); break;
+            case "mock_broker_name": mockBrokerName(req, out); break;
             default: throw new IllegalArgumentException("unknown kind " + kind);
         }
         return out;
@@ -405,6 +407,64 @@ public final class Oracle {
             out.put("subscribe", show(sub));
         } catch (Exception e) {
             out.put("subscribe_exception", J.exc(e));
+        }
+    }
+
+    /** A route with a static-topic mapping (topic_queue_mapping_by_broker) through the three converters; the
+     *  4.9 jars have no mapping (Compat drops it) and no endpoints converter (null). */
+    static void staticRoute(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        String topic = (String) req.get("topic");
+        Map<String, Object> routeJson = map(req.get("route"));
+        out.put("topic", topic);
+        out.put("route", routeJson);
+        try {
+            TopicPublishInfo tp = Routes.publishInfo(topic, Routes.route(routeJson));
+            Set<Integer> ids = new HashSet<>();
+            boolean ties = false;
+            for (MessageQueue q : tp.getMessageQueueList()) {
+                ties |= !ids.add(q.getQueueId());
+            }
+            out.put("publish", J.obj("order_topic", tp.isOrderTopic(), "message_queue_list",
+                show(tp.getMessageQueueList()), "ok", tp.ok()));
+            out.put("publish_queue_id_ties", ties);
+        } catch (Exception e) {
+            out.put("publish_exception", J.exc(e));
+        }
+        try {
+            List<MessageQueue> sub = new ArrayList<>(Routes.subscribeInfo(topic, Routes.route(routeJson)));
+            Collections.sort(sub);
+            out.put("subscribe", show(sub));
+        } catch (Exception e) {
+            out.put("subscribe_exception", J.exc(e));
+        }
+        try {
+            Map<MessageQueue, String> byQueue = Compat.endpoints(topic, Routes.route(routeJson));
+            if (byQueue == null) {
+                out.put("endpoints", null);
+            } else {
+                List<MessageQueue> keys = new ArrayList<>(byQueue.keySet());
+                Collections.sort(keys);
+                List<Object> shown = new ArrayList<>();
+                for (MessageQueue q : keys) {
+                    shown.add(J.arr(show(q), byQueue.get(q)));
+                }
+                out.put("endpoints", shown);
+            }
+        } catch (Exception e) {
+            out.put("endpoints_exception", J.exc(e));
+        }
+    }
+
+    static void mockBrokerName(Map<String, Object> req, Map<String, Object> out) throws Exception {
+        String scope = (String) req.get("scope");
+        if (label.startsWith("4.")) {  // not an answer: the request is wrong for this jar
+            throw new IllegalArgumentException("4.9 has no TopicQueueMappingUtils.getMockBrokerName");
+        }
+        out.put("scope", scope);
+        try {
+            out.put("expect", Compat.mockBrokerName(scope));
+        } catch (Exception e) {
+            out.put("exception", J.exc(e));
         }
     }
 

@@ -30,4 +30,17 @@ final class Compat {
 
     static void shutdown(Object lft) {
     }
+
+    /** 4.9's TopicRouteData has no static-topic mapping: it is dropped, as the 4.9 client never sees one. */
+    static void setMapping(Object route, java.util.Map<String, Object> mapping) {
+    }
+
+    /** 4.9 has no ClientMetadata.topicRouteData2EndpointsForStaticTopic. */
+    static java.util.Map<MessageQueue, String> endpoints(String topic, Object route) {
+        return null;
+    }
+
+    static String mockBrokerName(String scope) {
+        throw new IllegalStateException("unreachable: Oracle refuses mock_broker_name on 4.9");
+    }
 }
