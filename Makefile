@@ -34,8 +34,9 @@ UDF_CLASSES := target/udf-classes
 #   resolved from Maven Central by servers/apache/pom.xml into $(SERVERS_DIR)/apache-VERSION/lib (the harness
 #   starts them with java -cp). 5.5.0, 5.3.3 and 4.9.7: the newest of each line Maven Central serves (there is no
 #   rocketmq-namesrv or -proxy 5.5.1, nor rocketmq-namesrv/-broker 4.9.8, there).
-# - RocketMQ-Rust's name server and broker from crates.io, pinned, built by `cargo install --locked` into
-#   $(SERVERS_DIR)/bin (ROCKETROUTE_SERVERS_BIN).
+# - RocketMQ-Rust's name server, broker and gRPC proxy from crates.io, pinned, built by `cargo install --locked`
+#   into $(SERVERS_DIR)/bin (ROCKETROUTE_SERVERS_BIN). The proxy's build runs protoc (Debian's protobuf-compiler,
+#   and libprotobuf-dev for the well-known .proto files), installed with apt-get when missing.
 SERVERS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/servers
 APACHE_VERSIONS := 5.5.0 5.3.3 4.9.7
 APACHE_POM := servers/apache/pom.xml
@@ -49,8 +50,8 @@ JAVA_CLIENTS := rocketmq-client:4.9.8 rocketmq-client:5.3.3 rocketmq-client:5.5.
 	rocketmq-tools:5.5.0
 CLIENTS_POM := tests/peers/java/pom.xml
 SERVERS_VERSION := 1.0.0
-SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION)
-SERVERS_BINARIES := rocketmq-namesrv-rust rocketmq-broker-rust
+SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION) rocketmq-proxy@$(SERVERS_VERSION)
+SERVERS_BINARIES := rocketmq-namesrv-rust rocketmq-broker-rust rocketmq-proxy-rust
 
 # Run the build and the tools inside the venv without activating it in the caller's shell.
 # PYO3_PYTHON pins the interpreter pyo3 builds against, so maturin and cargo clippy agree and do not
@@ -182,9 +183,9 @@ servers-apache:
 		echo "servers: apache-$$v: $$(ls "$$d/lib" | wc -l) jars in $$(( $$(date +%s) - t0 )) s"; \
 	done
 
-# `make servers-rust`: skipped (one line with the versions) when both binaries are in $(SERVERS_BIN) at the pinned
-# version. Otherwise cargo install builds both (20-40 minutes on 2 cores; the second reuses the first's dependencies
-# through the shared CARGO_TARGET_DIR). That target dir (over 1 GB) is kept on purpose: a version bump rebuilds
+# `make servers-rust`: skipped (one line with the versions) when the three binaries are in $(SERVERS_BIN) at the
+# pinned version. Otherwise cargo install builds what is missing (20-40 minutes on 2 cores for all three; each
+# reuses the others' dependencies through the shared CARGO_TARGET_DIR; the proxy alone about 15 minutes). That target dir (over 1 GB) is kept on purpose: a version bump rebuilds
 # only what changed. Delete $(SERVERS_DIR)/target by hand to get the space back.
 servers-rust:
 	@ok=1; vers=""; \
@@ -194,6 +195,14 @@ servers-rust:
 	done; \
 	if [ $$ok = 1 ]; then echo "servers: up to date in $(SERVERS_BIN):$${vers%;}"; exit 0; fi; \
 	command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }; \
+	if ! command -v protoc >/dev/null || [ ! -f /usr/include/google/protobuf/duration.proto ]; then \
+		command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] || { echo "error: rocketmq-proxy's build needs protoc and the well-known .proto files; install Debian's protobuf-compiler and libprotobuf-dev" >&2; exit 1; }; \
+		printf '\n\033[1m==> %s\033[0m\n' "servers: apt-get install protobuf-compiler libprotobuf-dev (rocketmq-proxy's build runs protoc)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev >/dev/null 2>&1 \
+			|| { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev >/dev/null; } \
+			|| exit 1; \
+	fi; \
 	printf '\n\033[1m==> %s\033[0m\n' "servers: cargo install --locked $(SERVERS_CRATES) into $(SERVERS_DIR) (20-40 minutes)"; \
 	mkdir -p "$(SERVERS_DIR)"; \
 	CARGO_TARGET_DIR="$(SERVERS_DIR)/target" cargo install --locked --root "$(SERVERS_DIR)" $(SERVERS_CRATES); \

@@ -455,7 +455,8 @@ class Cluster:
 
     ``impl``: the server implementation, a name from :data:`tests.cluster.impls.IMPLS` (default
     :data:`DEFAULT_IMPL`, Apache's newest) or a :class:`~tests.cluster.impls.ServerImpl`.
-    ``namesrvs``/``brokers``/``proxies``: how many (proxies: Apache 5.x only, ``ProxyStartup -pm cluster``).
+    ``namesrvs``/``brokers``/``proxies``: how many (proxies: Apache 5.x ``ProxyStartup -pm cluster`` or
+    ``rocketmq-proxy-rust --mode cluster``).
     ``bin_dir``: where the Rust binaries are (default :func:`servers_bin_dir`; naming it picks ``rust-1.0.0``
     when ``impl`` is not given). ``base_dir``: the parent of the cluster's temp dir (default the system temp dir).
     ``start_timeout_s``: the deadline of each wait (a server up, every broker registered, a topic's route

@@ -7,8 +7,9 @@ proxy's home directory (config files, logs) and the command line and environment
 - ``apache-5.5.0``, ``apache-5.3.3``, ``apache-4.9.7``: ``org.apache.rocketmq`` jars resolved from Maven Central by
   ``make servers`` (``servers/apache/pom.xml``) into ``SERVERS_DIR/apache-VERSION/lib``, started as ``java -cp
   'lib/*' org.apache.rocketmq.namesrv.NamesrvStartup`` / ``broker.BrokerStartup`` / ``proxy.ProxyStartup``.
-- ``rust-1.0.0``: RocketMQ-Rust's ``rocketmq-namesrv-rust`` and ``rocketmq-broker-rust`` built by ``make servers``
-  (``cargo install --locked``) into ``SERVERS_DIR/bin``.
+- ``rust-1.0.0``: RocketMQ-Rust's ``rocketmq-namesrv-rust``, ``rocketmq-broker-rust`` and ``rocketmq-proxy-rust``
+  (its gRPC proxy, ``--mode cluster``) built by ``make servers`` (``cargo install --locked``) into
+  ``SERVERS_DIR/bin``.
 
 ``SERVERS_DIR`` is ``$ROCKETROUTE_SERVERS_DIR``, else ``${XDG_CACHE_HOME:-~/.cache}/rocketroute/servers``
 (``$ROCKETROUTE_SERVERS_BIN`` still names the Rust binaries' directory on its own).
@@ -29,6 +30,7 @@ __all__ = [
     "CLUSTER_NAME",
     "IMPLS",
     "NAMESRV_BINARY",
+    "PROXY_BINARY",
     "SERVERS_BIN_ENV",
     "SERVERS_DIR_ENV",
     "ApacheImpl",
@@ -46,6 +48,7 @@ SERVERS_DIR_ENV = "ROCKETROUTE_SERVERS_DIR"
 SERVERS_BIN_ENV = "ROCKETROUTE_SERVERS_BIN"
 NAMESRV_BINARY = "rocketmq-namesrv-rust"
 BROKER_BINARY = "rocketmq-broker-rust"
+PROXY_BINARY = "rocketmq-proxy-rust"
 CLUSTER_NAME = "DefaultCluster"
 """The cluster name (RocketMQ-Rust's gRPC proxy finds routes only in a cluster of that name)."""
 
@@ -335,9 +338,10 @@ maxIndexNum = 4000
 
 
 class RustImpl(ServerImpl):
-    """RocketMQ-Rust's name server and broker (``servers_bin_dir()``, or ``bin_dir``)."""
+    """RocketMQ-Rust's name server, broker and gRPC proxy (``servers_bin_dir()``, or ``bin_dir``)."""
 
     family = "rust"
+    has_proxy = True
 
     def __init__(
         self,
@@ -412,6 +416,36 @@ class RustImpl(ServerImpl):
             "ROCKETMQ_SECURITY_PROFILE": "development-insecure-loopback",
         }
         return Launch(argv, env, [port - 2, port + 1], [])
+
+    def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
+        """``rocketmq-proxy-rust --mode cluster``: gRPC on ``grpc_port`` and remoting on ``remoting_port``, routes
+        from the name server (it finds them only in a cluster named ``DefaultCluster``, which the harness's
+        brokers join)."""
+        binary = self.bin_dir / PROXY_BINARY
+        if not (binary.is_file() and os.access(binary, os.X_OK)):
+            raise ServersMissingError(
+                f"{PROXY_BINARY} not found in {self.bin_dir}: run `make servers` (it builds RocketMQ-Rust's proxy)"
+            )
+        argv = [
+            str(binary),
+            "--mode",
+            "cluster",
+            "--namesrvAddr",
+            namesrv_addr,
+            "--grpcListenAddr",
+            f"127.0.0.1:{grpc_port}",
+            "--enableRemoting",
+            "--remotingListenAddr",
+            f"127.0.0.1:{remoting_port}",
+            "--log-filter",
+            self.broker_log_filter,
+        ]
+        env = {
+            **os.environ,
+            "ROCKETMQ_HOME": str(home),
+            "ROCKETMQ_SECURITY_PROFILE": "development-insecure-loopback",
+        }
+        return Launch(argv, env, [grpc_port], [])
 
 
 class ExternalImpl(ServerImpl):
