@@ -5,11 +5,10 @@ group settles, each queue has exactly one owner and every owner holds what ``all
 client ids; 2,000 messages sent then are each consumed once, by whichever member owns their queue.
 
 ``AllocateMessageQueueAveragely`` runs with both Java releases on every server implementation; the other strategies
-(by circle, consistent hash, machine-room nearby with one resolver on both sides) with the 5.5.0 client on Apache
-5.5.0. Two are left out here (the live oracle covers them): ``AllocateMessageQueueByConfig``, where each member owns
-the list it was configured with, so one owner per queue is the operator's doing, not the group's; and
-``AllocateMessageQueueByMachineRoom``, which only allocates queues of brokers named ``IDC@NAME`` (the test
-cluster's are ``broker-a`` and ``broker-b``, so every member of either client would own nothing)."""
+with the 5.5.0 client on Apache 5.5.0: by circle, consistent hash, machine-room nearby (one resolver on both sides),
+by machine room (brokers named ``room1@broker-a`` and ``room2@broker-b``, every member in both rooms) and by config
+(each member configured with its own quarter of the queues: there the owners are what the operator wrote, and the
+test shows both clients consume exactly their lists)."""
 
 from __future__ import annotations
 
@@ -17,6 +16,8 @@ import collections
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import rocketroute as rr
 from rocketroute.client import ConsumeOrderlyStatus, Consumer, Message, Producer
 
 from .._java_peers import JavaPeer
+from .harness import Cluster
 from .test_consumer import FAST, Receipts, expected_assignment, route_queues, wait_until
 
 JAVA_CLIENTS = {"4.9.8": "4.9", "5.5.0": "5.3"}
@@ -53,10 +55,11 @@ class JavaMembers:
         names: list[str],
         *,
         orderly: bool = False,
+        jvm: tuple[str, ...] = (),
     ) -> None:
         self.work, self.names = work, names
         self.log = open(work / "java.log", "w")
-        jvm = (JAVA_REBALANCE_INTERVAL, f"-Dgroupmember.orderly={str(orderly).lower()}")
+        jvm = (JAVA_REBALANCE_INTERVAL, f"-Dgroupmember.orderly={str(orderly).lower()}", *jvm)
         self.proc = subprocess.Popen(
             peer.command(work, namesrv, group, topic, str(work), strategy, *names, jvm=jvm),
             stdout=self.log,
@@ -171,10 +174,22 @@ STRATEGIES: dict[str, Any] = {
     ),
 }
 
+ROOM_BROKERS = ["room1@broker-a", "room2@broker-b"]
+"""``AllocateMessageQueueByMachineRoom`` allocates only queues of brokers named ``IDC@NAME`` in its rooms."""
+
+CONFIGURED = {
+    "java-a": ("broker-a", range(0, 4)),
+    "java-b": ("broker-b", range(0, 4)),
+    "py-a": ("broker-a", range(4, 8)),
+    "py-b": ("broker-b", range(4, 8)),
+}
+"""``AllocateMessageQueueByConfig``: each member's own quarter of the 8 + 8 queues."""
+
 
 @pytest.mark.parametrize("client", list(JAVA_CLIENTS))
 def test_java_and_python_members_share_one_group(cluster, fresh_topic, group_member, tmp_path, client):
-    run_mixed_group(cluster, fresh_topic, group_member[client], tmp_path, JAVA_CLIENTS[client], "AVG")
+    topic = fresh_topic(queues=8)
+    run_mixed_group(cluster, topic, group_member[client], tmp_path, JAVA_CLIENTS[client], "AVG")
 
 
 @pytest.mark.servers("apache-5.5.0")
@@ -182,49 +197,108 @@ def test_java_and_python_members_share_one_group(cluster, fresh_topic, group_mem
 def test_java_and_python_members_share_one_group_with_each_strategy(
     cluster, fresh_topic, group_member, tmp_path, strategy
 ):
-    run_mixed_group(cluster, fresh_topic, group_member["5.5.0"], tmp_path, "5.3", strategy)
+    run_mixed_group(cluster, fresh_topic(queues=8), group_member["5.5.0"], tmp_path, "5.3", strategy)
 
 
-def run_mixed_group(cluster, fresh_topic, peer: JavaPeer, tmp_path: Path, compat: str, strategy_name: str) -> None:
+@pytest.fixture(scope="module")
+def room_cluster(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Apache RocketMQ 5.5.0 with its two brokers in two machine rooms: ``room1@broker-a``, ``room2@broker-b``."""
+    with Cluster(1, 2, impl="apache-5.5.0", broker_names=ROOM_BROKERS, base_dir=tmp_path_factory.mktemp("rooms")) as c:
+        yield c
+
+
+def test_java_and_python_members_share_one_group_by_machine_room(room_cluster, group_member, tmp_path):
+    topic = f"RoomTopic{time.monotonic_ns()}"
+    room_cluster.create_topic(topic, 8)
+    plan = GroupPlan(
+        java="MACHINE_ROOM:room1,room2",
+        ours=lambda name: rr.AllocateMessageQueueByMachineRoom({"room1", "room2"}),
+        strategy_name="MACHINE_ROOM",
+    )
+    run_mixed_group(room_cluster, topic, group_member["5.5.0"], tmp_path, "5.3", plan)
+
+
+@pytest.mark.servers("apache-5.5.0")
+def test_java_and_python_members_each_consume_their_configured_queues(cluster, fresh_topic, group_member, tmp_path):
     topic = fresh_topic(queues=8)
-    group = f"cg_mixed_{peer.version.replace('.', '_')}_{strategy_name.replace('-', '_')}_{time.monotonic_ns()}"
+    mine = {name: [rr.MessageQueue(topic, b, q) for q in ids] for name, (b, ids) in CONFIGURED.items()}
+    config = tuple(
+        f"-Dgroupmember.config.{name}=" + ",".join(f"{q.broker_name}/{q.queue_id}" for q in mine[name])
+        for name in ("java-a", "java-b")
+    )
+    plan = GroupPlan(
+        java="CONFIG",
+        ours=lambda name: rr.AllocateMessageQueueByConfig(mine[name]),
+        strategy_name="CONFIG",
+        jvm=config,
+        configured={name: {(q.broker_name, q.queue_id) for q in qs} for name, qs in mine.items()},
+    )
+    run_mixed_group(cluster, topic, group_member["5.5.0"], tmp_path, "5.3", plan)
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """One strategy on both sides: GroupMember.java's STRATEGY argument (and JVM options), a Python member's
+    strategy by its name, and, for CONFIG, what each member was configured to own (else ``allocate_all`` says)."""
+
+    java: str
+    ours: Callable[[str], Any]
+    strategy_name: str
+    jvm: tuple[str, ...] = ()
+    configured: dict[str, set[tuple[str, int]]] | None = None
+
+    @staticmethod
+    def same(strategy_name: str) -> GroupPlan:
+        """A strategy both sides build alike from its name (``STRATEGIES``)."""
+        return GroupPlan(strategy_name, lambda name: STRATEGIES[strategy_name](), strategy_name)
+
+
+def run_mixed_group(cluster, topic: str, peer: JavaPeer, tmp_path: Path, compat: str, plan: GroupPlan | str) -> None:
+    if isinstance(plan, str):
+        plan = GroupPlan.same(plan)
+    group = f"cg_mixed_{peer.version.replace('.', '_')}_{plan.strategy_name.replace('-', '_')}_{time.monotonic_ns()}"
     mqs = route_queues(cluster, topic)
     assert len(mqs) == 16
-    strategy = STRATEGIES[strategy_name]()
-    assert strategy.name == strategy_name
-    java = JavaMembers(
-        peer, tmp_path, ";".join(cluster.namesrv_addrs), group, topic, strategy_name, ["java-a", "java-b"]
-    )
+    strategies = {name: plan.ours(name) for name in ("py-a", "py-b")}
+    assert {s.name for s in strategies.values()} == {plan.strategy_name}
+    namesrv = ";".join(cluster.namesrv_addrs)
+    java = JavaMembers(peer, tmp_path, namesrv, group, topic, plan.java, ["java-a", "java-b"], jvm=plan.jvm)
     receipts = Receipts()
-    ours: list[Consumer] = []
+    ours: dict[str, Consumer] = {}
     try:
-        for name in ("py-a", "py-b"):
-            ours.append(python_member(cluster, group, topic, strategy, name, receipts.listener(name), compat=compat))
+        for name, strategy in strategies.items():
+            ours[name] = python_member(cluster, group, topic, strategy, name, receipts.listener(name), compat=compat)
 
-        def owners() -> dict[str, set[Any]]:
-            out = {c.client_id: {(q.broker_name, q.queue_id) for q in c.assignment(topic)} for c in ours}
+        def owners() -> dict[str, tuple[str | None, set[Any]]]:
+            """member name -> (client id, the queues it holds)"""
+            out = {
+                name: (c.client_id, {(q.broker_name, q.queue_id) for q in c.assignment(topic)})
+                for name, c in ours.items()
+            }
             for name in java.names:
-                cid, owned = java.owned(name)
-                if cid is not None:
-                    out[cid] = owned
+                out[name] = java.owned(name)
             return out
+
+        def wanted(now: dict[str, tuple[str | None, set[Any]]]) -> dict[str, set[Any]]:
+            if plan.configured is not None:
+                return plan.configured
+            by_cid = expected_assignment(strategies["py-a"], mqs, [cid for cid, _ in now.values()], group)
+            return {name: {(q.broker_name, q.queue_id) for q in by_cid[cid]} for name, (cid, _) in now.items()}
 
         def settled() -> bool:
             now = owners()
-            if len(now) != 4:
+            if any(cid is None for cid, _ in now.values()):
                 return False
-            want = expected_assignment(strategy, mqs, list(now), group)
-            return all(now[cid] == {(q.broker_name, q.queue_id) for q in want[cid]} for cid in now)
+            want = wanted(now)
+            return all(owned == want[name] for name, (_, owned) in now.items())
 
-        wait_until(settled, 60, "the four members own what allocate_all gives each")
-        final = owners()
+        wait_until(settled, 60, f"the four members own what {plan.strategy_name} gives each")
+        final = {name: owned for name, (_, owned) in owners().items()}
         held = [q for owned in final.values() for q in owned]
         assert len(held) == 16 and set(held) == {(q.broker_name, q.queue_id) for q in mqs}  # one owner each
-        ours_own = any(final[c.client_id] for c in ours)
-        java_own = any(owned for cid, owned in final.items() if cid not in {c.client_id for c in ours})
         # every member owns some, except where the consistent-hash ring happens to give one nothing; each side does
-        assert all(final.values()) or strategy_name == "CONSISTENT_HASH", final
-        assert ours_own and java_own, final
+        assert all(final.values()) or plan.strategy_name == "CONSISTENT_HASH", final
+        assert any(final[n] for n in ours) and any(final[n] for n in java.names), final
 
         bodies = [b"mixed-%d" % i for i in range(2000)]
         with Producer(cluster.namesrv_addrs, "pg-mixed", compat=compat) as producer:
@@ -240,7 +314,7 @@ def run_mixed_group(cluster, fresh_topic, peer: JavaPeer, tmp_path: Path, compat
         assert all(total[b] == 1 for b in bodies), [b for b in bodies if total[b] != 1][:5]
         assert sum(java.consumed().values()) > 0 and sum(receipts.bodies().values()) > 0  # both sides consumed
     finally:
-        for c in ours:
+        for c in ours.values():
             c.shutdown()
         java.stop()
 

@@ -4,9 +4,10 @@
 //   java -cp <dir>:<lib>/* GroupMember NAMESRV GROUP TOPIC DIR STRATEGY NAME [NAME ...]
 //
 // Starts one consumer per NAME (its instance name), clustering, consuming from the first offset, with the real
-// allocation strategy STRATEGY: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (10 virtual nodes) or MACHINE_ROOM_NEARBY-AVG
+// allocation strategy STRATEGY: AVG, AVG_BY_CIRCLE, CONSISTENT_HASH (10 virtual nodes), MACHINE_ROOM_NEARBY-AVG
 // (the test's resolver: a broker's room is its name after '-', a consumer's the part after '-' of its instance
-// name). Each appends a line per message it consumes to DIR/NAME.consumed (the body in hex, a space, the wall
+// name), MACHINE_ROOM:IDC[,IDC...] (the consumer's rooms; brokers are named IDC@NAME) or CONFIG (each member's
+// queues from the system property groupmember.config.NAME: "BROKER/QUEUE_ID" items separated by commas). Each appends a line per message it consumes to DIR/NAME.consumed (the body in hex, a space, the wall
 // clock in ms), and every 200 ms rewrites DIR/NAME.owned with the queues it owns ("BROKER QUEUE_ID" lines) and its
 // client id on the first line. A consumer whose file DIR/NAME.stop appears shuts down (the others keep running);
 // the program ends when all have. With -Dgroupmember.orderly=true the members consume orderly
@@ -20,6 +21,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
@@ -27,6 +30,8 @@ import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByConfig;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByMachineRoom;
 import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
@@ -49,7 +54,7 @@ public final class GroupMember {
         for (int i = 5; i < args.length; i++) {
             String name = args[i];
             DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
-            c.setAllocateMessageQueueStrategy(strategy(strategy));
+            c.setAllocateMessageQueueStrategy(strategy(strategy, name, topic));
             c.setNamesrvAddr(namesrv);
             c.setInstanceName(name);
             c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -124,7 +129,26 @@ public final class GroupMember {
         }
     }
 
-    static AllocateMessageQueueStrategy strategy(String name) {
+    static AllocateMessageQueueStrategy strategy(String name, String member, String topic) {
+        if (name.startsWith("MACHINE_ROOM:")) {
+            AllocateMessageQueueByMachineRoom s = new AllocateMessageQueueByMachineRoom();
+            s.setConsumeridcs(new HashSet<>(Arrays.asList(name.substring("MACHINE_ROOM:".length()).split(","))));
+            return s;
+        }
+        if (name.equals("CONFIG")) {
+            String configured = System.getProperty("groupmember.config." + member);
+            if (configured == null) {
+                throw new IllegalArgumentException("no groupmember.config." + member);
+            }
+            List<MessageQueue> queues = new ArrayList<>();
+            for (String item : configured.split(",")) {
+                int slash = item.lastIndexOf('/');
+                queues.add(new MessageQueue(topic, item.substring(0, slash), Integer.parseInt(item.substring(slash + 1))));
+            }
+            AllocateMessageQueueByConfig s = new AllocateMessageQueueByConfig();
+            s.setMessageQueueList(queues);
+            return s;
+        }
         switch (name) {
             case "AVG": return new AllocateMessageQueueAveragely();
             case "AVG_BY_CIRCLE": return new AllocateMessageQueueAveragelyByCircle();
