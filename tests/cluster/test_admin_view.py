@@ -5,7 +5,8 @@ Java member and two ``rr.Consumer`` members. ``consumerConnection`` lists all th
 by the tools' own classes, with the ``PROP_*`` properties Java's members send, the subscriptions, exactly the
 queues the member owns with its commit offsets, and a stack dump; ``consumeMessage`` (CONSUME_MESSAGE_DIRECTLY)
 has each member's listener consume a message again and answers ``CR_SUCCESS`` as Java's does;
-``consumerProgress`` shows every message committed. Apache RocketMQ 5.5.0's servers (the tools' own release)."""
+``consumerProgress`` shows every message committed. On Apache RocketMQ 5.5.0's servers (the tools' own release)
+and on RocketMQ-Rust 1.0.0's, whose broker forwards both requests to the member too."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .._java_peers import J_WRITER, JavaPeer
 from .test_consumer import Receipts, route_queues, wait_until
 from .test_peers_java_group import JavaMembers, owners_by_queue, python_member, settled_as_allocated
 
-pytestmark = pytest.mark.servers("apache-5.5.0")
+pytestmark = pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
 
 
 @pytest.fixture(scope="module")

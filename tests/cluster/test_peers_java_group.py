@@ -8,7 +8,8 @@ client ids; 2,000 messages sent then are each consumed once, by whichever member
 with the 5.5.0 client on Apache 5.5.0: by circle, consistent hash, machine-room nearby (one resolver on both sides),
 by machine room (brokers named ``room1@broker-a`` and ``room2@broker-b``, every member in both rooms) and by config
 (each member configured with its own quarter of the queues: there the owners are what the operator wrote, and the
-test shows both clients consume exactly their lists)."""
+test shows both clients consume exactly their lists). A member joining and one leaving mid-stream, and an orderly
+mixed group, run on both server implementations."""
 
 from __future__ import annotations
 
@@ -319,7 +320,7 @@ def run_mixed_group(cluster, topic: str, peer: JavaPeer, tmp_path: Path, compat:
         java.stop()
 
 
-@pytest.mark.servers("apache-5.5.0")
+@pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
 def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fresh_topic, group_member, tmp_path):
     """While 3,000 messages stream in, ``py-b`` joins a group of ``java-a``, ``java-b`` and ``py-a``, then
     ``java-b`` leaves. Nothing is lost; a message consumed twice is on a queue that changed hands; and within one
@@ -392,7 +393,7 @@ def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fres
         java.stop()
 
 
-@pytest.mark.servers("apache-5.5.0")
+@pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
 def test_per_key_order_holds_across_a_mixed_orderly_group_through_a_rebalance(
     cluster, fresh_topic, group_member, tmp_path
 ):
