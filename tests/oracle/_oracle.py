@@ -14,6 +14,9 @@ import pytest
 
 from .._java_peers import J_WRITER, PEERS, JavaPeer
 
+GENERATOR = J_WRITER.parent.parent
+"""The vector generator's sources (tests/conformance/generator/src): the oracles share its spec builders."""
+
 LABELS = {"4.9.8": "4.9", "5.3.3": "5.3", "5.5.0": "5.3"}
 """rocketmq-client release -> the compat profile that must reproduce it (5.5.0 routes as 5.3.3: ``compat="5.5"``
 is an alias of ``"5.3"``)."""
@@ -35,22 +38,31 @@ class LiveOracle:
 
     def __init__(self, label: str, tmp_path_factory: pytest.TempPathFactory) -> None:
         self.label = label
+        oracle = PEERS / "oracle"
+        common = (oracle / "Serve.java", oracle / "JsonIn.java", J_WRITER)
         if label == GRPC_LABEL:
-            oracle = PEERS / "oracle"
             version = label.rsplit("-", 1)[1]
-            source = oracle / "GrpcOracle.java"
-            extra = (oracle / "JsonIn.java", J_WRITER)
+            extra = (*common, GENERATOR / "clients" / "GrpcSpecs.java")
             peer = JavaPeer(
-                "GrpcOracle", version, tmp_path_factory, *extra, artifact="rocketmq-client-java", source=source
+                "GrpcOracle",
+                version,
+                tmp_path_factory,
+                *extra,
+                artifact="rocketmq-client-java",
+                source=oracle / "GrpcOracle.java",
             )
         else:
             v4 = label.startswith("4.")
             sources = tmp_path_factory.mktemp(f"oracle-src-{label}")
             route_pkg = "org.apache.rocketmq." + ("common" if v4 else "remoting") + ".protocol.route"
-            routes = (PEERS / "oracle" / "Routes.java.in").read_text().replace("@ROUTE_PKG@", route_pkg)
+            routes = (oracle / "Routes.java.in").read_text().replace("@ROUTE_PKG@", route_pkg)
             (sources / "Routes.java").write_text(routes)
-            compat = PEERS / "oracle" / ("v4" if v4 else "v5") / "Compat.java"
-            peer = JavaPeer("Oracle", label, tmp_path_factory, sources / "Routes.java", compat, J_WRITER)
+            compat = [oracle / ("v4" if v4 else "v5") / "Compat.java"]
+            if not v4:
+                compat.append(
+                    GENERATOR / "v5" / "Mappings.java"
+                )  # the static-topic mapping, as the generator builds it
+            peer = JavaPeer("Oracle", label, tmp_path_factory, sources / "Routes.java", *compat, *common)
         home = tmp_path_factory.mktemp(f"oracle-home-{label}")
         self._stderr = (home / "stderr.log").open("wb")
         self.proc = subprocess.Popen(

@@ -39,7 +39,7 @@ gen_rocketmq() { # client_version route_pkg rc_pkg vdir
     [ -f "$lib/rocketmq-client-$version.jar" ] || { echo "missing $lib: run make clients" >&2; exit 1; }
     mkdir -p "$gsrc" "$cls"
     sed -e "s/@ROUTE_PKG@/$route_pkg/g" -e "s/@RC_PKG@/$rc_pkg/g" "$HERE/src/rocketmq/GenRocketmq.java.in" > "$gsrc/GenRocketmq.java"
-    cp "$HERE/src/common/J.java" "$HERE/src/$vdir/V.java" "$gsrc/"
+    cp "$HERE/src/common/J.java" "$HERE/src/$vdir/"*.java "$gsrc/"
     javac "${JAVAC_FLAGS[@]}" -d "$cls" -cp "$lib/*" "$gsrc"/*.java
     java "${JAVA_FLAGS[@]}" -cp "$cls:$lib/*" GenRocketmq "$TMP/raw" 2> >(grep -v '^SLF4J' >&2)
 }
@@ -60,7 +60,7 @@ if [ -n "${GENERATOR_GRPC_JAR:-}" ]; then
     lib="$CLIENTS_DIR/rocketmq-client-java-$GENERATOR_GRPC_JAR/lib"
     [ -f "$lib/rocketmq-client-java-$GENERATOR_GRPC_JAR.jar" ] || { echo "missing $lib: run make clients" >&2; exit 1; }
     mkdir -p "$TMP/gen-clients" "$TMP/cls-clients"
-    cp "$HERE/src/common/J.java" "$HERE/src/clients/GenGrpcBalancer.java" "$TMP/gen-clients/"
+    cp "$HERE/src/common/J.java" "$HERE/src/clients/"*.java "$TMP/gen-clients/"
     javac "${JAVAC_FLAGS[@]}" -d "$TMP/cls-clients" -cp "$lib/*" "$TMP"/gen-clients/*.java
     java "${JAVA_FLAGS[@]}" -cp "$TMP/cls-clients:$lib/*" GenGrpcBalancer "$TMP/raw"
 elif [ -n "${CLIENTS_GIT:-}" ] && [ -n "${APIS_GIT:-}" ]; then
@@ -74,7 +74,7 @@ elif [ -n "${CLIENTS_GIT:-}" ] && [ -n "${APIS_GIT:-}" ]; then
     extract "$APIS_GIT" $APIS "$TMP/apis" apache
     mkdir -p "$TMP/proto-java" "$TMP/cls-clients"
     protoc -I "$TMP/apis" -I /usr/include --java_out="$TMP/proto-java" "$TMP"/apis/apache/rocketmq/v2/*.proto
-    mkdir -p "$TMP/gen-clients"; cp "$HERE/src/common/J.java" "$HERE/src/clients/GenGrpcBalancer.java" "$TMP/gen-clients/"
+    mkdir -p "$TMP/gen-clients"; cp "$HERE/src/common/J.java" "$HERE/src/clients/"*.java "$TMP/gen-clients/"
     javac "${JAVAC_FLAGS[@]}" -d "$TMP/cls-clients" -cp "$CP_CLIENTS" \
         -sourcepath "$TMP/proto-java:$TMP/clients/java/client/src/main/java:$TMP/clients/java/client-apis/src/main/java" \
         "$TMP"/gen-clients/*.java

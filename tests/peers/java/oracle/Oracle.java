@@ -6,20 +6,14 @@
 //   java -cp <classes>:<lib>/* Oracle LABEL
 //
 // A request is one object: "id", "kind" and the kind's inputs (the vector fields that are inputs). The answer is
-// the case: "id", "versions" [LABEL], "kind", the inputs and what the real classes returned or threw. A request
-// the oracle cannot read gets {"id", "oracle_error"}; the driver never dies on a bad request.
+// the case: "id", "versions" [LABEL], "kind", the inputs and what the real classes returned or threw (the loop,
+// and the error answer to a request it cannot read, are Serve's).
 //
 // What differs between the 4.9 and 5.x jars is compiled in beside this file: Routes (Routes.java.in, with the
 // route classes' package filled in) and Compat (v4/ or v5/: the fault strategy's constructor and the 5.x-only
 // arguments).
-import com.alibaba.fastjson.JSON;
-import com.alibaba.fastjson.parser.Feature;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -50,37 +44,7 @@ public final class Oracle {
 
     public static void main(String[] args) throws Exception {
         label = args[0];
-        PrintStream out = new PrintStream(System.out, false, "US-ASCII");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        out.println("{\"ready\":" + quote(label) + "}");
-        out.flush();
-        for (String line; (line = in.readLine()) != null; ) {
-            Map<String, Object> answer;
-            Object id = null;
-            try {
-                Map<String, Object> req = parse(line);
-                id = req.get("id");
-                answer = answer(req);
-            } catch (Throwable t) {
-                answer = J.obj("id", id, "oracle_error", t.toString());
-            }
-            StringBuilder sb = new StringBuilder();
-            J.write(sb, answer);
-            out.println(sb);
-            out.flush();
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> parse(String line) {
-        // DisableSpecialKeyDetect / no autotype: plain maps, lists, strings, numbers, booleans and nulls
-        return (Map<String, Object>) JSON.parse(line, Feature.OrderedField);
-    }
-
-    static String quote(String s) {
-        StringBuilder sb = new StringBuilder();
-        J.str(sb, s);
-        return sb.toString();
+        Serve.lines(label, Oracle::answer);
     }
 
     static Map<String, Object> answer(Map<String, Object> req) throws Exception {
@@ -104,27 +68,9 @@ public final class Oracle {
 
     // ---- helpers -------------------------------------------------------------------------------------------
 
-    static int i(Object o) {
-        return ((Number) o).intValue();
-    }
-
-    static long l(Object o) {
-        return ((Number) o).longValue();
-    }
-
-    @SuppressWarnings("unchecked")
-    static List<Object> list(Object o) {
-        return (List<Object>) o;
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> map(Object o) {
-        return (Map<String, Object>) o;
-    }
-
     static MessageQueue mq(Object encoded) {
-        List<Object> e = list(encoded);
-        return new MessageQueue((String) e.get(0), (String) e.get(1), i(e.get(2)));
+        List<Object> e = Serve.list(encoded);
+        return new MessageQueue((String) e.get(0), (String) e.get(1), Serve.i(e.get(2)));
     }
 
     static List<MessageQueue> mqs(Object encoded) {
@@ -132,7 +78,7 @@ public final class Oracle {
             return null;
         }
         List<MessageQueue> r = new ArrayList<>();
-        for (Object e : list(encoded)) {
+        for (Object e : Serve.list(encoded)) {
             r.add(mq(e));
         }
         return r;
@@ -179,7 +125,7 @@ public final class Oracle {
     }
 
     static void forceIndex(ThreadLocalIndex index, Object value) throws Exception {
-        indexOf(index).set(value == null ? null : i(value));
+        indexOf(index).set(value == null ? null : Serve.i(value));
     }
 
     static Integer storedIndex(ThreadLocalIndex index) throws Exception {
@@ -191,8 +137,8 @@ public final class Oracle {
     static void selectByHash(Map<String, Object> req, Map<String, Object> out) {
         String type = (String) req.get("arg_type");
         Object raw = req.get("arg");
-        Object arg = type.equals("string") ? (String) raw : type.equals("int") ? (Object) i(raw) : (Object) l(raw);
-        int n = i(req.get("num_queues"));
+        Object arg = type.equals("string") ? (String) raw : type.equals("int") ? (Object) Serve.i(raw) : (Object) Serve.l(raw);
+        int n = Serve.i(req.get("num_queues"));
         out.put("arg_type", type);
         out.put("arg", raw);
         out.put("num_queues", n);
@@ -206,8 +152,8 @@ public final class Oracle {
     }
 
     static void selectByRandom(Map<String, Object> req, Map<String, Object> out) throws Exception {
-        long seed = l(req.get("random_seed"));
-        int n = i(req.get("num_queues"));
+        long seed = Serve.l(req.get("random_seed"));
+        int n = Serve.i(req.get("num_queues"));
         out.put("random_seed", seed);
         out.put("num_queues", n);
         SelectMessageQueueByRandom selector = new SelectMessageQueueByRandom();
@@ -231,8 +177,8 @@ public final class Oracle {
         out.put("message_queue_list", req.get("message_queue_list"));
         out.put("start_index", req.get("start_index"));
         List<Object> calls = new ArrayList<>();
-        for (Object c : list(req.get("calls"))) {
-            String last = (String) map(c).get("last_broker");
+        for (Object c : Serve.list(req.get("calls"))) {
+            String last = (String) Serve.map(c).get("last_broker");
             Map<String, Object> call = J.obj("last_broker", last);
             try {
                 call.put("expect", show(tp.selectOneMessageQueue(last)));
@@ -280,7 +226,7 @@ public final class Oracle {
             case "MACHINE_ROOM": {
                 AllocateMessageQueueByMachineRoom s = new AllocateMessageQueueByMachineRoom();
                 Set<String> idcs = new HashSet<>();
-                for (Object o : list(params.get("consumer_idcs"))) {
+                for (Object o : Serve.list(params.get("consumer_idcs"))) {
                     idcs.add((String) o);
                 }
                 s.setConsumeridcs(idcs);
@@ -290,10 +236,10 @@ public final class Oracle {
                 if (params.containsKey("constructor")) {
                     return new AllocateMessageQueueConsistentHash();
                 }
-                return new AllocateMessageQueueConsistentHash(i(params.get("virtual_node_cnt")));
+                return new AllocateMessageQueueConsistentHash(Serve.i(params.get("virtual_node_cnt")));
             case "MACHINE_ROOM_NEARBY": {
-                Map<String, Object> inner = map(params.get("inner_strategy"));
-                AllocateMessageQueueStrategy s = strategy((String) inner.get("strategy"), map(inner.get("params")), rooms);
+                Map<String, Object> inner = Serve.map(params.get("inner_strategy"));
+                AllocateMessageQueueStrategy s = strategy((String) inner.get("strategy"), Serve.map(inner.get("params")), rooms);
                 inner.put("strategy_name", s.getName());
                 return new AllocateMachineRoomNearby(s, rooms);
             }
@@ -304,7 +250,7 @@ public final class Oracle {
     @SuppressWarnings("unchecked")
     static void allocate(Map<String, Object> req, Map<String, Object> out) throws Exception {
         String kind = (String) req.get("strategy");
-        Map<String, Object> params = map(req.get("params"));
+        Map<String, Object> params = Serve.map(req.get("params"));
         String group = (String) req.get("consumer_group");
         boolean presorted = (Boolean) req.get("presorted");
         List<MessageQueue> mqAll = mqs(req.get("mq_all"));
@@ -337,7 +283,7 @@ public final class Oracle {
         if (cidAll != null) {
             asked.addAll(cidAll);
         }
-        List<Object> probes = list(req.get("probes"));
+        List<Object> probes = Serve.list(req.get("probes"));
         List<Object> results = new ArrayList<>();
         // a partition of mq_all over the members: not applicable without a member list or without mq_all
         boolean partition = cidAll != null && !cidAll.isEmpty() && mqAll != null;
@@ -389,7 +335,7 @@ public final class Oracle {
 
     static void routeConversion(Map<String, Object> req, Map<String, Object> out) throws Exception {
         String topic = (String) req.get("topic");
-        Map<String, Object> routeJson = map(req.get("route"));
+        Map<String, Object> routeJson = Serve.map(req.get("route"));
         out.put("topic", topic);
         out.put("route", routeJson);
         Object route = Routes.route(routeJson);
@@ -414,7 +360,7 @@ public final class Oracle {
      *  4.9 jars have no mapping (Compat drops it) and no endpoints converter (null). */
     static void staticRoute(Map<String, Object> req, Map<String, Object> out) throws Exception {
         String topic = (String) req.get("topic");
-        Map<String, Object> routeJson = map(req.get("route"));
+        Map<String, Object> routeJson = Serve.map(req.get("route"));
         out.put("topic", topic);
         out.put("route", routeJson);
         try {
@@ -471,7 +417,7 @@ public final class Oracle {
     // ---- fault tolerance -----------------------------------------------------------------------------------
 
     static void computeNad(Map<String, Object> req, Map<String, Object> out) throws Exception {
-        long latency = l(req.get("latency"));
+        long latency = Serve.l(req.get("latency"));
         MQFaultStrategy s = Compat.faultStrategy();
         Method m = MQFaultStrategy.class.getDeclaredMethod("computeNotAvailableDuration", long.class);
         m.setAccessible(true);
@@ -485,11 +431,11 @@ public final class Oracle {
         Object lft = Compat.latencyFaultTolerance();
         try {
             List<Object> ops = new ArrayList<>();
-            for (Object o : list(req.get("ops"))) {
-                Map<String, Object> op = new LinkedHashMap<>(map(o));
+            for (Object o : Serve.list(req.get("ops"))) {
+                Map<String, Object> op = new LinkedHashMap<>(Serve.map(o));
                 String name = (String) op.get("name");
                 switch ((String) op.get("op")) {
-                    case "update": Compat.updateLft(lft, name, l(op.get("latency")), l(op.get("duration"))); break;
+                    case "update": Compat.updateLft(lft, name, Serve.l(op.get("latency")), Serve.l(op.get("duration"))); break;
                     case "is_available": op.put("expect", ((LatencyFaultToleranceImpl) lft).isAvailable(name)); break;
                     case "remove": ((LatencyFaultToleranceImpl) lft).remove(name); break;
                     case "pick_one_at_least": op.put("expect", ((LatencyFaultToleranceImpl) lft).pickOneAtLeast()); break;
@@ -505,7 +451,7 @@ public final class Oracle {
 
     static void mqfsScenario(Map<String, Object> req, Map<String, Object> out) throws Exception {
         String topic = (String) req.get("topic");
-        Map<String, Object> routeJson = map(req.get("route"));
+        Map<String, Object> routeJson = Serve.map(req.get("route"));
         out.put("topic", topic);
         out.put("route", routeJson);
         TopicPublishInfo tp = Routes.publishInfo(topic, Routes.route(routeJson));
@@ -521,11 +467,11 @@ public final class Oracle {
         forceIndex(tp.getSendWhichQueue(), req.get("start_index"));
         try {
             List<Object> ops = new ArrayList<>();
-            for (Object o : list(req.get("ops"))) {
-                Map<String, Object> op = new LinkedHashMap<>(map(o));
+            for (Object o : Serve.list(req.get("ops"))) {
+                Map<String, Object> op = new LinkedHashMap<>(Serve.map(o));
                 switch ((String) op.get("op")) {
                     case "update_fault_item":
-                        Compat.updateFaultItem(s, (String) op.get("broker"), l(op.get("latency")), (Boolean) op.get("isolation"));
+                        Compat.updateFaultItem(s, (String) op.get("broker"), Serve.l(op.get("latency")), (Boolean) op.get("isolation"));
                         break;
                     case "select":
                         try {

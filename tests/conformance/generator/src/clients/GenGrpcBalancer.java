@@ -3,11 +3,8 @@
  * PublishingLoadBalancer and SubscriptionLoadBalancer (apache/rocketmq-clients, tag java-5.2.1), compiled
  * unmodified together with the protobuf classes that protoc generates from apache/rocketmq-apis v2.1.2.
  * Test hooks (reflection): the round-robin AtomicInteger `index` is set to `start_index` after construction,
- * and the package-private update(TopicRouteData) is called.
+ * and the package-private update(TopicRouteData) is called (GrpcSpecs).
  */
-import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -15,12 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.rocketmq.client.java.impl.consumer.SubscriptionLoadBalancer;
 import org.apache.rocketmq.client.java.impl.producer.PublishingLoadBalancer;
-import org.apache.rocketmq.client.java.route.Endpoints;
 import org.apache.rocketmq.client.java.route.MessageQueueImpl;
-import org.apache.rocketmq.client.java.route.TopicRouteData;
 
 public final class GenGrpcBalancer {
     static final String LABEL = "clients-java-5.2.1";
@@ -50,70 +44,6 @@ public final class GenGrpcBalancer {
             t.add(s);
         }
         return obj("topic", TOPIC, "broker", broker, "queue_id", queueId, "permission", perm, "accept_message_types", t);
-    }
-
-    @SuppressWarnings("unchecked")
-    static apache.rocketmq.v2.Endpoints pbEndpoints(Map<String, Object> s) {
-        apache.rocketmq.v2.Endpoints.Builder b = apache.rocketmq.v2.Endpoints.newBuilder()
-            .setScheme(apache.rocketmq.v2.AddressScheme.valueOf((String) s.get("scheme")));
-        for (Object o : (List<Object>) s.get("addresses")) {
-            List<Object> hp = (List<Object>) o;
-            b.addAddresses(apache.rocketmq.v2.Address.newBuilder().setHost((String) hp.get(0)).setPort((Integer) hp.get(1)));
-        }
-        return b.build();
-    }
-
-    @SuppressWarnings("unchecked")
-    static apache.rocketmq.v2.MessageQueue pbQueue(Map<String, Object> s) {
-        Map<String, Object> br = (Map<String, Object>) s.get("broker");
-        apache.rocketmq.v2.MessageQueue.Builder b = apache.rocketmq.v2.MessageQueue.newBuilder()
-            .setTopic(apache.rocketmq.v2.Resource.newBuilder().setName((String) s.get("topic")))
-            .setId((Integer) s.get("queue_id"))
-            .setPermission(apache.rocketmq.v2.Permission.valueOf((String) s.get("permission")))
-            .setBroker(apache.rocketmq.v2.Broker.newBuilder().setName((String) br.get("name")).setId((Integer) br.get("id"))
-                .setEndpoints(pbEndpoints((Map<String, Object>) br.get("endpoints"))));
-        for (Object t : (List<Object>) s.get("accept_message_types")) {
-            b.addAcceptMessageTypes(apache.rocketmq.v2.MessageType.valueOf((String) t));
-        }
-        return b.build();
-    }
-
-    @SuppressWarnings("unchecked")
-    static TopicRouteData route(List<Object> mqs) {
-        List<apache.rocketmq.v2.MessageQueue> l = new ArrayList<>();
-        for (Object o : mqs) {
-            l.add(pbQueue((Map<String, Object>) o));
-        }
-        return new TopicRouteData(l);
-    }
-
-    @SuppressWarnings("unchecked")
-    static Set<Endpoints> excluded(List<Object> eps) {
-        Set<Endpoints> s = new HashSet<>();
-        for (Object o : eps) {
-            s.add(new Endpoints(pbEndpoints((Map<String, Object>) o)));
-        }
-        return s;
-    }
-
-    static List<Object> out(MessageQueueImpl q) {
-        return J.arr(q.getTopic(), q.getBroker().getName(), q.getQueueId());
-    }
-
-    static AtomicInteger index(Object balancer) throws Exception {
-        Field f = balancer.getClass().getDeclaredField("index");
-        f.setAccessible(true);
-        return (AtomicInteger) f.get(balancer);
-    }
-
-    static Object update(Object balancer, TopicRouteData r) throws Throwable {
-        Method m = balancer.getClass().getDeclaredMethod("update", TopicRouteData.class);
-        m.setAccessible(true);
-        try {
-            return m.invoke(balancer, r);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     // ------------------------------------------------------------------ brokers used by the cases
@@ -207,7 +137,7 @@ public final class GenGrpcBalancer {
             // ---- publishing: takeMessageQueues
             PublishingLoadBalancer plb;
             try {
-                plb = new PublishingLoadBalancer(route(spec));
+                plb = new PublishingLoadBalancer(GrpcSpecs.route(spec));
             } catch (Throwable t) {
                 w.line("pub-ctor-" + names.get(k), "publishing_constructor", obj("route", spec, "exception", J.exc(t)));
                 plb = null;
@@ -215,8 +145,8 @@ public final class GenGrpcBalancer {
             if (plb != null) {
                 int[] starts = k < 8 ? STARTS : new int[] {rnd.nextInt(Integer.MAX_VALUE), Integer.MAX_VALUE};
                 for (int start : starts) {
-                    plb = new PublishingLoadBalancer(route(spec));
-                    index(plb).set(start);
+                    plb = new PublishingLoadBalancer(GrpcSpecs.route(spec));
+                    GrpcSpecs.index(plb).set(start);
                     List<Object> calls = new ArrayList<>();
                     List<Object[]> plan = new ArrayList<>();
                     plan.add(new Object[] {J.arr(), 1});
@@ -235,19 +165,7 @@ public final class GenGrpcBalancer {
                     for (Object[] p : plan) {
                         @SuppressWarnings("unchecked")
                         List<Object> ex = (List<Object>) p[0];
-                        int count = (Integer) p[1];
-                        Map<String, Object> c = obj("excluded", ex, "count", count);
-                        try {
-                            List<Object> res = new ArrayList<>();
-                            for (MessageQueueImpl q : plb.takeMessageQueues(excluded(ex), count)) {
-                                res.add(out(q));
-                            }
-                            c.put("expect", res);
-                        } catch (Throwable t) {
-                            c.put("exception", J.exc(t));
-                        }
-                        c.put("index_after", index(plb).get());
-                        calls.add(c);
+                        calls.add(GrpcSpecs.takeCall(plb, ex, (Integer) p[1]));
                     }
                     w.line(String.format("pub-take-%s-%d", names.get(k), start), "publishing_take_message_queues",
                         obj("route", spec, "start_index", start, "calls", calls));
@@ -257,22 +175,14 @@ public final class GenGrpcBalancer {
                 String[] gs = {"", "g", "order-1", "order-2", "GID_\u00e9", "\ud83d\ude00", "a-very-long-message-group-name-0123456789",
                     "user-" + rnd.nextInt(1000000), "user-" + rnd.nextInt(1000000), null};
                 for (String g : gs) {
-                    Map<String, Object> c = obj("group", g);
-                    int before = index(plb).get();
-                    try {
-                        c.put("expect", out(plb.takeMessageQueueByMessageGroup(g)));
-                    } catch (Throwable t) {
-                        c.put("exception", J.exc(t));
-                    }
-                    c.put("index_unchanged", index(plb).get() == before);
-                    groups.add(c);
+                    groups.add(GrpcSpecs.groupCall(plb, g));
                 }
                 w.line("pub-group-" + names.get(k), "publishing_by_message_group", obj("route", spec, "groups", groups));
             }
             // ---- subscription
             SubscriptionLoadBalancer slb;
             try {
-                slb = new SubscriptionLoadBalancer(route(spec));
+                slb = new SubscriptionLoadBalancer(GrpcSpecs.route(spec));
             } catch (Throwable t) {
                 w.line("sub-ctor-" + names.get(k), "subscription_constructor", obj("route", spec, "exception", J.exc(t)));
                 slb = null;
@@ -280,14 +190,14 @@ public final class GenGrpcBalancer {
             if (slb != null) {
                 int[] starts = k < 8 ? STARTS : new int[] {rnd.nextInt(Integer.MAX_VALUE), Integer.MAX_VALUE - 1};
                 for (int start : starts) {
-                    slb = new SubscriptionLoadBalancer(route(spec));
-                    index(slb).set(start);
+                    slb = new SubscriptionLoadBalancer(GrpcSpecs.route(spec));
+                    GrpcSpecs.index(slb).set(start);
                     List<Object> seq = new ArrayList<>();
                     for (int i = 0; i < 8; i++) {
-                        seq.add(out(slb.takeMessageQueue()));
+                        seq.add(GrpcSpecs.show(slb.takeMessageQueue()));
                     }
                     w.line(String.format("sub-take-%s-%d", names.get(k), start), "subscription_take_message_queue",
-                        obj("route", spec, "start_index", start, "sequence", seq, "index_after", index(slb).get()));
+                        obj("route", spec, "start_index", start, "sequence", seq, "index_after", GrpcSpecs.index(slb).get()));
                 }
             }
         }
@@ -302,28 +212,28 @@ public final class GenGrpcBalancer {
                 Map<String, Object> c = obj("route", r0, "start_index", start, "update_route", rn);
                 Object lb;
                 try {
-                    lb = pub ? new PublishingLoadBalancer(route(r0)) : new SubscriptionLoadBalancer(route(r0));
+                    lb = pub ? new PublishingLoadBalancer(GrpcSpecs.route(r0)) : new SubscriptionLoadBalancer(GrpcSpecs.route(r0));
                 } catch (Throwable t) {
                     continue;
                 }
-                index(lb).set(start);
+                GrpcSpecs.index(lb).set(start);
                 List<Object> before = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
-                    before.add(pub ? J.arr(out(((PublishingLoadBalancer) lb).takeMessageQueues(new HashSet<>(), 1).get(0)))
-                        : out(((SubscriptionLoadBalancer) lb).takeMessageQueue()));
+                    before.add(pub ? J.arr(GrpcSpecs.show(((PublishingLoadBalancer) lb).takeMessageQueues(new HashSet<>(), 1).get(0)))
+                        : GrpcSpecs.show(((SubscriptionLoadBalancer) lb).takeMessageQueue()));
                 }
                 c.put("sequence_before", before);
                 try {
-                    Object nlb = update(lb, route(rn));
-                    c.put("same_index_object", index(nlb) == index(lb));
+                    Object nlb = GrpcSpecs.update(lb, GrpcSpecs.route(rn));
+                    c.put("same_index_object", GrpcSpecs.index(nlb) == GrpcSpecs.index(lb));
                     List<Object> after = new ArrayList<>();
                     for (int i = 0; i < 4; i++) {
-                        after.add(pub ? J.arr(out(((PublishingLoadBalancer) nlb).takeMessageQueues(new HashSet<>(), 1).get(0)))
-                            : out(((SubscriptionLoadBalancer) nlb).takeMessageQueue()));
+                        after.add(pub ? J.arr(GrpcSpecs.show(((PublishingLoadBalancer) nlb).takeMessageQueues(new HashSet<>(), 1).get(0)))
+                            : GrpcSpecs.show(((SubscriptionLoadBalancer) nlb).takeMessageQueue()));
                     }
                     c.put("sequence_after", after);
-                    c.put("index_after", index(nlb).get());
-                    c.put("old_index_after", index(lb).get());
+                    c.put("index_after", GrpcSpecs.index(nlb).get());
+                    c.put("old_index_after", GrpcSpecs.index(lb).get());
                 } catch (Throwable t) {
                     c.put("update_exception", J.exc(t));
                 }

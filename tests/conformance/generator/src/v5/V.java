@@ -44,27 +44,8 @@ final class V {
         return org.apache.rocketmq.client.latency.LatencyFaultTolerance.class;
     }
 
-    @SuppressWarnings("unchecked")
     static void setMapping(TopicRouteData r, Map<String, Object> mapping) {
-        if (mapping == null) {
-            r.setTopicQueueMappingByBroker(null);
-            return;
-        }
-        Map<String, TopicQueueMappingInfo> m = new HashMap<>();
-        for (Map.Entry<String, Object> e : mapping.entrySet()) {
-            Map<String, Object> s = (Map<String, Object>) e.getValue();
-            TopicQueueMappingInfo info = new TopicQueueMappingInfo((String) s.get("topic"),
-                ((Number) s.get("total_queues")).intValue(), (String) s.get("bname"), ((Number) s.get("epoch")).longValue());
-            info.setScope((String) s.get("scope"));
-            info.setDirty((Boolean) s.get("dirty"));
-            ConcurrentHashMap<Integer, Integer> ids = new ConcurrentHashMap<>();
-            for (Map.Entry<String, Object> id : ((Map<String, Object>) s.get("curr_id_map")).entrySet()) {
-                ids.put(Integer.parseInt(id.getKey()), ((Number) id.getValue()).intValue());
-            }
-            info.setCurrIdMap(ids);
-            m.put(e.getKey(), info);
-        }
-        r.setTopicQueueMappingByBroker(m);
+        r.setTopicQueueMappingByBroker(mapping == null ? null : Mappings.byBroker(mapping));
     }
 
     static void setBrokerExtras(BrokerData bd, Map<String, Object> spec) {

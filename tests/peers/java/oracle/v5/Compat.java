@@ -1,14 +1,11 @@
 // The live Java oracle (Oracle.java): the fault-tolerance calls of the rocketmq-client 5.x jars. Our own code.
-import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.rocketmq.client.ClientConfig;
 import org.apache.rocketmq.client.impl.producer.TopicPublishInfo;
 import org.apache.rocketmq.client.latency.LatencyFaultToleranceImpl;
 import org.apache.rocketmq.client.latency.MQFaultStrategy;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
-import org.apache.rocketmq.remoting.protocol.statictopic.TopicQueueMappingInfo;
 import org.apache.rocketmq.remoting.protocol.statictopic.TopicQueueMappingUtils;
 import org.apache.rocketmq.remoting.rpc.ClientMetadata;
 
@@ -41,29 +38,9 @@ final class Compat {
         ((LatencyFaultToleranceImpl) lft).shutdown();
     }
 
-    /** The vectors' topic_queue_mapping_by_broker (null stays null) as TopicQueueMappingInfo objects. */
-    @SuppressWarnings("unchecked")
+    /** The vectors' topic_queue_mapping_by_broker (null stays null), through the generator's Mappings. */
     static void setMapping(Object route, Map<String, Object> mapping) {
-        TopicRouteData r = (TopicRouteData) route;
-        if (mapping == null) {
-            r.setTopicQueueMappingByBroker(null);
-            return;
-        }
-        Map<String, TopicQueueMappingInfo> byBroker = new HashMap<>();
-        for (Map.Entry<String, Object> e : mapping.entrySet()) {
-            Map<String, Object> s = (Map<String, Object>) e.getValue();
-            TopicQueueMappingInfo info = new TopicQueueMappingInfo((String) s.get("topic"),
-                ((Number) s.get("total_queues")).intValue(), (String) s.get("bname"), ((Number) s.get("epoch")).longValue());
-            info.setScope((String) s.get("scope"));
-            info.setDirty((Boolean) s.get("dirty"));
-            ConcurrentHashMap<Integer, Integer> ids = new ConcurrentHashMap<>();
-            for (Map.Entry<String, Object> id : ((Map<String, Object>) s.get("curr_id_map")).entrySet()) {
-                ids.put(Integer.parseInt(id.getKey()), ((Number) id.getValue()).intValue());
-            }
-            info.setCurrIdMap(ids);
-            byBroker.put(e.getKey(), info);
-        }
-        r.setTopicQueueMappingByBroker(byBroker);
+        ((TopicRouteData) route).setTopicQueueMappingByBroker(mapping == null ? null : Mappings.byBroker(mapping));
     }
 
     static Map<MessageQueue, String> endpoints(String topic, Object route) {
