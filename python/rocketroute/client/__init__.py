@@ -11,6 +11,7 @@ only."""
 
 from __future__ import annotations
 
+from ..remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
 from .listener import (
@@ -52,7 +53,6 @@ from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetc
 from .process_queue import ProcessQueue
 from .producer import Producer
 from .route_change import RouteChange, key_move_share, route_change
-from .send_header import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .send_result import SendResult, SendStatus, send_result_from_response
 
 __all__ = [

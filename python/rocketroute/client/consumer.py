@@ -38,7 +38,16 @@ from typing import Any
 from ..consumer_config import CONSUMER_CONSTANTS, consumer_defaults
 from ..rebalance import rebalance
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
-from ..remoting.command import MQ_VERSIONS
+from ..remoting.headers import (
+    ConsumerSendMsgBackRequestHeader,
+    GetMaxOffsetRequestHeader,
+    HeartbeatRequest,
+    LockBatchMqRequest,
+    RequestHeader,
+    SearchOffsetRequestHeader,
+    UnlockBatchMqRequest,
+    UnregisterClientRequestHeader,
+)
 from ..response_code import ResponseCode
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -497,10 +506,8 @@ class Consumer:
             log.warning("committing the offsets at shutdown failed: %s", e)
         if self.orderly and self.model == "CLUSTERING":
             await self._unlock_all(owned)
-        request = RemotingCommand.request(
-            RequestCode.UNREGISTER_CLIENT,
-            {"clientID": self.client_id, "consumerGroup": self.group},
-            version=MQ_VERSIONS[self.compat],
+        request = UnregisterClientRequestHeader(client_id=self.client_id, consumer_group=self.group).request(
+            self.compat
         )
         for name, addrs in list(self._broker_addrs.items()):
             for addr in addrs.values():
@@ -599,7 +606,7 @@ class Consumer:
             for addr in addrs.values():
                 if addr is None:
                     continue
-                request = RemotingCommand.request(RequestCode.HEART_BEAT, None, body, version=MQ_VERSIONS[self.compat])
+                request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
                 try:
                     await self._remoting.async_client.invoke_checked(
                         addr, request, self.settings["mq_client_api_timeout"]
@@ -951,19 +958,22 @@ class Consumer:
         if where == "CONSUME_FROM_FIRST_OFFSET" or (where == "CONSUME_FROM_LAST_OFFSET" and is_retry):
             return 0
         if where == "CONSUME_FROM_LAST_OFFSET" or is_retry:
-            return await self._queue_offset(mq, RequestCode.GET_MAX_OFFSET, {})
-        ts = _parse_java_timestamp(self.settings["consume_timestamp"])
-        return await self._queue_offset(mq, RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, {"timestamp": ts})
+            header: RequestHeader = GetMaxOffsetRequestHeader(
+                topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
+            )
+        else:
+            ts = _parse_java_timestamp(self.settings["consume_timestamp"])
+            header = SearchOffsetRequestHeader(
+                topic=mq.topic, queue_id=mq.queue_id, timestamp=ts, broker_name=mq.broker_name
+            )
+        return await self._queue_offset(mq, header)
 
-    async def _queue_offset(self, mq: Any, code: int, extra: dict[str, Any]) -> int:
+    async def _queue_offset(self, mq: Any, header: RequestHeader) -> int:
         assert self._remoting is not None
         addr = self._master_addr(mq.broker_name)
         if addr is None:
             raise RuntimeError(f"The broker[{mq.broker_name}] not exist")
-        ext: dict[str, Any] = {"topic": mq.topic, "queueId": mq.queue_id, **extra}
-        if self.compat == "5.3":
-            ext["bname"] = mq.broker_name
-        request = RemotingCommand.request(code, ext, version=MQ_VERSIONS[self.compat])
+        request = header.request(self.compat)
         response = await self._remoting.async_client.invoke_checked(
             addr, request, self.settings["mq_client_api_timeout"]
         )
@@ -971,24 +981,12 @@ class Consumer:
 
     # -- orderly locks -----------------------------------------------------------------------------------------
 
-    def _lock_body(self, mqs: Iterable[Any]) -> bytes:
-        return json.dumps(
-            {
-                "consumerGroup": self.group,
-                "clientId": self.client_id,
-                "onlyThisBroker": False,
-                "mqSet": [{"topic": m.topic, "brokerName": m.broker_name, "queueId": m.queue_id} for m in mqs],
-            }
-        ).encode()
-
     async def _lock_batch(self, broker_name: str, mqs: list[Any]) -> set[Any]:
         assert self._remoting is not None
         addr = self._master_addr(broker_name)
         if addr is None:
             return set()
-        request = RemotingCommand.request(
-            RequestCode.LOCK_BATCH_MQ, None, self._lock_body(mqs), version=MQ_VERSIONS[self.compat]
-        )
+        request = LockBatchMqRequest.of(self.group, self.client_id, mqs).request(self.compat)
         response = await self._remoting.async_client.invoke_checked(addr, request, 1000)
         locked = json.loads(response.body or b"{}").get("lockOKMQSet") or []
         return {self._rr.MessageQueue(m["topic"], m["brokerName"], int(m["queueId"])) for m in locked}
@@ -1038,9 +1036,7 @@ class Consumer:
             addr = self._master_addr(broker_name)
             if addr is None:
                 continue
-            request = RemotingCommand.request(
-                RequestCode.UNLOCK_BATCH_MQ, None, self._lock_body(group), version=MQ_VERSIONS[self.compat]
-            )
+            request = UnlockBatchMqRequest.of(self.group, self.client_id, group).request(self.compat)
             try:
                 await self._remoting.async_client.invoke_checked(addr, request, 1000)
             except Exception as e:
@@ -1339,18 +1335,15 @@ class Consumer:
         addr = self._master_addr(msg.broker_name) if msg.broker_name else None
         if addr is None:
             addr = msg.store_host
-        ext: dict[str, Any] = {
-            "offset": msg.commit_log_offset,
-            "group": self.group,
-            "delayLevel": delay_level,
-            "originMsgId": msg.msg_id,
-            "originTopic": msg.topic,
-            "unitMode": "false",
-            "maxReconsumeTimes": self._max_reconsume_times(),
-        }
-        if self.compat == "5.3" and msg.broker_name:
-            ext["bname"] = msg.broker_name
-        request = RemotingCommand.request(RequestCode.CONSUMER_SEND_MSG_BACK, ext, version=MQ_VERSIONS[self.compat])
+        request = ConsumerSendMsgBackRequestHeader(
+            offset=msg.commit_log_offset,
+            group=self.group,
+            delay_level=delay_level,
+            origin_msg_id=msg.msg_id,
+            origin_topic=msg.topic,
+            max_reconsume_times=self._max_reconsume_times(),
+            broker_name=msg.broker_name,
+        ).request(self.compat)
         return addr, request
 
     def _mq_lock(self, mq: Any) -> threading.Lock:

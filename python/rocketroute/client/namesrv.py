@@ -21,10 +21,10 @@ from ..remoting import (
     RemotingConnectError,
     RemotingError,
     RemotingSendRequestError,
-    RequestCode,
 )
 from ..remoting.command import MQ_VERSIONS
 from ..remoting.errors import one_line
+from ..remoting.headers import GetRouteInfoRequestHeader
 from ..response_code import ResponseCode
 
 __all__ = [
@@ -112,6 +112,7 @@ class NameServerClient:
         self.remoting = remoting
         self.timeout_ms = timeout_ms
         self.version = MQ_VERSIONS[compat]
+        self.compat = compat
         self._index = (rng or random.Random()).randrange(999)  # Java's initValueIndex: nextInt(999)
         self._chosen: str | None = None
 
@@ -151,7 +152,7 @@ class NameServerClient:
     async def get_route(self, topic: str, timeout_ms: int | None = None) -> Any:
         """``getTopicRouteInfoFromNameServer``: the topic's :class:`~rocketroute.TopicRouteData`.
         :class:`TopicNotExistError` when no name server knows the topic."""
-        request = RemotingCommand.request(RequestCode.GET_ROUTEINFO_BY_TOPIC, {"topic": topic}, version=self.version)
+        request = GetRouteInfoRequestHeader(topic=topic).request(self.compat)
         addr, response = await self.invoke(request, timeout_ms)
         if response.code == ResponseCode.SUCCESS and response.body:
             return self.backend.TopicRouteData.from_json(response.body)

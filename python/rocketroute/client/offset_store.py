@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..remoting import AsyncRemotingClient, RemotingCommand, RequestCode
-from ..remoting.command import MQ_VERSIONS
+from ..remoting import AsyncRemotingClient
 from ..remoting.errors import RemotingCommandError, RemotingConnectError
+from ..remoting.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
 from ..response_code import ResponseCode
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore", "default_offset_store_dir"]
@@ -92,19 +92,13 @@ class RemoteBrokerOffsetStore(OffsetStore):
             raise RemotingConnectError(f"<{mq.broker_name}>", f"The broker[{mq.broker_name}] not exist")
         return addr
 
-    def _header(self, mq: Any) -> dict[str, Any]:
-        ext: dict[str, Any] = {"consumerGroup": self.group, "topic": mq.topic, "queueId": mq.queue_id}
-        if self.compat == "5.3":
-            ext["bname"] = mq.broker_name
-        return ext
-
     async def read_from_store(self, mq: Any) -> int:
         """``readOffset(mq, READ_FROM_STORE)``: QUERY_CONSUMER_OFFSET; -1 when the broker has none
         (QUERY_NOT_FOUND). The offset read is also put in memory. Other failures raise."""
         addr = self._addr(mq)
-        request = RemotingCommand.request(
-            RequestCode.QUERY_CONSUMER_OFFSET, self._header(mq), version=MQ_VERSIONS[self.compat]
-        )
+        request = QueryConsumerOffsetRequestHeader(
+            consumer_group=self.group, topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
+        ).request(self.compat)
         response = await self.remoting.invoke(addr, request, self.timeout_ms)
         if response.code == ResponseCode.QUERY_NOT_FOUND:
             return -1
@@ -119,9 +113,13 @@ class RemoteBrokerOffsetStore(OffsetStore):
 
     async def _update_on_broker(self, mq: Any, offset: int, oneway: bool) -> None:
         addr = self._addr(mq)
-        ext = self._header(mq)
-        ext["commitOffset"] = offset
-        request = RemotingCommand.request(RequestCode.UPDATE_CONSUMER_OFFSET, ext, version=MQ_VERSIONS[self.compat])
+        request = UpdateConsumerOffsetRequestHeader(
+            consumer_group=self.group,
+            topic=mq.topic,
+            queue_id=mq.queue_id,
+            commit_offset=offset,
+            broker_name=mq.broker_name,
+        ).request(self.compat)
         if oneway:
             await self.remoting.invoke_oneway(addr, request)
         else:

@@ -11,9 +11,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..remoting import RemotingCommand, RequestCode
-from ..remoting.command import MQ_VERSIONS
+from ..remoting import RemotingCommand
 from ..remoting.errors import RemotingCommandError
+from ..remoting.headers import PullMessageRequestHeader
 from ..response_code import ResponseCode
 from .message_decode import DEFAULT_MAX_BODY_SIZE, decode_messages
 from .subscription import SubscriptionData, filter_by_tags
@@ -96,25 +96,21 @@ def pull_request(
 ) -> RemotingCommand:
     """A PULL_MESSAGE request for ``mq`` from ``offset`` (``PullAPIWrapper.pullKernelImpl``). ``subscription``
     is sent (with ``FLAG_SUBSCRIPTION`` in ``sys_flag``) or only its version and type are."""
-    ext: dict[str, Any] = {
-        "consumerGroup": group,
-        "topic": mq.topic,
-        "queueId": mq.queue_id,
-        "queueOffset": offset,
-        "maxMsgNums": max_nums,
-        "sysFlag": sys_flag,
-        "commitOffset": commit_offset,
-        "suspendTimeoutMillis": suspend_timeout_ms,
-        "subVersion": subscription.sub_version if subscription is not None else 0,
-        "expressionType": subscription.expression_type if subscription is not None else "TAG",
-    }
-    if subscription is not None and sys_flag & FLAG_SUBSCRIPTION:
-        ext["subscription"] = subscription.sub_string
-    if compat == "5.3":
-        if max_msg_bytes is not None:
-            ext["maxMsgBytes"] = max_msg_bytes
-        ext["bname"] = mq.broker_name
-    return RemotingCommand.request(RequestCode.PULL_MESSAGE, ext, version=MQ_VERSIONS[compat])
+    return PullMessageRequestHeader(
+        consumer_group=group,
+        topic=mq.topic,
+        queue_id=mq.queue_id,
+        queue_offset=offset,
+        max_msg_nums=max_nums,
+        sys_flag=sys_flag,
+        commit_offset=commit_offset,
+        suspend_timeout_millis=suspend_timeout_ms,
+        subscription=subscription.sub_string if subscription is not None and sys_flag & FLAG_SUBSCRIPTION else None,
+        sub_version=subscription.sub_version if subscription is not None else 0,
+        expression_type=subscription.expression_type if subscription is not None else "TAG",
+        max_msg_bytes=max_msg_bytes,
+        broker_name=mq.broker_name,
+    ).request(compat)
 
 
 def _int_field(response: RemotingCommand, name: str, default: int = 0) -> int:

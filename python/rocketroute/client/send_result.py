@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BrokerResponseError, NullPointerError
 from ..reference.compat import parse_compat
 from ..reference.route import java_parse_int
+from ..remoting.headers.send import java_parse_long
 from ..response_code import ResponseCode
-from .send_header import java_parse_long
 
 if TYPE_CHECKING:
     from .. import MessageQueue

@@ -18,8 +18,7 @@ from typing import Any
 
 from ..errors import IllegalArgumentError
 from ..reference.java import java_string_hash
-from ..remoting import RemotingCommand, RequestCode
-from ..remoting.command import MQ_VERSIONS
+from ..remoting.headers import GetConsumerListByGroupRequestHeader
 
 __all__ = [
     "SUB_ALL",
@@ -136,8 +135,6 @@ async def query_consumer_ids(remoting: Any, addr: str, group: str, *, compat: st
     """GET_CONSUMER_LIST_BY_GROUP (38) to one broker on ``remoting`` (an ``AsyncRemotingClient``, from its loop):
     the client ids of ``group`` it knows (empty when it knows none). An error answer raises
     ``RemotingCommandError``."""
-    request = RemotingCommand.request(
-        RequestCode.GET_CONSUMER_LIST_BY_GROUP, {"consumerGroup": group}, version=MQ_VERSIONS[compat]
-    )
+    request = GetConsumerListByGroupRequestHeader(consumer_group=group).request(compat)
     response = await remoting.invoke_checked(addr, request, timeout_ms)
     return [str(c) for c in json.loads(response.body or b"{}").get("consumerIdList") or ()]
