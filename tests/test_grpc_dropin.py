@@ -308,3 +308,13 @@ def test_isolation_accepts_the_clients_endpoints_and_either_backend(backend):
     with pytest.raises(TypeError):
         isolation.isolate("ipv4:10.0.0.1:8081")
     assert "ipv4:10.0.0.1:8081" not in isolation
+
+
+def test_the_old_import_path_is_the_integration_module():
+    """The drop-in moved to ``rocketroute.integrations.grpc``; ``rocketroute.grpc`` is the same module object, so
+    code on either path sees one ``install`` and one state."""
+    import rocketroute.grpc as old_path
+    import rocketroute.integrations.grpc as new_path
+
+    assert old_path is new_path is grpc
+    assert old_path.install is new_path.install

@@ -28,8 +28,9 @@ from rocketmq.v5.client.client_configuration import Credentials
 from rocketmq.v5.model import Message as GrpcMessage
 
 import rocketroute as rr
-from rocketroute import grpc, profiles
+from rocketroute import profiles
 from rocketroute.client import Consumer, Message, Producer
+from rocketroute.integrations import grpc
 
 from .._java_peers import JavaPeer
 from .harness import Cluster
