@@ -49,6 +49,7 @@ from ..remoting.headers import (
     UnregisterClientRequestHeader,
 )
 from ..response_code import ResponseCode
+from .broker_addrs import BrokerAddrTable
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -63,7 +64,6 @@ from .namesrv import (
     NameServerClient,
     TopicNotExistError,
     connect_name_servers,
-    master_or_first,
     parse_namesrv_addrs,
 )
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
@@ -286,7 +286,7 @@ class Consumer:
         self._executor: ConsumePool | None = None
         self._callbacks: CallbackThread | None = None
         self._routes: dict[str, Any] = {}
-        self._broker_addrs: dict[str, dict[int, str | None]] = {}
+        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable
         self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
         self._pqs: dict[Any, ProcessQueue] = {}  # processQueueTable
         self._pull_tasks: dict[Any, asyncio.Task[None]] = {}
@@ -509,14 +509,11 @@ class Consumer:
         request = UnregisterClientRequestHeader(client_id=self.client_id, consumer_group=self.group).request(
             self.compat
         )
-        for name, addrs in list(self._broker_addrs.items()):
-            for addr in addrs.values():
-                if addr is None:
-                    continue
-                try:
-                    await self._remoting.async_client.invoke(addr, request, self.settings["mq_client_api_timeout"])
-                except Exception as e:
-                    log.debug("unregister from %s (%s) failed: %s", name, addr, e)
+        for name, addr in self._broker_addrs.nodes():
+            try:
+                await self._remoting.async_client.invoke(addr, request, self.settings["mq_client_api_timeout"])
+            except Exception as e:
+                log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 
     async def _every(self, interval_ms: int, job: Callable[[], Any]) -> None:
         while self._state == "running":  # the state too: see _wait_for_wakeup
@@ -531,29 +528,18 @@ class Consumer:
     # -- routes and heartbeats ---------------------------------------------------------------------------------
 
     def _master_addr(self, broker_name: str) -> str | None:
-        """``findBrokerAddressInPublish``: the broker's master address."""
-        addrs = self._broker_addrs.get(broker_name)
-        return None if addrs is None else addrs.get(MASTER_ID)
+        return self._broker_addrs.master(broker_name)
 
     def _subscribe_addr(self, mq: Any) -> tuple[str | None, bool]:
-        """``findBrokerAddressInSubscribe(brokerName, pullFromWhichNode, false)``: the suggested node's address,
-        else any of the broker's; and whether it is a slave."""
-        addrs = self._broker_addrs.get(mq.broker_name) or {}
-        want = self._pull_from.get(mq, MASTER_ID)
-        addr = addrs.get(want)
-        if addr is not None:
-            return addr, want != MASTER_ID
-        for bid, a in addrs.items():
-            if a is not None:
-                return a, bid != MASTER_ID
-        return None, False
+        """The node ``pullFromWhichNode`` suggests for ``mq`` (the master at first)."""
+        return self._broker_addrs.subscribe_addr(mq.broker_name, self._pull_from.get(mq, MASTER_ID))
 
     async def _refresh_routes(self) -> None:
-        known = {addr for addrs in self._broker_addrs.values() for addr in addrs.values()}
+        known = self._broker_addrs.addresses()
         for topic in list(self._subs):
             await self._refresh_route(topic)
         self._clean_offline_brokers()
-        new = {addr for addrs in self._broker_addrs.values() for addr in addrs.values()} - known
+        new = self._broker_addrs.addresses() - known
         if new and self._state == "running" and self._tasks:
             # a broker that came (back): it must know this consumer's subscriptions before it is pulled from
             # (Java waits for the next heartbeat, up to 30 s, its pulls failing meanwhile)
@@ -575,8 +561,7 @@ class Consumer:
         if old is not None and not route.topic_route_data_changed(old):
             return True
         self._routes[topic] = route
-        for b in route.broker_datas or ():
-            self._broker_addrs[b.broker_name] = dict(b.broker_addrs or {})
+        self._broker_addrs.update(route)
         self._sub_info[topic] = list(route.subscribe_queues(topic, self.compat))
         if old is not None:
             log.info("route of %s changed: %d queues to read", topic, len(self._sub_info[topic]))
@@ -584,10 +569,7 @@ class Consumer:
 
     def _clean_offline_brokers(self) -> None:
         """``cleanOfflineBroker``: forget brokers that no route of ours names any more."""
-        named = {b.broker_name for r in self._routes.values() for b in (r.broker_datas or ())}
-        for name in list(self._broker_addrs):
-            if name not in named:
-                del self._broker_addrs[name]
+        self._broker_addrs.retain(b.broker_name for r in self._routes.values() for b in (r.broker_datas or ()))
 
     def _consumer_data(self) -> ConsumerData:
         return ConsumerData(
@@ -602,17 +584,12 @@ class Consumer:
         """``sendHeartbeatToAllBroker``: every known broker node (masters and slaves)."""
         assert self._remoting is not None
         body = heartbeat_body(self.client_id, [self._consumer_data()])
-        for name, addrs in list(self._broker_addrs.items()):
-            for addr in addrs.values():
-                if addr is None:
-                    continue
-                request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
-                try:
-                    await self._remoting.async_client.invoke_checked(
-                        addr, request, self.settings["mq_client_api_timeout"]
-                    )
-                except Exception as e:
-                    log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+        for name, addr in self._broker_addrs.nodes():
+            request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
+            try:
+                await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+            except Exception as e:
+                log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
 
     def _on_notify(self, cmd: RemotingCommand, addr: str) -> None:
         """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""
@@ -752,7 +729,7 @@ class Consumer:
         random.shuffle(names)
         last: Exception | None = None
         for name in names:
-            addr = master_or_first(self._broker_addrs.get(name))
+            addr = self._broker_addrs.master_or_first(name)
             if addr is None:
                 continue
             try:

@@ -31,8 +31,9 @@ from ..remoting.command import MQ_VERSIONS
 from ..remoting.headers.send import send_header_v2
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode, send_default, send_default_async, send_select
+from .broker_addrs import BrokerAddrTable
 from .message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from .namesrv import MASTER_ID, NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
+from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
 from .route_change import RouteChange, route_change
 from .send_result import SendResult, SendStatus, send_result_from_response
 from .settings_check import DEFAULT_LANGUAGE, check_compat, check_group, check_producer_settings
@@ -144,7 +145,7 @@ class Producer:
         self._lock = threading.Lock()
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
         self._routes: dict[str, Any] = {}  # topic -> TopicRouteData (topicRouteTable)
-        self._broker_addrs: dict[str, dict[int, str | None]] = {}  # brokerAddrTable
+        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable
         # topicEndPointsTable: a static topic's logic queue -> the broker hosting it (5.3 only)
         self._endpoints: dict[str, dict[Any, str]] = {}
         # route fetches under way, by (topic, is_default): callers that need the same route await the one fetch
@@ -336,8 +337,7 @@ class Producer:
         changed = old is None or route.topic_route_data_changed(old) or info is None or not info.ok()
         if not changed:
             return None
-        for b in route.broker_datas or ():
-            self._broker_addrs[b.broker_name] = dict(b.broker_addrs or {})
+        self._broker_addrs.update(route)
         new_info = rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
         new_info.have_topic_router_info = True
         if self.compat == "5.3" and not is_default:
@@ -394,9 +394,7 @@ class Producer:
         return mq.broker_name
 
     def _broker_addr(self, broker_name: str) -> str | None:
-        """``findBrokerAddressInPublish``: the master's address."""
-        addrs = self._broker_addrs.get(broker_name)
-        return None if addrs is None else addrs.get(MASTER_ID)
+        return self._broker_addrs.master(broker_name)
 
     # -- encoding ---------------------------------------------------------------------------------------------
 
