@@ -2,22 +2,7 @@
 
 from __future__ import annotations
 
-from ..remoting.headers.send import (
-    DEFAULT_TOPIC,
-    DEFAULT_TOPIC_QUEUE_NUMS,
-    V2_FIELD_NAMES,
-    SendMessageRequestHeader,
-    java_parse_long,
-    send_header_v1,
-    send_header_v2,
-)
+from ..remoting.headers import send as _send
+from ..remoting.headers.send import *  # noqa: F403  (the old path: every public name of the new one)
 
-__all__ = [
-    "DEFAULT_TOPIC",
-    "DEFAULT_TOPIC_QUEUE_NUMS",
-    "V2_FIELD_NAMES",
-    "SendMessageRequestHeader",
-    "java_parse_long",
-    "send_header_v1",
-    "send_header_v2",
-]
+__all__ = list(_send.__all__)
