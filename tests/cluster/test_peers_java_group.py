@@ -320,7 +320,7 @@ def run_mixed_group(cluster, topic: str, peer: JavaPeer, tmp_path: Path, compat:
         java.stop()
 
 
-@pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
+@pytest.mark.servers("apache-5.5.0")  # on rust-1.0.0 too in test_consumer.py (Python members only)
 def test_a_python_member_joins_and_a_java_member_leaves_mid_stream(cluster, fresh_topic, group_member, tmp_path):
     """While 3,000 messages stream in, ``py-b`` joins a group of ``java-a``, ``java-b`` and ``py-a``, then
     ``java-b`` leaves. Nothing is lost; a message consumed twice is on a queue that changed hands; and within one

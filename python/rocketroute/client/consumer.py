@@ -391,10 +391,11 @@ class Consumer:
             self._call(self._final_commit_and_unregister(), timeout=api_s * (2 + 2 * len(self._broker_addrs)) + 1)
         except Exception as e:
             log.warning("the final commit or unregister did not finish: %r", e)
-        self._state = "shut down"
         if self._callbacks is not None:
             self._callbacks.close()
         remoting.close()
+        # last: "shut down" means the connections are closed and the loop thread has ended
+        self._state = "shut down"
 
     def __enter__(self) -> Consumer:
         return self.start()
