@@ -9,7 +9,7 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import Consumer
-from rocketroute.client.consumer import _java_timestamp_string, _parse_java_timestamp
+from rocketroute.client.consumer.consumer import _java_timestamp_string, _parse_java_timestamp
 
 
 def test_defaults_and_client_id() -> None:

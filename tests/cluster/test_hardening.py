@@ -28,7 +28,7 @@ from rocketroute.client import (
     Producer,
 )
 from rocketroute.client.message import COMPRESSED_FLAG, CompressionType, EncodedMessage, encode_for_send
-from rocketroute.client.producer import _Encoded
+from rocketroute.client.producer.producer import _Encoded
 
 from .test_consumer import FAST, Receipts, wait_until
 

@@ -12,14 +12,15 @@ only."""
 from __future__ import annotations
 
 from ..remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
-from .consumer import Consumer, ConsumerStats, DuplicateClientIdError
-from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
-from .listener import (
+from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
+from .consumer.listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
     ConsumeOrderlyContext,
     ConsumeOrderlyStatus,
 )
+from .consumer.process_queue import ProcessQueue
+from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
 from .message import (
     COMPRESSED_FLAG,
     COMPRESSION_ZLIB_TYPE,
@@ -50,10 +51,9 @@ from .message import (
 from .message_decode import MessageDecodeError, MessageExt, decode_message_id, decode_messages
 from .message_id import MessageIdGenerator, UniqIdInfo, create_uniq_id, parse_uniq_id
 from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetch_route, parse_namesrv_addrs
-from .process_queue import ProcessQueue
-from .producer import Producer
-from .route_change import RouteChange, key_move_share, route_change
-from .send_result import SendResult, SendStatus, send_result_from_response
+from .producer.producer import Producer
+from .producer.route_change import RouteChange, key_move_share, route_change
+from .producer.send_result import SendResult, SendStatus, send_result_from_response
 
 __all__ = [
     "Consumer",

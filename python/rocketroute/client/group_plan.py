@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 from ..remoting import RemotingClient, RemotingError
 from ..views import ViewReport, analyse_views
+from .consumer.subscription import query_consumer_ids
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
-from .subscription import query_consumer_ids
 
 T = TypeVar("T")
 

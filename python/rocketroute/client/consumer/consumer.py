@@ -35,10 +35,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..consumer_config import CONSUMER_CONSTANTS, consumer_defaults
-from ..rebalance import rebalance
-from ..remoting import RemotingClient, RemotingCommand, RequestCode
-from ..remoting.headers import (
+from ...consumer_config import CONSUMER_CONSTANTS, consumer_defaults
+from ...rebalance import rebalance
+from ...remoting import RemotingClient, RemotingCommand, RequestCode
+from ...remoting.headers import (
     ConsumerSendMsgBackRequestHeader,
     GetMaxOffsetRequestHeader,
     HeartbeatRequest,
@@ -48,8 +48,25 @@ from ..remoting.headers import (
     UnlockBatchMqRequest,
     UnregisterClientRequestHeader,
 )
-from ..response_code import ResponseCode
-from .broker_addrs import BrokerAddrTable
+from ...response_code import ResponseCode
+from ..broker_addrs import BrokerAddrTable
+from ..message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, decode_messages, reset_retry_topic
+from ..message_id import local_ip_candidates
+from ..namesrv import (
+    MASTER_ID,
+    NameServerClient,
+    TopicNotExistError,
+    connect_name_servers,
+    parse_namesrv_addrs,
+)
+from ..settings_check import (
+    DEFAULT_LANGUAGE,
+    check_choice,
+    check_compat,
+    check_consumer_settings,
+    check_group,
+)
+from ..workers import CallbackThread, ConsumePool
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -57,26 +74,10 @@ from .listener import (
     ConsumeOrderlyStatus,
     MessageListener,
 )
-from .message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, decode_messages, reset_retry_topic
-from .message_id import local_ip_candidates
-from .namesrv import (
-    MASTER_ID,
-    NameServerClient,
-    TopicNotExistError,
-    connect_name_servers,
-    parse_namesrv_addrs,
-)
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
-from .settings_check import (
-    DEFAULT_LANGUAGE,
-    check_choice,
-    check_compat,
-    check_consumer_settings,
-    check_group,
-)
 from .subscription import (
     ConsumerData,
     SubscriptionData,
@@ -85,7 +86,6 @@ from .subscription import (
     query_consumer_ids,
     retry_topic,
 )
-from .workers import CallbackThread, ConsumePool
 
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 

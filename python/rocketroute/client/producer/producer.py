@@ -24,20 +24,20 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import BrokerUnreachableError, SendFailedError
-from ..producer_config import producer_defaults
-from ..remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
-from ..remoting.command import MQ_VERSIONS
-from ..remoting.headers.send import send_header_v2
-from ..selector import MessageQueueSelector
-from ..send import CommunicationMode, send_default, send_default_async, send_select
-from .broker_addrs import BrokerAddrTable
-from .message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
+from ...errors import BrokerUnreachableError, SendFailedError
+from ...producer_config import producer_defaults
+from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
+from ...remoting.command import MQ_VERSIONS
+from ...remoting.headers.send import send_header_v2
+from ...selector import MessageQueueSelector
+from ...send import CommunicationMode, send_default, send_default_async, send_select
+from ..broker_addrs import BrokerAddrTable
+from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
+from ..namesrv import NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
+from ..settings_check import DEFAULT_LANGUAGE, check_compat, check_group, check_producer_settings
+from ..workers import CallbackThread
 from .route_change import RouteChange, route_change
 from .send_result import SendResult, SendStatus, send_result_from_response
-from .settings_check import DEFAULT_LANGUAGE, check_compat, check_group, check_producer_settings
-from .workers import CallbackThread
 
 __all__ = ["Producer"]
 

@@ -1,0 +1,154 @@
+"""The result of a send: ``SendStatus``, ``SendResult`` and ``MQClientAPIImpl.processSendResponse``.
+
+``processSendResponse`` (4.9.8 and 5.3.3) maps the broker's response code to a status: ``SUCCESS`` (0) is
+``SEND_OK``, ``FLUSH_DISK_TIMEOUT`` (10), ``FLUSH_SLAVE_TIMEOUT`` (12) and ``SLAVE_NOT_AVAILABLE`` (11) are
+those statuses (the message was stored, but not as safely as asked), and any other code throws
+``MQBrokerException(code, remark, addr)``: :class:`rocketroute.errors.BrokerResponseError` here. It reads the
+response's ``SendMessageResponseHeader`` ext fields: ``msgId`` (the offset message id), ``queueId``,
+``queueOffset``, ``transactionId`` and, in 5.3.3, ``batchUniqId`` and ``recallHandle``; plus the ``MSG_REGION``
+(default ``"DefaultRegion"``) and ``TRACE_ON`` (anything but ``"false"`` is on) ext fields.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...errors import BrokerResponseError, NullPointerError
+from ...reference.compat import parse_compat
+from ...reference.route import java_parse_int
+from ...remoting.headers.send import java_parse_long
+from ...response_code import ResponseCode
+
+if TYPE_CHECKING:
+    from ... import MessageQueue
+
+__all__ = ["DEFAULT_TRACE_REGION_ID", "SendResult", "SendStatus", "send_result_from_response"]
+
+DEFAULT_TRACE_REGION_ID = "DefaultRegion"
+"""``MixAll.DEFAULT_TRACE_REGION_ID``: the region of a response without ``MSG_REGION``."""
+
+
+class SendStatus(str, enum.Enum):
+    """``org.apache.rocketmq.client.producer.SendStatus``."""
+
+    SEND_OK = "SEND_OK"
+    FLUSH_DISK_TIMEOUT = "FLUSH_DISK_TIMEOUT"
+    FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
+    SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+
+    def __str__(self) -> str:
+        """The name, as Java prints an enum."""
+        return self.value
+
+
+_STATUS_BY_CODE = {
+    ResponseCode.SUCCESS: SendStatus.SEND_OK,
+    ResponseCode.FLUSH_DISK_TIMEOUT: SendStatus.FLUSH_DISK_TIMEOUT,
+    ResponseCode.FLUSH_SLAVE_TIMEOUT: SendStatus.FLUSH_SLAVE_TIMEOUT,
+    ResponseCode.SLAVE_NOT_AVAILABLE: SendStatus.SLAVE_NOT_AVAILABLE,
+}
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """``org.apache.rocketmq.client.producer.SendResult``.
+
+    - ``msg_id``: the message's ``UNIQ_KEY`` (a batch: its messages' ids joined by ``","``);
+    - ``offset_msg_id``: the broker's ``msgId`` (store host and commit-log offset), ``None`` if absent;
+    - ``queue``: a :class:`rocketroute.MessageQueue` of the topic, the broker the request went to and the
+      ``queueId`` the broker answered;
+    - ``queue_offset``: the message's offset in that queue;
+    - ``transaction_id``, ``recall_handle`` (5.3.3): from the response, else ``None``;
+    - ``region_id``: ``MSG_REGION``, ``"DefaultRegion"`` when absent or empty;
+    - ``trace_on``: ``False`` only when ``TRACE_ON`` is ``"false"``.
+    """
+
+    send_status: SendStatus
+    msg_id: str | None
+    offset_msg_id: str | None
+    queue: MessageQueue
+    queue_offset: int
+    transaction_id: str | None = None
+    region_id: str = DEFAULT_TRACE_REGION_ID
+    trace_on: bool = True
+    recall_handle: str | None = None
+
+    def __str__(self) -> str:
+        """``SendResult.toString()`` (5.3.3's, with ``recallHandle``; ``None`` reads ``null``)."""
+        return (
+            f"SendResult [sendStatus={self.send_status.value}, msgId={_j(self.msg_id)}, "
+            f"offsetMsgId={_j(self.offset_msg_id)}, messageQueue={self.queue}, queueOffset={self.queue_offset}, "
+            f"recallHandle={_j(self.recall_handle)}]"
+        )
+
+
+def _j(v: object) -> str:
+    """Java's string concatenation of a possibly null value."""
+    return "null" if v is None else str(v)
+
+
+def _message_queue_class() -> Any:
+    from ... import MessageQueue  # at call time: the top-level package may import this one
+
+    return MessageQueue
+
+
+def send_result_from_response(
+    code: int,
+    ext_fields: Mapping[str, str] | None,
+    *,
+    topic: str,
+    broker_name: str,
+    msg_id: str | None,
+    batch_msg_ids: Sequence[str] | None = None,
+    remark: str | None = None,
+    broker_addr: str | None = None,
+    compat: str | None = "5.3",
+) -> SendResult:
+    """``MQClientAPIImpl.processSendResponse``: the :class:`SendResult` of a send response, or the error.
+
+    - ``code`` not one of 0, 10, 11, 12: raises :class:`~rocketroute.errors.BrokerResponseError` with ``code``
+      and Java's text ``"CODE: c  DESC: remark BROKER: addr"`` (``remark`` ``None`` reads ``null``, as Java
+      prints it; ``BROKER`` only with ``broker_addr``).
+    - ``msg_id``: the message's ``UNIQ_KEY`` (for a batch, 5.3.3's batch ``UNIQ_KEY``). For a batch, pass its
+      messages' ids as ``batch_msg_ids``: the result's ``msg_id`` is them joined by ``","``, except in 5.3.3
+      when the response carries ``batchUniqId`` (an inner batch), where it stays ``msg_id``.
+    - ``queueId`` / ``queueOffset`` missing: :class:`~rocketroute.errors.NullPointerError` (Java unboxes a null
+      ``Integer``/``Long``); not a number: :class:`~rocketroute.errors.NumberFormatError`.
+    """
+    compat = parse_compat(compat)
+    status = _STATUS_BY_CODE.get(code)
+    if status is None:
+        text = "null" if remark is None else remark
+        if broker_addr is not None:
+            text = f"{text} BROKER: {broker_addr}"
+        raise BrokerResponseError(code, text)
+    fields: Mapping[str, str] = ext_fields if ext_fields is not None else {}
+    queue_id_s = fields.get("queueId")
+    if queue_id_s is None:
+        raise NullPointerError("the send response has no queueId")
+    queue_offset_s = fields.get("queueOffset")
+    if queue_offset_s is None:
+        raise NullPointerError("the send response has no queueOffset")
+    queue_id = java_parse_int(queue_id_s)
+    queue_offset = java_parse_long(queue_offset_s)
+    uniq = msg_id
+    if batch_msg_ids is not None and (compat == "4.9" or fields.get("batchUniqId") is None):
+        uniq = ",".join(batch_msg_ids)
+    region = fields.get("MSG_REGION")
+    if not region:
+        region = DEFAULT_TRACE_REGION_ID
+    return SendResult(
+        send_status=status,
+        msg_id=uniq,
+        offset_msg_id=fields.get("msgId"),
+        queue=_message_queue_class()(topic, broker_name, queue_id),
+        queue_offset=queue_offset,
+        transaction_id=fields.get("transactionId"),
+        region_id=region,
+        trace_on=fields.get("TRACE_ON") != "false",
+        recall_handle=fields.get("recallHandle") if compat == "5.3" else None,
+    )
