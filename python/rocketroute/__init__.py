@@ -52,6 +52,9 @@ BACKEND = _backend.BACKEND
 
 _CLIENT_NAMES = {
     "Producer": "producer",
+    "ProducerSettings": "producer",
+    "ConsumerSettings": "consumer",
+    "UnsupportedSettingError": "settings_base",
     "Message": "message",
     "SendResult": "send_result",
     "SendStatus": "send_result",
@@ -80,7 +83,10 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "Producer",
+    "ProducerSettings",
     "Consumer",
+    "ConsumerSettings",
+    "UnsupportedSettingError",
     "MessageExt",
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyStatus",

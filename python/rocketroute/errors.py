@@ -23,6 +23,7 @@ from typing import ClassVar
 __all__ = [
     "RocketRouteError",
     "IllegalArgumentError",
+    "UnsupportedSettingError",
     "NumberFormatError",
     "JavaArithmeticError",
     "NullPointerError",
@@ -44,6 +45,15 @@ class IllegalArgumentError(RocketRouteError, ValueError):
     """java.lang.IllegalArgumentException: an argument Java would reject."""
 
     java_class = "java.lang.IllegalArgumentException"
+
+
+class UnsupportedSettingError(IllegalArgumentError, TypeError):
+    """A client setting rocketroute refuses: a Java setting whose feature it does not implement (given a value other
+    than Java's default, which is what rocketroute does), one the ``compat`` profile's Java client does not have, or
+    a name no client has. The message names the setting and says why. It is a :class:`ValueError` (a value rocketroute
+    cannot honour) and a :class:`TypeError` (what Python raises for an unexpected keyword argument)."""
+
+    java_class = None
 
 
 class NumberFormatError(IllegalArgumentError):

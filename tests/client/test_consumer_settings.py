@@ -9,7 +9,8 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import Consumer
-from rocketroute.client.consumer.consumer import _java_timestamp_string, _parse_java_timestamp
+from rocketroute.client.consumer.settings import java_timestamp_string as _java_timestamp_string
+from rocketroute.client.consumer.settings import parse_java_timestamp as _parse_java_timestamp
 
 
 def test_defaults_and_client_id() -> None:
@@ -30,20 +31,20 @@ def test_default_instance_names_differ_in_one_process() -> None:
 
 
 def test_broadcasting_has_no_retry_topic_and_tags_are_parsed() -> None:
-    c = Consumer("127.0.0.1:1", "G", {"T": "a || b"}, model="BROADCASTING")
+    c = Consumer("127.0.0.1:1", "G", {"T": "a || b"}, message_model="BROADCASTING")
     assert set(c._subs) == {"T"} and c._subs["T"].tags_set == ["a", "b"]
 
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"model": "FANOUT"}, ValueError, "model must be"),
+        ({"message_model": "FANOUT"}, ValueError, "model must be"),
         ({"compat": "6.0"}, ValueError, "compat must be"),
         ({"pull_batch_sise": 3}, TypeError, "unknown consumer setting"),
         ({"pull_batch_size": 0}, ValueError, r"pull_batch_size Out of range \[1, 1024\]"),
         ({"consume_thread_min": True}, TypeError, "consume_thread_min must be an int"),
         ({"consume_from_where": "CONSUME_FROM_MIDDLE"}, ValueError, "consume_from_where must be one of"),
-        ({"consume_timestamp": "yesterday"}, ValueError, "does not match format"),
+        ({"consume_timestamp": "yesterday"}, ValueError, "consume_timestamp must be yyyyMMddHHmmss"),
     ],
 )
 def test_bad_settings(kwargs: dict, error: type, match: str) -> None:

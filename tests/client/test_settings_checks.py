@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import rocketroute as rr
-from rocketroute.client import Consumer, Producer
+from rocketroute.client import Consumer, ConsumerSettings, Producer
+from rocketroute.errors import UnsupportedSettingError
 
 NS = "127.0.0.1:1"
 
@@ -65,9 +66,15 @@ def test_message_model_setting_is_the_model() -> None:
     c = consumer(message_model="BROADCASTING")
     assert c.model == "BROADCASTING" and c.settings["message_model"] == "BROADCASTING"
     assert set(c._subs) == {"T"}  # broadcasting: no retry topic
-    assert consumer(model="BROADCASTING").settings["message_model"] == "BROADCASTING"
     assert consumer().model == "CLUSTERING"
-    with pytest.raises(ValueError, match="disagree"):
+
+
+def test_model_is_the_deprecated_name_of_message_model() -> None:
+    with pytest.warns(DeprecationWarning, match="give message_model"):
+        assert consumer(model="BROADCASTING").settings.message_model == "BROADCASTING"
+    with pytest.warns(DeprecationWarning, match="give message_model"):
+        assert Consumer(NS, "G", ["T"], None, "BROADCASTING").model == "BROADCASTING"  # the old positional place
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="disagree"):
         consumer(model="CLUSTERING", message_model="BROADCASTING")
 
 
@@ -75,7 +82,12 @@ def test_defaults_pass_and_java_defaults_of_refused_settings_are_accepted() -> N
     defaults = dict(rr.consumer_defaults())
     defaults.pop("consume_timestamp")
     c = consumer(**defaults)
-    assert c.settings["consume_thread_max"] == 20 and c.settings["client_rebalance"] is True
+    assert c.settings["consume_thread_max"] == 20
+    # accepted at Java's default (what rocketroute does), but not a field: nothing reads it
+    assert "client_rebalance" not in c.settings
+    assert c.settings == consumer(language="JAVA", consume_timestamp=c.settings.consume_timestamp).settings
+    producer_defaults = dict(rr.producer_defaults())
+    assert Producer(NS, **producer_defaults).settings == Producer(NS, language="JAVA").settings
 
 
 @pytest.mark.parametrize(
@@ -120,8 +132,9 @@ def test_subscriptions_must_be_a_mapping_or_a_list_of_topics() -> None:
         ({"send_msg_timeout": 0}, ValueError, "send_msg_timeout Out of range"),
         ({"default_topic_queue_nums": 0}, ValueError, "default_topic_queue_nums Out of range"),
         ({"language": "java"}, ValueError, "language must be one of"),
-        ({"auto_batch": True}, TypeError, "not supported by rocketroute: auto_batch"),
-        ({"send_msg_timeot": 5}, TypeError, "unknown producer setting"),
+        ({"auto_batch": True}, UnsupportedSettingError, "auto_batch=True is not supported: automatic batching"),
+        ({"heartbeat_broker_interval": 10}, UnsupportedSettingError, "heartbeat_broker_interval=10 is not supported"),
+        ({"send_msg_timeot": 5}, TypeError, "unknown producer setting send_msg_timeot; did you mean send_msg_timeout"),
     ],
 )
 def test_producer_settings_checked_at_construction(kwargs: dict, error: type, match: str) -> None:
@@ -149,8 +162,11 @@ def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
 def test_a_4_9_consumer_reads_and_inflates_bodies() -> None:
     c = Consumer(NS, "G", ["T"], compat="4.9")
     assert c.settings["decode_read_body"] is True and c.settings["decode_decompress_body"] is True
-    with pytest.raises(TypeError, match="unknown consumer setting"):  # 5.3's ClientConfig only
-        Consumer(NS, "G", ["T"], compat="4.9", decode_read_body=False)
+    for name, value in (("decode_read_body", False), ("pull_batch_size_in_bytes", 1024)):  # 5.3's settings only
+        with pytest.raises(UnsupportedSettingError, match=f"{name} is not supported with compat='4.9'"):
+            Consumer(NS, "G", ["T"], compat="4.9", **{name: value})
+        with pytest.raises(UnsupportedSettingError, match=f"{name} is not supported with compat='4.9'"):
+            Consumer(NS, "G", ["T"], compat="4.9", settings=ConsumerSettings(**{name: value}))
 
 
 @pytest.mark.parametrize(("compat", "profile"), [("5.5", "5.3"), ("5.5.0", "5.3"), ("5.3.3", "5.3"), ("4.9.8", "4.9")])

@@ -228,7 +228,7 @@ def test_broadcasting_every_member_receives_every_message_and_resumes_from_its_f
                     cluster.namesrv_addrs,
                     group,
                     [topic],
-                    model="BROADCASTING",
+                    message_model="BROADCASTING",
                     instance_name=f"bc-{i}",
                     listener=receipts.listener(f"m{i}"),
                     **kwargs,
@@ -260,7 +260,7 @@ def test_broadcasting_every_member_receives_every_message_and_resumes_from_its_f
         cluster.namesrv_addrs,
         group,
         [topic],
-        model="BROADCASTING",
+        message_model="BROADCASTING",
         instance_name="bc-0",
         client_ip=consumers[0].client_id.split("@")[0],
         listener=again.listener("again"),
@@ -498,3 +498,43 @@ def test_a_member_joining_and_leaving_is_seen_through_the_broker_s_notification(
             # leave only at their next rebalance (docs/servers.md), which is run here instead of waiting 120 s
             first.rebalance_now()
         wait_until(lambda: set(first.assignment(topic)) == set(mqs), 20, "the first member took every queue back")
+
+
+@pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
+def test_pull_batch_size_in_bytes_bounds_what_one_pull_brings(cluster, fresh_topic):
+    """``pull_batch_size_in_bytes`` is 5.3's ``maxMsgBytes`` in every pull, as the Java client sends it.
+    RocketMQ-Rust's broker honours it: with 1 byte it answers each pull with one message (the first always comes),
+    with the default (256 KiB) one pull brings many. Apache's broker (5.5.0) never reads the field: there one pull
+    brings many either way. A listener call holds what one pull brought (up to
+    ``consume_message_batch_max_size``)."""
+    topic = fresh_topic(queues=1)
+    with Producer(cluster.namesrv_addrs, "pg-max-bytes") as p:
+        for i in range(12):
+            p.send(Message(topic, b"%03d" % i + b"x" * 100))
+    batches: dict[str, list[int]] = {"tiny": [], "default": []}
+
+    def consume(name: str, **settings: Any) -> None:
+        def listener(msgs: list[Any], context: Any) -> Any:
+            batches[name].append(len(msgs))
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+        group = f"cg_max_bytes_{name}_{time.monotonic_ns()}"
+        with Consumer(
+            cluster.namesrv_addrs,
+            group,
+            [topic],
+            listener=listener,
+            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+            consume_message_batch_max_size=32,
+            **settings,
+            **FAST,
+        ):
+            wait_until(lambda: sum(batches[name]) >= 12, 30, f"{name}: all 12 messages consumed")
+
+    consume("tiny", pull_batch_size_in_bytes=1)
+    consume("default")
+    assert max(batches["default"]) > 1 and sum(batches["default"]) == 12
+    if cluster.impl.family == "rust":
+        assert batches["tiny"] == [1] * 12
+    else:  # Apache's PullMessageProcessor ignores maxMsgBytes
+        assert max(batches["tiny"]) > 1 and sum(batches["tiny"]) == 12

@@ -11,6 +11,7 @@ only."""
 
 from __future__ import annotations
 
+from ..errors import UnsupportedSettingError
 from ..remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .consumer.listener import (
@@ -20,6 +21,7 @@ from .consumer.listener import (
     ConsumeOrderlyStatus,
 )
 from .consumer.process_queue import ProcessQueue
+from .consumer.settings import ConsumerSettings
 from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
 from .message import (
     COMPRESSED_FLAG,
@@ -54,9 +56,11 @@ from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetc
 from .producer.producer import Producer
 from .producer.route_change import RouteChange, key_move_share, route_change
 from .producer.send_result import SendResult, SendStatus, send_result_from_response
+from .producer.settings import ProducerSettings
 
 __all__ = [
     "Consumer",
+    "ConsumerSettings",
     "ConsumerStats",
     "DuplicateClientIdError",
     "ConsumeConcurrentlyContext",
@@ -70,6 +74,7 @@ __all__ = [
     "MessageDecodeError",
     "MessageExt",
     "ProcessQueue",
+    "ProducerSettings",
     "decode_message_id",
     "decode_messages",
     "NameServerClient",
@@ -102,6 +107,7 @@ __all__ = [
     "SendMessageRequestHeader",
     "SendResult",
     "SendStatus",
+    "UnsupportedSettingError",
     "UniqIdInfo",
     "check_message",
     "check_topic",

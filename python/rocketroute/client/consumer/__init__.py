@@ -10,5 +10,6 @@ statuses and contexts), ``subscription`` (subscriptions, tag filters, the heartb
 from __future__ import annotations
 
 from .consumer import Consumer, ConsumerStats, DuplicateClientIdError
+from .settings import ConsumerSettings
 
-__all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
+__all__ = ["Consumer", "ConsumerSettings", "ConsumerStats", "DuplicateClientIdError"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import ipaddress
 import json
 import logging
@@ -32,10 +31,11 @@ import os
 import random
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...consumer_config import CONSUMER_CONSTANTS, consumer_defaults
+from ...consumer_config import CONSUMER_CONSTANTS
 from ...rebalance import rebalance
 from ...remoting import RemotingClient, RemotingCommand, RequestCode
 from ...remoting.headers import (
@@ -50,7 +50,7 @@ from ...remoting.headers import (
 )
 from ...response_code import ResponseCode
 from ..broker_addrs import BrokerAddrTable
-from ..message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, decode_messages, reset_retry_topic
+from ..message_decode import MessageDecodeError, decode_messages, reset_retry_topic
 from ..message_id import local_ip_candidates
 from ..namesrv import (
     MASTER_ID,
@@ -59,13 +59,7 @@ from ..namesrv import (
     connect_name_servers,
     parse_namesrv_addrs,
 )
-from ..settings_check import (
-    DEFAULT_LANGUAGE,
-    check_choice,
-    check_compat,
-    check_consumer_settings,
-    check_group,
-)
+from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -78,6 +72,7 @@ from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetS
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
+from .settings import ConsumerSettings, java_timestamp_string, parse_java_timestamp
 from .subscription import (
     ConsumerData,
     SubscriptionData,
@@ -90,10 +85,6 @@ from .subscription import (
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 
 log = logging.getLogger("rocketroute.consumer")
-
-CONSUME_FROM = ("CONSUME_FROM_LAST_OFFSET", "CONSUME_FROM_FIRST_OFFSET", "CONSUME_FROM_TIMESTAMP")
-MODELS = ("CLUSTERING", "BROADCASTING")
-_EXTRA_SETTINGS = ("rebalance_interval", "offset_store_dir", "max_body_size")
 
 
 _STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a shutdown if one does not
@@ -166,32 +157,22 @@ def _client_ip() -> str:
     return "127.0.0.1"
 
 
-def _java_timestamp_string(ms: int) -> str:
-    """``UtilAll.timeMillisToHumanString3``: ``yyyyMMddHHmmss`` in local time."""
-    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y%m%d%H%M%S")
-
-
-def _parse_java_timestamp(s: str) -> int:
-    return int(datetime.datetime.strptime(s, "%Y%m%d%H%M%S").timestamp() * 1000)
-
-
 class Consumer:
     """A push consumer of group ``group`` on the cluster behind ``namesrv`` (``"host:port;host:port"`` or a list).
 
     ``subscriptions``: ``{topic: tag expression}`` (``"*"``, ``"TagA || TagB"``) or a list of topics (all tags).
-    ``strategy``: the allocation strategy (default the backend's ``AllocateMessageQueueAveragely()``); ``model``:
-    ``"CLUSTERING"`` (the group shares the queues) or ``"BROADCASTING"`` (every member takes every queue).
-    ``listener(msgs, context)``: see :mod:`rocketroute.client.listener`; ``orderly=True`` makes it an orderly
-    listener. ``on_rebalance(topic, assigned)`` is called on the consumer's callback thread (where it may call the
-    consumer's methods) after each rebalance that changed
-    what this consumer owns.
+    ``strategy``: the allocation strategy (default the backend's ``AllocateMessageQueueAveragely()``).
+    ``listener(msgs, context)``: see :mod:`rocketroute.client.consumer.listener`; ``orderly=True`` makes it an
+    orderly listener. ``on_rebalance(topic, assigned)`` is called on the consumer's callback thread (where it may
+    call the consumer's methods) after each rebalance that changed what this consumer owns.
 
-    Settings are ``DefaultMQPushConsumer``'s in snake_case with Java's defaults
-    (:func:`rocketroute.consumer_defaults`), plus ``rebalance_interval`` (ms, Java's system property
-    ``rocketmq.client.rebalance.waitInterval``, 20000) and ``offset_store_dir`` (broadcasting offsets, Java's
-    ``rocketmq.client.localOffsetStoreDir``). ``instance_name`` and ``client_ip`` make the client id
-    (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one process have
-    distinct ids.
+    Settings (:class:`~rocketroute.client.consumer.settings.ConsumerSettings`) are ``DefaultMQPushConsumer``'s in
+    snake_case with Java's defaults, given as keyword arguments (``message_model="BROADCASTING"``,
+    ``pull_batch_size=64``), as a ``settings=`` object, or both (the keywords change the object's values). A name
+    the consumer would not read is refused with :class:`~rocketroute.errors.UnsupportedSettingError`.
+    ``model=`` is the deprecated old name of ``message_model=``. ``instance_name`` and ``client_ip`` make the
+    client id (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one
+    process have distinct ids.
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -211,42 +192,34 @@ class Consumer:
         client_ip: str | None = None,
         on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
         backend: Any = None,
-        **settings: Any,
+        settings: ConsumerSettings | None = None,
+        **overrides: Any,
     ) -> None:
         compat = check_compat(compat)
         check_group(group, "consumer group")
-        defaults = consumer_defaults(compat)
-        known = set(defaults) | set(_EXTRA_SETTINGS)
-        unknown = sorted(set(settings) - known)
-        if unknown:
-            raise TypeError(f"unknown consumer setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        # the message model: the ``model`` argument or Java's ``message_model`` setting (the same thing)
-        setting_model = settings.get("message_model")
-        if model is not None and setting_model is not None and model != setting_model:
-            raise ValueError(f"model={model!r} and message_model={setting_model!r} disagree: give one")
-        model = model if model is not None else setting_model if setting_model is not None else "CLUSTERING"
-        check_choice("message model", model, MODELS)
-        cfg: dict[str, Any] = dict(defaults)
-        cfg["rebalance_interval"] = CONSUMER_CONSTANTS["REBALANCE_INTERVAL"]
-        cfg["offset_store_dir"] = None
-        cfg["language"] = DEFAULT_LANGUAGE
-        cfg["max_body_size"] = DEFAULT_MAX_BODY_SIZE
-        cfg.update(settings)
-        cfg["message_model"] = model
-        # 5.3's ClientConfig settings; 4.9's client always reads and inflates bodies
-        cfg.setdefault("decode_read_body", True)
-        cfg.setdefault("decode_decompress_body", True)
-        check_choice("consume_from_where", cfg["consume_from_where"], CONSUME_FROM)
-        if cfg.get("consume_timestamp") is None:
-            cfg["consume_timestamp"] = _java_timestamp_string(_now_ms() - 30 * 60 * 1000)
-        _parse_java_timestamp(cfg["consume_timestamp"])  # fails early on a bad value
-        check_consumer_settings(cfg, defaults)
+        if model is not None:  # the old name of message_model
+            warnings.warn(
+                "Consumer(model=...) is deprecated: give message_model=..., Java's name for the setting",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            given = overrides.get("message_model", model)
+            if given != model:
+                raise ValueError(f"model={model!r} and message_model={given!r} disagree: give message_model only")
+            overrides["message_model"] = model
+        if settings is None:
+            cfg = ConsumerSettings.of(compat, **overrides)
+        else:
+            if not isinstance(settings, ConsumerSettings):
+                raise TypeError(f"settings must be a ConsumerSettings, not {type(settings).__name__}")
+            cfg = settings.replace(**overrides).for_compat(compat) if overrides else settings.for_compat(compat)
+        if cfg.consume_timestamp is None:  # Java fixes it when the consumer object is built
+            cfg = cfg.replace(consume_timestamp=java_timestamp_string(_now_ms() - 30 * 60 * 1000))
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
         self.group = group
-        self.model = model
         self.compat = compat
         self.orderly = orderly
-        self.settings: Mapping[str, Any] = cfg
+        self.settings: ConsumerSettings = cfg
         if backend is None:
             import rocketroute as backend
         self._rr = backend
@@ -270,7 +243,7 @@ class Consumer:
             if expression is not None and not isinstance(expression, str):
                 raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
         self._subs: dict[str, SubscriptionData] = {t: build_subscription(t, e) for t, e in subs.items()}
-        if model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
+        if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
             self._subs.setdefault(rt, build_subscription(rt, "*"))
         ip = client_ip or _client_ip()
@@ -298,7 +271,7 @@ class Consumer:
         self._mq_locks_guard = threading.Lock()
         # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
         # pull_threshold_*_for_topic among the queues this consumer owns (set at each rebalance)
-        self._queue_thresholds = (cfg["pull_threshold_for_queue"], cfg["pull_threshold_size_for_queue"] * 1024 * 1024)
+        self._queue_thresholds = (cfg.pull_threshold_for_queue, cfg.pull_threshold_size_for_queue * 1024 * 1024)
         self._thresholds: dict[str, tuple[int, int]] = {}
         self._duplicate_logged: set[str] = set()
 
@@ -321,23 +294,23 @@ class Consumer:
                 raise RuntimeError(f"the consumer is {self._state}; a consumer starts once")
             if self.listener is None:
                 raise RuntimeError("register a message listener before start()")
-            timeout = self.settings["mq_client_api_timeout"]
+            timeout = self.settings.mq_client_api_timeout
             self._remoting, self._names = connect_name_servers(
                 self.namesrv_addrs,
                 timeout_ms=timeout,
                 compat=self.compat,
                 backend=self._rr,
-                language=self.settings["language"],
+                language=self.settings.language,
             )
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
                     self.group, self._remoting.async_client, self._master_addr, timeout_ms=timeout, compat=self.compat
                 )
             else:
-                root = self.settings["offset_store_dir"] or default_offset_store_dir()
+                root = self.settings.offset_store_dir or default_offset_store_dir()
                 path = os.path.join(str(root), self.client_id, self.group, "offsets.json")
                 self._offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
-            self._executor = ConsumePool(self.settings["consume_thread_min"], f"rocketroute-consume-{self.group}")
+            self._executor = ConsumePool(self.settings.consume_thread_min, f"rocketroute-consume-{self.group}")
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._remoting.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
             self._remoting.register_processor(RequestCode.GET_CONSUMER_RUNNING_INFO, self._on_running_info)
@@ -376,7 +349,7 @@ class Consumer:
         except Exception as e:
             log.warning("stopping the pulls and timers did not finish: %r", e)
         s = self.settings
-        wait_ms = s["await_termination_millis_when_shutdown"] or s["consume_timeout"] * 60_000
+        wait_ms = s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
         still = executor.shutdown(wait_ms / 1000)
         if still:
             log.warning(
@@ -386,7 +359,7 @@ class Consumer:
                 self.group,
                 wait_ms,
             )
-        api_s = self.settings["mq_client_api_timeout"] / 1000
+        api_s = self.settings.mq_client_api_timeout / 1000
         try:
             self._call(self._final_commit_and_unregister(), timeout=api_s * (2 + 2 * len(self._broker_addrs)) + 1)
         except Exception as e:
@@ -402,6 +375,11 @@ class Consumer:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+    @property
+    def model(self) -> str:
+        """The message model, ``settings.message_model``: ``"CLUSTERING"`` or ``"BROADCASTING"``."""
+        return self.settings.message_model
 
     @property
     def running(self) -> bool:
@@ -455,7 +433,7 @@ class Consumer:
 
     def _flush_callbacks(self) -> None:
         if self._callbacks is not None:
-            self._callbacks.flush(self.settings["mq_client_api_timeout"] / 1000)
+            self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
 
     def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now (what the timer does every ``poll_name_server_interval`` ms)."""
@@ -477,16 +455,16 @@ class Consumer:
         s = self.settings
         self._tasks = [
             asyncio.ensure_future(self._rebalance_loop()),
-            asyncio.ensure_future(self._every(s["poll_name_server_interval"], self._refresh_routes)),
-            asyncio.ensure_future(self._every(s["heartbeat_broker_interval"], self._heartbeat_all)),
-            asyncio.ensure_future(self._every(s["persist_consumer_offset_interval"], self._persist_all)),
+            asyncio.ensure_future(self._every(s.poll_name_server_interval, self._refresh_routes)),
+            asyncio.ensure_future(self._every(s.heartbeat_broker_interval, self._heartbeat_all)),
+            asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
         ]
         if self.orderly and self.model == "CLUSTERING":
             self._tasks.append(
                 asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._lock_all))
             )
         if not self.orderly:  # ConsumeMessageConcurrentlyService.cleanExpireMsg, every consume_timeout minutes
-            self._tasks.append(asyncio.ensure_future(self._every(s["consume_timeout"] * 60_000, self._clean_expired)))
+            self._tasks.append(asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._clean_expired)))
 
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
@@ -512,7 +490,7 @@ class Consumer:
         )
         for name, addr in self._broker_addrs.nodes():
             try:
-                await self._remoting.async_client.invoke(addr, request, self.settings["mq_client_api_timeout"])
+                await self._remoting.async_client.invoke(addr, request, self.settings.mq_client_api_timeout)
             except Exception as e:
                 log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 
@@ -577,8 +555,8 @@ class Consumer:
             self.group,
             list(self._subs.values()),
             message_model=self.model,
-            consume_from_where=self.settings["consume_from_where"],
-            unit_mode=bool(self.settings.get("unit_mode")),
+            consume_from_where=self.settings.consume_from_where,
+            unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
         )
 
     async def _heartbeat_all(self) -> None:
@@ -588,7 +566,7 @@ class Consumer:
         for name, addr in self._broker_addrs.nodes():
             request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
             try:
-                await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+                await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
             except Exception as e:
                 log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
 
@@ -621,7 +599,7 @@ class Consumer:
             namesrvAddr=";".join(self.namesrv_addrs),
             allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
             PROP_CONSUMEORDERLY=str(self.orderly).lower(),
-            PROP_THREADPOOL_CORE_SIZE=str(self.settings["consume_thread_min"]),
+            PROP_THREADPOOL_CORE_SIZE=str(self.settings.consume_thread_min),
             PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
             PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
             PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
@@ -630,7 +608,7 @@ class Consumer:
         assert self._offsets is not None
         queues = [(mq, pq.info(self._offsets.read_memory(mq))) for mq, pq in list(self._pqs.items())]
         jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
-        body = encode_running_info(properties, [s.to_json() for s in self._subs.values()], queues, jstack)
+        body = encode_running_info(properties, [sub.to_json() for sub in self._subs.values()], queues, jstack)
         return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
 
     def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
@@ -640,7 +618,7 @@ class Consumer:
         if (refused := self._other_group(cmd)) is not None:
             return refused
         try:
-            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings["max_body_size"])
+            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings.max_body_size)
         except Exception as e:
             return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
         loop = asyncio.get_running_loop()
@@ -739,7 +717,7 @@ class Consumer:
                     addr,
                     self.group,
                     compat=self.compat,
-                    timeout_ms=self.settings["mq_client_api_timeout"],
+                    timeout_ms=self.settings.mq_client_api_timeout,
                 )
             except Exception as e:
                 last = e
@@ -753,7 +731,7 @@ class Consumer:
     async def _rebalance_loop(self) -> None:
         assert self._rebalance_wakeup is not None
         while self._state == "running":
-            await self._wait_for_wakeup(self.settings["rebalance_interval"] / 1000)
+            await self._wait_for_wakeup(self.settings.rebalance_interval / 1000)
             if self._state != "running":
                 return
             self._rebalance_wakeup.clear()
@@ -827,10 +805,10 @@ class Consumer:
         Java sets the consumer-wide per-queue limit from the last topic rebalanced; here each topic keeps its own."""
         s = self.settings
         count, size = self._queue_thresholds
-        if owned > 0 and s["pull_threshold_for_topic"] != -1:
-            count = max(1, s["pull_threshold_for_topic"] // owned)
-        if owned > 0 and s["pull_threshold_size_for_topic"] != -1:
-            size = max(1, s["pull_threshold_size_for_topic"] // owned) * 1024 * 1024
+        if owned > 0 and s.pull_threshold_for_topic != -1:
+            count = max(1, s.pull_threshold_for_topic // owned)
+        if owned > 0 and s.pull_threshold_size_for_topic != -1:
+            size = max(1, s.pull_threshold_size_for_topic // owned) * 1024 * 1024
         self._thresholds[topic] = (count, size)
 
     async def _update_process_queues(self, topic: str, assigned: set[Any]) -> bool:
@@ -931,7 +909,7 @@ class Consumer:
             return last
         if last != -1:
             raise RuntimeError(f"offset {last} read from the store")
-        where = self.settings["consume_from_where"]
+        where = self.settings.consume_from_where
         is_retry = mq.topic.startswith("%RETRY%")
         if where == "CONSUME_FROM_FIRST_OFFSET" or (where == "CONSUME_FROM_LAST_OFFSET" and is_retry):
             return 0
@@ -940,7 +918,7 @@ class Consumer:
                 topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
             )
         else:
-            ts = _parse_java_timestamp(self.settings["consume_timestamp"])
+            ts = parse_java_timestamp(self.settings.consume_timestamp)
             header = SearchOffsetRequestHeader(
                 topic=mq.topic, queue_id=mq.queue_id, timestamp=ts, broker_name=mq.broker_name
             )
@@ -952,9 +930,7 @@ class Consumer:
         if addr is None:
             raise RuntimeError(f"The broker[{mq.broker_name}] not exist")
         request = header.request(self.compat)
-        response = await self._remoting.async_client.invoke_checked(
-            addr, request, self.settings["mq_client_api_timeout"]
-        )
+        response = await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
         return int(response.ext_fields["offset"])
 
     # -- orderly locks -----------------------------------------------------------------------------------------
@@ -1047,25 +1023,26 @@ class Consumer:
             if pq.msg_count > count_limit or pq.msg_size > size_limit:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
                 continue
-            if not self.orderly and pq.get_max_span() > s["consume_concurrently_max_span"]:
+            if not self.orderly and pq.get_max_span() > s.consume_concurrently_max_span:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
                 continue
             if self.orderly and clustering and not pq.locked:
-                await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
+                await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
             addr, slave = self._subscribe_addr(mq)
             if addr is None:
-                await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
+                await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
             commit_offset = self._offsets.read_memory(mq) if clustering else -1
-            sys_flag = pull_sys_flag(commit_offset > 0, True, bool(s["post_subscription_when_pull"]))
+            sys_flag = pull_sys_flag(commit_offset > 0, True, bool(s.post_subscription_when_pull))
             if slave:
                 sys_flag &= ~FLAG_COMMIT_OFFSET
             request = pull_request(
                 self.group,
                 mq,
                 next_offset,
-                max_nums=s["pull_batch_size"],
+                max_nums=s.pull_batch_size,
+                max_msg_bytes=s.pull_batch_size_in_bytes,  # 5.3's header only, as Java's
                 sys_flag=sys_flag,
                 commit_offset=max(commit_offset, 0),
                 suspend_timeout_ms=c["BROKER_SUSPEND_MAX_TIME_MILLIS"],
@@ -1080,9 +1057,9 @@ class Consumer:
                     mq,
                     sub,
                     addr=addr,
-                    read_body=s["decode_read_body"],
-                    decompress_body=s["decode_decompress_body"],
-                    max_body_size=s["max_body_size"],
+                    read_body=s.decode_read_body,
+                    decompress_body=s.decode_decompress_body,
+                    max_body_size=s.max_body_size,
                     undecodable="mark",
                 )
             except asyncio.CancelledError:
@@ -1100,7 +1077,7 @@ class Consumer:
                     else logging.WARNING
                 )
                 log.log(level, "pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
-                await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
+                await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
             failures = 0
             if pq.dropped:
@@ -1110,7 +1087,7 @@ class Consumer:
                 msgs = result.messages
                 if msgs and any(m.decode_error is not None for m in msgs):
                     if not await self._set_aside_undecodable([m for m in msgs if m.decode_error is not None], mq):
-                        await asyncio.sleep(s["pull_time_delay_mills_when_exception"] / 1000)
+                        await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                         continue  # pulled again from the same offset
                     msgs = [m for m in msgs if m.decode_error is None]
                     if not msgs and pq.msg_count == 0:
@@ -1120,8 +1097,8 @@ class Consumer:
                     self.stats.add(pulled=len(msgs))
                     dispatch = pq.put_messages(msgs)
                     self._submit_consume(msgs, pq, mq, dispatch)
-                    if s["pull_interval"] > 0:
-                        await asyncio.sleep(s["pull_interval"] / 1000)
+                    if s.pull_interval > 0:
+                        await asyncio.sleep(s.pull_interval / 1000)
             elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
                 next_offset = result.next_begin_offset
                 if pq.msg_count == 0:  # correctTagsOffset
@@ -1149,7 +1126,7 @@ class Consumer:
             if dispatch:
                 self._executor.submit(self._consume_orderly, pq, mq)
         else:  # not queued once the pool is shut down: the consumer is stopping
-            n = self.settings["consume_message_batch_max_size"]
+            n = self.settings.consume_message_batch_max_size
             for i in range(0, len(msgs), n):
                 self._executor.submit(self._consume_concurrently, msgs[i : i + n], pq, mq)
 
@@ -1234,7 +1211,7 @@ class Consumer:
             self._later(5000, self._consume_concurrently, retry_later, pq, mq)
 
     def _max_reconsume_times(self) -> int:
-        n = self.settings["max_reconsume_times"]
+        n = self.settings.max_reconsume_times
         return 16 if n == -1 else n
 
     def _send_back(self, msg: Any, delay_level: int) -> bool:
@@ -1246,7 +1223,7 @@ class Consumer:
             return False
         addr, request = self._send_back_request(msg, delay_level)
         try:
-            remoting.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+            remoting.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
             return True
         except Exception as e:
             log.warning("sending back %s failed: %s", msg.msg_id, e)
@@ -1257,7 +1234,7 @@ class Consumer:
         still the first of its queue's cache is sent back (delay level 3) and removed from the cache, so one stuck
         listener call does not hold its queue's committed offset for ever (at most 16 per queue per round, as
         Java's). Concurrent consumption only."""
-        timeout_ms = self.settings["consume_timeout"] * 60_000
+        timeout_ms = self.settings.consume_timeout * 60_000
         for mq, pq in list(self._pqs.items()):
             for _ in range(16):
                 if pq.dropped:
@@ -1274,7 +1251,7 @@ class Consumer:
                     "message %s of %s has been in its listener over consume_timeout (%d min): sent back",
                     msg.msg_id,
                     mq,
-                    self.settings["consume_timeout"],
+                    self.settings.consume_timeout,
                 )
                 pq.remove_messages([msg])
                 self.stats.add(sent_back=1)
@@ -1307,7 +1284,7 @@ class Consumer:
         """:meth:`_send_back` on the loop; raises what the broker or the connection answered."""
         assert self._remoting is not None
         addr, request = self._send_back_request(msg, delay_level)
-        await self._remoting.async_client.invoke_checked(addr, request, self.settings["mq_client_api_timeout"])
+        await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
 
     def _send_back_request(self, msg: Any, delay_level: int) -> tuple[str, RemotingCommand]:
         addr = self._master_addr(msg.broker_name) if msg.broker_name else None
@@ -1363,7 +1340,7 @@ class Consumer:
                 self._try_lock_later(mq, pq, 100)
                 return
             begin = time.monotonic()
-            batch = self.settings["consume_message_batch_max_size"]
+            batch = self.settings.consume_message_batch_max_size
             while not pq.dropped:
                 if clustering and (not pq.locked or pq.is_lock_expired()):
                     self._try_lock_later(mq, pq, 10)
@@ -1394,7 +1371,7 @@ class Consumer:
                         pq.make_message_to_consume_again(msgs)
                         suspend = context.suspend_current_queue_time_millis
                         if suspend < 0:
-                            suspend = self.settings["suspend_current_queue_time_millis"]
+                            suspend = self.settings.suspend_current_queue_time_millis
                         self._later(suspend, self._consume_orderly, pq, mq)
                         return
                     # Java skips this when the queue was dropped during the listener call, so the next owner
@@ -1408,7 +1385,7 @@ class Consumer:
         dead-letter queue (sent back with delay level -1); the others are counted once more. True when every
         message was moved away (nothing to suspend for). With the default -1 (no limit for orderly consumers),
         messages are retried for ever, as Java's."""
-        limit = self.settings["max_reconsume_times"]
+        limit = self.settings.max_reconsume_times
         limit = 2**31 - 1 if limit == -1 else limit
         suspend = False
         for m in msgs:

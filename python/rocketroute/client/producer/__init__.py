@@ -11,10 +11,12 @@ from __future__ import annotations
 from .producer import Producer
 from .route_change import RouteChange, key_move_share, route_change
 from .send_result import DEFAULT_TRACE_REGION_ID, SendResult, SendStatus, send_result_from_response
+from .settings import ProducerSettings
 
 __all__ = [
     "DEFAULT_TRACE_REGION_ID",
     "Producer",
+    "ProducerSettings",
     "RouteChange",
     "SendResult",
     "SendStatus",

@@ -21,11 +21,10 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
-from ...producer_config import producer_defaults
 from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
@@ -34,35 +33,17 @@ from ...send import CommunicationMode, send_default, send_default_async, send_se
 from ..broker_addrs import BrokerAddrTable
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
 from ..namesrv import NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
-from ..settings_check import DEFAULT_LANGUAGE, check_compat, check_group, check_producer_settings
+from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread
 from .route_change import RouteChange, route_change
 from .send_result import SendResult, SendStatus, send_result_from_response
+from .settings import ProducerSettings
 
 __all__ = ["Producer"]
 
 log = logging.getLogger("rocketroute.producer")
 
 T = TypeVar("T")
-
-
-_SETTINGS = (
-    "send_msg_timeout",
-    "retry_times_when_send_failed",
-    "retry_times_when_send_async_failed",
-    "retry_another_broker_when_not_store_ok",
-    "send_latency_fault_enable",
-    "compress_msg_body_over_howmuch",
-    "compress_level",
-    "compress_type",
-    "max_message_size",
-    "default_topic_queue_nums",
-    "create_topic_key",
-    "poll_name_server_interval",
-    "mq_client_api_timeout",
-    "unit_mode",
-    "language",
-)
 
 
 def _now_ms() -> int:
@@ -93,12 +74,10 @@ class Producer:
     """A producer of group ``group`` on the cluster behind ``namesrv`` (``"host:port;host:port"`` or a list).
 
     ``compat`` (``"5.3"`` or ``"4.9"``) picks the Java client whose behaviour is copied: routing, fault
-    tolerance, message encoding. Settings are ``DefaultMQProducer``'s, in snake_case, with its defaults
-    (:func:`rocketroute.producer_defaults`): ``send_msg_timeout``, ``retry_times_when_send_failed``,
-    ``retry_times_when_send_async_failed``, ``retry_another_broker_when_not_store_ok``,
-    ``send_latency_fault_enable``, ``compress_msg_body_over_howmuch``, ``compress_level``, ``compress_type``,
-    ``max_message_size``, ``default_topic_queue_nums``, ``create_topic_key``, ``poll_name_server_interval``,
-    ``mq_client_api_timeout``, ``unit_mode``.
+    tolerance, message encoding. Settings (:class:`~rocketroute.client.producer.settings.ProducerSettings`) are
+    ``DefaultMQProducer``'s, in snake_case, with its defaults, given as keyword arguments
+    (``send_msg_timeout=1000``), as a ``settings=`` object, or both (the keywords change the object's values); a
+    name the producer would not read is refused with :class:`~rocketroute.errors.UnsupportedSettingError`.
 
     ``on_route_change(change)`` is called (on the remoting thread) for every route change a refresh finds;
     ``backend`` is the routing module (default: the ``rocketroute`` package, native when built).
@@ -114,33 +93,25 @@ class Producer:
         compat: str = "5.3",
         on_route_change: Callable[[RouteChange], None] | None = None,
         backend: Any = None,
-        **settings: Any,
+        settings: ProducerSettings | None = None,
+        **overrides: Any,
     ) -> None:
         compat = check_compat(compat)
-        defaults = producer_defaults(compat)
-        unknown = sorted(set(settings) - set(_SETTINGS))
-        if unknown:
-            java = [k for k in unknown if k in defaults]
-            if java:
-                raise TypeError(
-                    f"producer setting(s) not supported by rocketroute: {', '.join(java)} (DefaultMQProducer's, "
-                    f"not implemented here; supported: {', '.join(_SETTINGS)})"
-                )
-            raise TypeError(f"unknown producer setting(s): {', '.join(unknown)} (known: {', '.join(_SETTINGS)})")
-        cfg = {k: settings.get(k, defaults.get(k)) for k in _SETTINGS}
-        cfg["compress_level"] = cfg["compress_level"] if cfg["compress_level"] is not None else 5
-        cfg["compress_type"] = cfg["compress_type"] or "ZLIB"
-        cfg["language"] = settings.get("language", DEFAULT_LANGUAGE)
-        check_producer_settings(cfg)
+        if settings is None:
+            cfg = ProducerSettings.of(compat, **overrides)
+        else:
+            if not isinstance(settings, ProducerSettings):
+                raise TypeError(f"settings must be a ProducerSettings, not {type(settings).__name__}")
+            cfg = settings.replace(**overrides).for_compat(compat) if overrides else settings.for_compat(compat)
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
         self.group = check_group(group, "producer group")
         self.compat = compat
-        self.settings: Mapping[str, Any] = cfg
+        self.settings: ProducerSettings = cfg
         if backend is None:
             import rocketroute as backend
         self._rr = backend
         self.on_route_change = on_route_change
-        self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg["send_latency_fault_enable"])
+        self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg.send_latency_fault_enable)
         self._version = MQ_VERSIONS[compat]
         self._lock = threading.Lock()
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
@@ -167,13 +138,13 @@ class Producer:
                 return self
             if self._state != "created":
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
-            timeout = self.settings["mq_client_api_timeout"]
+            timeout = self.settings.mq_client_api_timeout
             self._remoting, self._names = connect_name_servers(
                 self.namesrv_addrs,
                 timeout_ms=timeout,
                 compat=self.compat,
                 backend=self._rr,
-                language=self.settings["language"],
+                language=self.settings.language,
             )
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             # a producer dropped without shutdown() is closed when collected: nothing of the client holds it
@@ -256,7 +227,7 @@ class Producer:
         ``on_route_change`` itself)."""
         changes = self._submit(self._refresh_all())
         if self._callbacks is not None:
-            self._callbacks.flush(self.settings["mq_client_api_timeout"] / 1000)
+            self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
         return changes
 
     async def _find_publish_info(self, topic: str) -> Any:
@@ -311,8 +282,8 @@ class Producer:
         rr = self._rr
         try:
             if is_default:
-                route = await names.get_route(self.settings["create_topic_key"])
-                cap = self.settings["default_topic_queue_nums"]
+                route = await names.get_route(self.settings.create_topic_key)
+                cap = self.settings.default_topic_queue_nums
                 route = rr.TopicRouteData(
                     [
                         rr.QueueData(
@@ -405,15 +376,15 @@ class Producer:
         e = encode_for_send(
             msg,
             compat=self.compat,
-            compress_over=s["compress_msg_body_over_howmuch"],
-            compress_level=s["compress_level"],
-            compress_type=s["compress_type"],
-            max_message_size=s["max_message_size"],
+            compress_over=s.compress_msg_body_over_howmuch,
+            compress_level=s.compress_level,
+            compress_type=s.compress_type,
+            max_message_size=s.max_message_size,
         )
         return _Encoded(msg.topic or "", e, msg.flag)
 
     def _encode_batch(self, msgs: Iterable[Message]) -> _Encoded:
-        e = encode_batch(list(msgs), compat=self.compat, max_message_size=self.settings["max_message_size"])
+        e = encode_batch(list(msgs), compat=self.compat, max_message_size=self.settings.max_message_size)
         return _Encoded(e.topic, e, 0)
 
     def _request(self, enc: _Encoded, mq: Any) -> tuple[str, RemotingCommand]:
@@ -430,9 +401,9 @@ class Producer:
             sys_flag=enc.sys_flag,
             flag=enc.flag,
             properties=enc.properties,
-            default_topic=s["create_topic_key"],
-            default_topic_queue_nums=s["default_topic_queue_nums"],
-            unit_mode=bool(s["unit_mode"]),
+            default_topic=s.create_topic_key,
+            default_topic_queue_nums=s.default_topic_queue_nums,
+            unit_mode=bool(s.unit_mode),
             batch=enc.batch_msg_ids is not None,
             broker_name=broker_name if self.compat == "5.3" else None,
             compat=self.compat,
@@ -453,7 +424,7 @@ class Producer:
         )
 
     def _retry_result(self) -> Callable[[SendResult], bool] | None:
-        if not self.settings["retry_another_broker_when_not_store_ok"]:
+        if not self.settings.retry_another_broker_when_not_store_ok:
             return None
         return lambda r: r.send_status is not SendStatus.SEND_OK
 
@@ -498,7 +469,7 @@ class Producer:
         mode: CommunicationMode,
     ) -> Any:
         remoting, _ = self._running()
-        timeout = self.settings["send_msg_timeout"] if timeout_ms is None else timeout_ms
+        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
         if info is None or not info.ok():
@@ -526,7 +497,7 @@ class Producer:
             self.strategy,
             attempt,
             mode=mode,
-            retry_times_when_send_failed=self.settings["retry_times_when_send_failed"],
+            retry_times_when_send_failed=self.settings.retry_times_when_send_failed,
             timeout_ms=timeout,
             retry_result=self._retry_result(),
         )
@@ -577,7 +548,7 @@ class Producer:
     ) -> SendResult:
         remoting, _ = self._running()
         client = remoting.async_client
-        timeout = self.settings["send_msg_timeout"] if timeout_ms is None else timeout_ms
+        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
         if info is None or not info.ok():
@@ -603,7 +574,7 @@ class Producer:
             self.strategy,
             attempt,
             mode=CommunicationMode.ASYNC,
-            retry_times_when_send_async_failed=self.settings["retry_times_when_send_async_failed"],
+            retry_times_when_send_async_failed=self.settings.retry_times_when_send_async_failed,
             timeout_ms=timeout,
             retry_response_codes=(),
         )
@@ -615,7 +586,7 @@ def _schedule_poll(ref: weakref.ReferenceType[Producer]) -> None:
     producer = ref()
     if producer is None or producer._state != "running" or producer._remoting is None:
         return
-    delay = producer.settings["poll_name_server_interval"] / 1000
+    delay = producer.settings.poll_name_server_interval / 1000
     producer._poll_handle = producer._remoting.loop.call_later(delay, _poll, ref)
 
 

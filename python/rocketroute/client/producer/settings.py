@@ -1,0 +1,116 @@
+""":class:`ProducerSettings`: every setting the producer reads, with ``DefaultMQProducer``'s defaults, checked
+when it is built; every other name is refused (see :mod:`rocketroute.client.settings_base`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ...errors import IllegalArgumentError
+from ...producer_config import producer_defaults
+from ..settings_base import ClientSettings
+from ..settings_check import DEFAULT_LANGUAGE, check_bool, check_int, check_language, check_positive_ms
+
+__all__ = ["ProducerSettings"]
+
+_CONSUMER_ONLY = "a consumer setting of Java's shared ClientConfig: a producer has nothing it would change"
+_NO_BATCHING = "automatic batching is not implemented (send_batch sends a batch you build)"
+_NO_BACKPRESSURE = "the async send's back-pressure is not implemented"
+_NO_DETECTOR = "the fault strategy's broker detector is not implemented (latencies come from real sends)"
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerSettings(ClientSettings):
+    """A producer's settings (``DefaultMQProducer``'s, in snake_case; times in milliseconds).
+
+    ``ProducerSettings.of("4.9", send_msg_timeout=1000)`` builds them as ``Producer(..., compat="4.9",
+    send_msg_timeout=1000)`` does; ``Producer(..., settings=s)`` takes an object, and ``s.replace(...)`` gives a
+    checked copy. It is also a read-only mapping by setting name. ``language`` is ``PYTHON`` here (Java's client
+    writes ``JAVA``); every other default is Java's, the same on 5.3 and 4.9."""
+
+    send_msg_timeout: int = 3000
+    """The budget of one send, every retry included."""
+    retry_times_when_send_failed: int = 2
+    """Sync sends: retries after the first attempt (another queue, another broker when it can)."""
+    retry_times_when_send_async_failed: int = 2
+    """``send_async``: retries after the first attempt."""
+    retry_another_broker_when_not_store_ok: bool = False
+    """Retry a send the broker stored with a status other than ``SEND_OK`` (flush or slave timeouts)."""
+    send_latency_fault_enable: bool = False
+    """The latency fault tolerance (``MQFaultStrategy``): avoid brokers that were slow or failed."""
+    compress_msg_body_over_howmuch: int = 4096
+    """Bodies longer than this (bytes) are compressed."""
+    compress_level: int = 5
+    """The zlib level (-1 to 9); 4.9's is the system property ``rocketmq.message.compressLevel``."""
+    compress_type: str = "ZLIB"
+    """Only ZLIB (Java's default) is supported for sending."""
+    max_message_size: int = 4 * 1024 * 1024
+    """A message (or a batch) larger than this is refused before it is sent."""
+    default_topic_queue_nums: int = 4
+    """Queues of a topic created on first send (through ``create_topic_key``'s route)."""
+    create_topic_key: str = "TBW102"
+    """The topic whose route a send to an unknown topic borrows, where the broker auto-creates topics."""
+    poll_name_server_interval: int = 30_000
+    """The route refresh."""
+    mq_client_api_timeout: int = 3000
+    """Requests other than sends (routes)."""
+    unit_mode: bool = False
+    """Written in the send header (``unitMode``)."""
+    language: str = DEFAULT_LANGUAGE
+    """The ``language`` of every request header (a ``LanguageCode`` name)."""
+
+    CLIENT: ClassVar[str] = "producer"
+    NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {
+        "heartbeat_broker_interval": "the producer sends no heartbeats (no transaction check-backs yet)",
+        "persist_consumer_offset_interval": _CONSUMER_ONLY,
+        "pull_time_delay_mills_when_exception": _CONSUMER_ONLY,
+        "decode_read_body": _CONSUMER_ONLY,
+        "decode_decompress_body": _CONSUMER_ONLY,
+        "enable_stream_request_type": "stream requests are not implemented",
+        "send_message_with_vip_channel": "the VIP channel is not implemented",
+        "access_channel": "the CLOUD access channel (namespaces) is not implemented yet",
+        "latency_max": "the fault strategy's tables are the compat profile's (rocketroute.DEFAULT_TABLES)",
+        "not_available_duration": "the fault strategy's tables are the compat profile's (rocketroute.DEFAULT_TABLES)",
+        "send_latency_enable": "send_latency_fault_enable is the setting that turns the fault tolerance on",
+        "start_detector_enable": _NO_DETECTOR,
+        "detect_timeout": _NO_DETECTOR,
+        "detect_interval": _NO_DETECTOR,
+        "auto_batch": _NO_BATCHING,
+        "batch_max_delay_ms": _NO_BATCHING,
+        "batch_max_bytes": _NO_BATCHING,
+        "total_batch_max_bytes": _NO_BATCHING,
+        "enable_backpressure_for_async_mode": _NO_BACKPRESSURE,
+        "back_pressure_for_async_send_num": _NO_BACKPRESSURE,
+        "back_pressure_for_async_send_size": _NO_BACKPRESSURE,
+        "enable_heartbeat_channel_event_listener": "the producer sends no heartbeats",
+        "trace_msg_batch_num": "message tracing is not implemented",
+    }
+
+    @classmethod
+    def java_defaults(cls, compat: str) -> Mapping[str, Any]:
+        return producer_defaults(compat)
+
+    def __post_init__(self) -> None:
+        """Each setting's type and range; raises on the first bad one."""
+        for name in ("send_msg_timeout", "poll_name_server_interval", "mq_client_api_timeout", "max_message_size"):
+            check_positive_ms(name, getattr(self, name))
+        # Java takes any int and allocates an array of 1 + retries per send; past 1000 the send budget ends the
+        # loop long before, so a larger value is a mistake
+        check_int("retry_times_when_send_failed", self.retry_times_when_send_failed, 0, 1000)
+        check_int("retry_times_when_send_async_failed", self.retry_times_when_send_async_failed, 0, 1000)
+        for name in ("retry_another_broker_when_not_store_ok", "send_latency_fault_enable", "unit_mode"):
+            check_bool(name, getattr(self, name))
+        check_int("compress_msg_body_over_howmuch", self.compress_msg_body_over_howmuch, 0)
+        from ..message import CompressionType
+
+        ctype = CompressionType.of(self.compress_type)  # Java's CompressionType.of: trimmed, any case
+        if ctype is not CompressionType.ZLIB:
+            raise IllegalArgumentError(
+                f"compress_type={self.compress_type!r} is not supported for sending (ZLIB, Java's default, is)"
+            )
+        check_int("compress_level", self.compress_level, -1, 9)  # java.util.zip.Deflater's levels
+        check_int("default_topic_queue_nums", self.default_topic_queue_nums, 1)
+        if not isinstance(self.create_topic_key, str) or not self.create_topic_key:
+            raise TypeError(f"create_topic_key must be a topic name, not {self.create_topic_key!r}")
+        check_language(self.language)
