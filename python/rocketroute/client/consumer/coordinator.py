@@ -1,0 +1,209 @@
+"""The consumer's coordination with the cluster: routes, heartbeats and the requests brokers send it
+(NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY): ``MQClientInstance``'s part
+of ``DefaultMQPushConsumer``.
+
+A part of :class:`~rocketroute.client.consumer.Consumer`: a mixin whose methods work on the consumer's state (set up
+in ``Consumer.__init__``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ...remoting import RemotingCommand
+from ...remoting.headers import (
+    HeartbeatRequest,
+)
+from ...response_code import ResponseCode
+from ..message_decode import decode_messages, reset_retry_topic
+from ..namesrv import (
+    MASTER_ID,
+    TopicNotExistError,
+)
+from ._shared import _DIRECT_RESULTS, _now_ms, log
+from .listener import (
+    ConsumeConcurrentlyContext,
+    ConsumeConcurrentlyStatus,
+    ConsumeOrderlyContext,
+    ConsumeOrderlyStatus,
+)
+from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
+from .subscription import (
+    ConsumerData,
+    heartbeat_body,
+    retry_topic,
+)
+
+__all__: list[str] = []
+
+
+class _Coordination:
+    """See the module."""
+
+    def _master_addr(self, broker_name: str) -> str | None:
+        return self._broker_addrs.master(broker_name)
+
+    def _subscribe_addr(self, mq: Any) -> tuple[str | None, bool]:
+        """The node ``pullFromWhichNode`` suggests for ``mq`` (the master at first)."""
+        return self._broker_addrs.subscribe_addr(mq.broker_name, self._pull_from.get(mq, MASTER_ID))
+
+    async def _refresh_routes(self) -> None:
+        known = self._broker_addrs.addresses()
+        for topic in list(self._subs):
+            await self._refresh_route(topic)
+        self._clean_offline_brokers()
+        new = self._broker_addrs.addresses() - known
+        if new and self._state == "running" and self._tasks:
+            # a broker that came (back): it must know this consumer's subscriptions before it is pulled from
+            # (Java waits for the next heartbeat, up to 30 s, its pulls failing meanwhile)
+            await self._heartbeat_all()
+
+    async def _refresh_route(self, topic: str) -> bool:
+        """``updateTopicRouteInfoFromNameServer`` for one topic: True when a route was found."""
+        assert self._names is not None
+        try:
+            route = await self._names.get_route(topic)
+        except TopicNotExistError:
+            if topic != retry_topic(self.group):
+                log.warning("no route for subscribed topic %s", topic)
+            return False
+        except Exception as e:  # the name servers down: try again next round
+            log.warning("route refresh of %s failed: %s", topic, e)
+            return False
+        old = self._routes.get(topic)
+        if old is not None and not route.topic_route_data_changed(old):
+            return True
+        self._routes[topic] = route
+        self._broker_addrs.update(route)
+        self._sub_info[topic] = list(route.subscribe_queues(topic, self.compat))
+        if old is not None:
+            log.info("route of %s changed: %d queues to read", topic, len(self._sub_info[topic]))
+        return True
+
+    def _clean_offline_brokers(self) -> None:
+        """``cleanOfflineBroker``: forget brokers that no route of ours names any more."""
+        self._broker_addrs.retain(b.broker_name for r in self._routes.values() for b in (r.broker_datas or ()))
+
+    def _consumer_data(self) -> ConsumerData:
+        return ConsumerData(
+            self.group,
+            list(self._subs.values()),
+            message_model=self.model,
+            consume_from_where=self.settings.consume_from_where,
+            unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
+        )
+
+    async def _heartbeat_all(self) -> None:
+        """``sendHeartbeatToAllBroker``: every known broker node (masters and slaves)."""
+        assert self._remoting is not None
+        body = heartbeat_body(self.client_id, [self._consumer_data()])
+        for name, addr in self._broker_addrs.nodes():
+            request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
+            try:
+                await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
+            except Exception as e:
+                log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+
+    def _on_notify(self, cmd: RemotingCommand, addr: str) -> None:
+        """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""
+        if cmd.ext_fields.get("consumerGroup") in (None, self.group) and self._rebalance_wakeup is not None:
+            log.debug("consumer ids of %s changed (told by %s): rebalancing", self.group, addr)
+            self._rebalance_wakeup.set()
+        return None
+
+    def _other_group(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        """Java's answer to an admin request about a group this consumer is not in, or None for its own."""
+        group = cmd.ext_fields.get("consumerGroup")
+        if group == self.group:
+            return None
+        return RemotingCommand.response_to(
+            cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
+        )
+
+    def _on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
+        """GET_CONSUMER_RUNNING_INFO, forwarded by a broker for an admin tool: Java's ``ConsumerRunningInfo`` of
+        this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
+        properties = settings_properties(self.settings)
+        properties.update(
+            consumerGroup=self.group,
+            messageModel=self.model,
+            instanceName=self.instance_name,
+            namesrvAddr=";".join(self.namesrv_addrs),
+            allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
+            PROP_CONSUMEORDERLY=str(self.orderly).lower(),
+            PROP_THREADPOOL_CORE_SIZE=str(self.settings.consume_thread_min),
+            PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
+            PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
+            PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
+            PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.compat],
+        )
+        assert self._offsets is not None
+        queues = [(mq, pq.info(self._offsets.read_memory(mq))) for mq, pq in list(self._pqs.items())]
+        jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
+        body = encode_running_info(properties, [sub.to_json() for sub in self._subs.values()], queues, jstack)
+        return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
+
+    def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
+        """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member: the
+        listener consumes the message in the body once more, on the consume pool (nothing is committed or sent
+        back), and the answer is Java's ``ConsumeMessageDirectlyResult``, written when the listener returns."""
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
+        try:
+            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings.max_body_size)
+        except Exception as e:
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[bytes] = loop.create_future()
+
+        def consume() -> None:
+            def settle(outcome: Callable[[], None]) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
+                    loop.call_soon_threadsafe(lambda: answered.done() or outcome())
+
+            try:
+                body = self._consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
+            except Exception as e:  # answered as SYSTEM_ERROR, never left waiting
+                error = e
+                settle(lambda: answered.set_exception(error))
+            else:
+                settle(lambda: answered.set_result(body))
+
+        assert self._executor is not None
+        if not self._executor.submit(consume):
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, "the consumer is shutting down")
+
+        async def answer() -> RemotingCommand:
+            return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=await answered)
+
+        return answer()
+
+    def _consume_directly(self, msg: Any, broker_name: str) -> bytes:
+        """``consumeMessageDirectly`` of the consume services: the listener's answer as a ``CMResult``."""
+        msg.broker_name = broker_name
+        mq = self._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
+        context: Any = ConsumeOrderlyContext(mq) if self.orderly else ConsumeConcurrentlyContext(mq)
+        reset_retry_topic(msg, self.group)
+        begin = _now_ms()
+        remark = None
+        assert self.listener is not None
+        try:
+            status = self.listener([msg], context)
+        except Exception as e:
+            result, remark = "CR_THROW_EXCEPTION", f"{type(e).__name__}: {e}"
+        else:
+            known = isinstance(status, (ConsumeConcurrentlyStatus, ConsumeOrderlyStatus))
+            result = _DIRECT_RESULTS.get(status, "CR_RETURN_NULL") if known else "CR_RETURN_NULL"
+        fields = {
+            "autoCommit": bool(getattr(context, "auto_commit", True)),
+            "consumeResult": result,
+            "order": self.orderly,
+            "remark": remark,
+            "spentTimeMills": _now_ms() - begin,
+        }
+        return json.dumps(fields, separators=(",", ":")).encode()

@@ -1,0 +1,37 @@
+"""The consumer's counters."""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["ConsumerStats"]
+
+
+class ConsumerStats:
+    """Counters of one consumer (read them any time): messages pulled, consumed well, failed (sent back or to be
+    consumed again), sent back, pulls, pull errors, messages set aside as undecodable, rebalances run and the time
+    the last one changed something."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.pulled = 0
+        self.consumed = 0
+        self.failed = 0
+        self.sent_back = 0
+        self.pulls = 0
+        self.pull_errors = 0
+        self.undecodable = 0
+        self.rebalances = 0
+        self.last_change_ms: int | None = None
+
+    def add(self, **counts: int) -> None:
+        with self._lock:
+            for name, n in counts.items():
+                setattr(self, name, getattr(self, name) + n)
+
+    def as_dict(self) -> dict[str, int | None]:
+        with self._lock:
+            return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def __repr__(self) -> str:
+        return f"ConsumerStats({self.as_dict()})"
