@@ -37,14 +37,36 @@ class _Served:
     def __init__(self) -> None:
         self.script: dict[int, Script] = {}
         self.lock = threading.Lock()
+        self.conns: list[PeerConn] = []
+        self.responses: list[dict[str, Any]] = []
+        self._opaque = 1_000_000
         self.peer = FakePeer(*[self._serve] * 64)
         self.addr = self.peer.addr
 
     def requests(self, code: int) -> list[dict[str, Any]]:
         return [r for r in list(self.peer.received) if r["code"] == code]
 
+    def ask(self, code: int, ext: dict[str, str], timeout_s: float = 5.0) -> dict[str, Any]:
+        """Send a request to the client over its latest connection (as a broker asks a client for its running
+        info) and return the client's response (the frame as a dict)."""
+        with self.lock:
+            self._opaque += 1
+            opaque = self._opaque
+        self.conns[-1].send(build_frame(code, opaque, 0, ext=ext))
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for response in list(self.responses):
+                if response["opaque"] == opaque:
+                    return response
+            time.sleep(0.01)
+        raise TimeoutError(f"no response to request code {code}")
+
     def _serve(self, conn: PeerConn) -> None:
+        self.conns.append(conn)
         while (request := conn.read_request()) is not None:
+            if request["flag"] & 1:  # the client's response to ask()
+                self.responses.append(request)
+                continue
             scripted = self.script.get(request["code"])
             answer = scripted(request) if scripted is not None else None
             if answer is None:

@@ -23,24 +23,21 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
-from ...remoting import RemotingClient, RequestCode
+from ...remoting import RemotingClient
 from ...remoting.headers import (
     UnregisterClientRequestHeader,
 )
 from ..broker_addrs import BrokerAddrTable
-from ..message_id import local_ip_candidates
+from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
 from ..namesrv import (
     NameServerClient,
-    connect_name_servers,
     parse_namesrv_addrs,
 )
 from ..settings_check import check_compat, check_group
@@ -65,19 +62,6 @@ from .subscription import (
 )
 
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
-
-
-def _client_ip() -> str:
-    """``NetworkUtil.getLocalAddress``, simplified: this host's first IPv4 address that is not a loopback one, else
-    its first IPv6 one (compressed), else ``127.0.0.1``."""
-    candidates = local_ip_candidates()
-    for ip in candidates:
-        if len(ip) == 4 and ip[0] != 127:
-            return str(ipaddress.IPv4Address(ip))
-    for ip in candidates:
-        if len(ip) == 16 and ipaddress.IPv6Address(ip).is_loopback is False:
-            return str(ipaddress.IPv6Address(ip))
-    return "127.0.0.1"
 
 
 class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
@@ -169,13 +153,14 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
             self._subs.setdefault(rt, build_subscription(rt, "*"))
-        ip = client_ip or _client_ip()
-        self.instance_name = instance_name or f"{os.getpid()}#{time.monotonic_ns()}"
+        ip = client_ip or default_client_ip()
+        self.instance_name = instance_name or default_instance_name()
         self.client_id = f"{ip}@{self.instance_name}"
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0
         self._state_lock = threading.Lock()
+        self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._names: NameServerClient | None = None
         self._offsets: OffsetStore | None = None
@@ -218,13 +203,21 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             if self.listener is None:
                 raise RuntimeError("register a message listener before start()")
             timeout = self.settings.mq_client_api_timeout
-            self._remoting, self._names = connect_name_servers(
-                self.namesrv_addrs,
-                timeout_ms=timeout,
+            # the client id's shared instance (one loop thread and one connection per broker for all its clients);
+            # a second consumer of this group on it is refused here
+            self._instance = instance = acquire_instance(
+                self,
+                "consumer",
+                self.group,
+                client_id=self.client_id,
+                namesrv_addrs=self.namesrv_addrs,
                 compat=self.compat,
-                backend=self._rr,
+                timeout_ms=timeout,
                 language=self.settings.language,
+                backend=self._rr,
             )
+            self._remoting, self._names = instance.remoting, instance.names
+            self._broker_addrs = instance.broker_addrs
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
                     self.group, self._remoting.async_client, self._master_addr, timeout_ms=timeout, compat=self.compat
@@ -235,9 +228,6 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
                 self._offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
             self._executor = ConsumePool(self.settings.consume_thread_min, f"rocketroute-consume-{self.group}")
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
-            self._remoting.register_processor(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
-            self._remoting.register_processor(RequestCode.GET_CONSUMER_RUNNING_INFO, self._on_running_info)
-            self._remoting.register_processor(RequestCode.CONSUME_MESSAGE_DIRECTLY, self._on_consume_directly)
             self._started_ms = _now_ms()
             self._state = "running"
         try:
@@ -289,8 +279,9 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             log.warning("the final commit or unregister did not finish: %r", e)
         if self._callbacks is not None:
             self._callbacks.close()
-        remoting.close()
-        # last: "shut down" means the connections are closed and the loop thread has ended
+        if self._instance is not None:  # the last client of the instance closes its connections and loop thread
+            release_instance(self._instance, "consumer", self.group)
+        # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
         self._state = "shut down"
 
     def __enter__(self) -> Consumer:

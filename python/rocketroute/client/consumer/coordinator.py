@@ -84,8 +84,9 @@ class _Coordination:
         return True
 
     def _clean_offline_brokers(self) -> None:
-        """``cleanOfflineBroker``: forget brokers that no route of ours names any more."""
-        self._broker_addrs.retain(b.broker_name for r in self._routes.values() for b in (r.broker_datas or ()))
+        """``cleanOfflineBroker``: forget brokers that no route of this consumer's instance names any more."""
+        if self._instance is not None:
+            self._instance.clean_offline_brokers()
 
     def _consumer_data(self) -> ConsumerData:
         return ConsumerData(

@@ -31,8 +31,9 @@ from ...remoting.headers.send import send_header_v2
 from ...selector import MessageQueueSelector
 from ...send import CommunicationMode, send_default, send_default_async, send_select
 from ..broker_addrs import BrokerAddrTable
+from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from ..namesrv import NameServerClient, TopicNotExistError, connect_name_servers, parse_namesrv_addrs
+from ..namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread
 from .route_change import RouteChange, route_change
@@ -93,6 +94,8 @@ class Producer:
         compat: str = "5.3",
         on_route_change: Callable[[RouteChange], None] | None = None,
         backend: Any = None,
+        instance_name: str | None = None,
+        client_ip: str | None = None,
         settings: ProducerSettings | None = None,
         **overrides: Any,
     ) -> None:
@@ -107,6 +110,8 @@ class Producer:
         self.group = check_group(group, "producer group")
         self.compat = compat
         self.settings: ProducerSettings = cfg
+        self.instance_name = instance_name or default_instance_name()
+        self.client_id = f"{client_ip or default_client_ip()}@{self.instance_name}"
         if backend is None:
             import rocketroute as backend
         self._rr = backend
@@ -121,6 +126,7 @@ class Producer:
         self._endpoints: dict[str, dict[Any, str]] = {}
         # route fetches under way, by (topic, is_default): callers that need the same route await the one fetch
         self._route_fetches: dict[tuple[str, bool], asyncio.Future[RouteChange | None]] = {}
+        self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._names: NameServerClient | None = None
         self._poll_handle: asyncio.TimerHandle | None = None
@@ -138,18 +144,25 @@ class Producer:
                 return self
             if self._state != "created":
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
-            timeout = self.settings.mq_client_api_timeout
-            self._remoting, self._names = connect_name_servers(
-                self.namesrv_addrs,
-                timeout_ms=timeout,
+            # the client id's shared instance (one loop thread and one connection per broker for all its clients)
+            self._instance = instance = acquire_instance(
+                self,
+                "producer",
+                self.group,
+                client_id=self.client_id,
+                namesrv_addrs=self.namesrv_addrs,
                 compat=self.compat,
-                backend=self._rr,
+                timeout_ms=self.settings.mq_client_api_timeout,
                 language=self.settings.language,
+                backend=self._rr,
             )
+            self._remoting, self._names = instance.remoting, instance.names
+            self._broker_addrs = instance.broker_addrs
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             # a producer dropped without shutdown() is closed when collected: nothing of the client holds it
-            # strongly (the poll timer holds a weak reference), and a ResourceWarning says it was left open
-            self._finalizer = weakref.finalize(self, _close_dropped, repr(self), self._remoting, self._callbacks)
+            # strongly (the instance and the poll timer hold weak references), and a ResourceWarning says it was
+            # left open
+            self._finalizer = weakref.finalize(self, _close_dropped, repr(self), instance, self.group, self._callbacks)
             self._state = "running"
         self._remoting.loop.call_soon_threadsafe(_schedule_poll, weakref.ref(self))
         return self
@@ -179,7 +192,8 @@ class Producer:
             remoting.loop.call_soon_threadsafe(cancel)
         except RuntimeError:
             pass
-        remoting.close()
+        if self._instance is not None:  # the last client of the instance closes its connections and loop thread
+            release_instance(self._instance, "producer", self.group)
 
     def __enter__(self) -> Producer:
         return self.start()
@@ -596,9 +610,9 @@ def _poll(ref: weakref.ReferenceType[Producer]) -> None:
         producer._poll()
 
 
-def _close_dropped(what: str, remoting: RemotingClient, callbacks: CallbackThread) -> None:
-    """The finalizer of a producer collected while running: close what it held, and say so as Python's own
-    unclosed resources do."""
+def _close_dropped(what: str, instance: ClientInstance, group: str, callbacks: CallbackThread) -> None:
+    """The finalizer of a producer collected while running: release what it held (its instance closes when it was
+    the last client), and say so as Python's own unclosed resources do."""
     warnings.warn(f"unclosed {what}: call shutdown() or use it as a context manager", ResourceWarning, stacklevel=1)
     callbacks.close()
-    remoting.close()
+    release_instance(instance, "producer", group)

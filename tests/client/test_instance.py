@@ -1,0 +1,108 @@
+"""One client instance per client id (Java's ``MQClientInstance``): clients given the same ``instance_name`` share
+one remoting client, loop thread and connection per broker; a group runs once per instance; the brokers' requests
+go to the consumer of the group they name; the last client to shut down closes the instance. On the fake name
+server and brokers (:mod:`tests.client._fake_cluster`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from rocketroute.client import ConsumeConcurrentlyStatus, Consumer, DuplicateClientIdError, Message, Producer
+from rocketroute.client.instance import instances
+
+from ._fake_cluster import FakeCluster
+
+GET_CONSUMER_RUNNING_INFO = 307
+SAME = {"instance_name": "shared", "client_ip": "10.1.2.3"}
+FAST = {"rebalance_interval": 200, "persist_consumer_offset_interval": 100, "heartbeat_broker_interval": 200}
+
+
+def _listener(msgs: list[Any], context: Any) -> Any:
+    return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+
+def _consumer(cluster: FakeCluster, group: str, **kwargs: Any) -> Consumer:
+    return Consumer(cluster.namesrv_addr, group, ["T"], listener=_listener, **{**FAST, **kwargs})
+
+
+def _cluster() -> FakeCluster:
+    cluster = FakeCluster(brokers=1)
+    cluster.topic("T", queues=2)
+    for group in ("G1", "G2"):
+        cluster.topic(f"%RETRY%{group}", queues=1)
+    return cluster
+
+
+def test_clients_with_one_instance_name_share_one_instance_and_one_connection_per_broker():
+    with _cluster() as cluster:
+        broker = cluster.brokers["broker-a"]
+        p1 = Producer(cluster.namesrv_addr, "PG1", **SAME).start()
+        p2 = Producer(cluster.namesrv_addr, "PG2", **SAME).start()
+        consumer = _consumer(cluster, "G1", **SAME).start()
+        try:
+            assert p1.client_id == p2.client_id == consumer.client_id == "10.1.2.3@shared"
+            assert p1._instance is p2._instance is consumer._instance is instances()["10.1.2.3@shared"]
+            assert p1._remoting is consumer._remoting and p1._remoting._thread is p2._remoting._thread
+            p1.send(Message("T", b"1"))
+            p2.send(Message("T", b"2"))
+            assert broker.peer.connections == 1  # the consumer's pulls and heartbeats and both producers' sends
+            p1.shutdown()
+            consumer.shutdown()
+            assert p2._instance is not None and not p2._instance.closed
+            p2.send(Message("T", b"3"))  # the instance stays open for its last client
+            thread = p2._remoting._thread
+        finally:
+            for client in (p1, p2, consumer):
+                client.shutdown()
+        assert p2._instance.closed and not thread.is_alive() and "10.1.2.3@shared" not in instances()
+
+
+def test_clients_by_default_each_have_their_own_instance():
+    with _cluster() as cluster:
+        with Producer(cluster.namesrv_addr, "PG") as p1, Producer(cluster.namesrv_addr, "PG") as p2:
+            assert p1.client_id != p2.client_id and p1._instance is not p2._instance
+            assert p1._remoting._thread is not p2._remoting._thread
+
+
+def test_a_group_runs_once_per_instance_as_in_java():
+    with _cluster() as cluster:
+        with _consumer(cluster, "G1", **SAME):
+            second = _consumer(cluster, "G1", **SAME)
+            with pytest.raises(DuplicateClientIdError, match="already runs with client id '10.1.2.3@shared'"):
+                second.start()
+            assert not second.running
+            with _consumer(cluster, "G1", instance_name="other", client_ip="10.1.2.3"):  # another instance name
+                pass
+            with Producer(cluster.namesrv_addr, "PG", **SAME), pytest.raises(DuplicateClientIdError, match="producer"):
+                Producer(cluster.namesrv_addr, "PG", **SAME).start()
+
+
+def test_a_shared_instance_needs_the_same_name_servers_compat_and_language():
+    with _cluster() as cluster, Producer(cluster.namesrv_addr, "PG", **SAME):
+        with pytest.raises(ValueError, match="compat '5.3', not '4.9'"):
+            Producer(cluster.namesrv_addr, "PG2", compat="4.9", **SAME).start()
+        with pytest.raises(ValueError, match="language 'PYTHON', not 'JAVA'"):
+            Producer(cluster.namesrv_addr, "PG2", language="JAVA", **SAME).start()
+        with pytest.raises(ValueError, match="name servers"):
+            Producer("127.0.0.1:1", "PG2", **SAME).start()
+
+
+def test_a_broker_s_request_goes_to_the_consumer_of_the_group_it_names():
+    with _cluster() as cluster:
+        broker = cluster.brokers["broker-a"]
+        with _consumer(cluster, "G1", **SAME), _consumer(cluster, "G2", pull_batch_size=7, **SAME):
+            deadline = time.monotonic() + 5
+            while not broker.conns and time.monotonic() < deadline:
+                time.sleep(0.01)
+            for group, batch in (("G1", "32"), ("G2", "7")):
+                response = broker.ask(
+                    GET_CONSUMER_RUNNING_INFO, {"consumerGroup": group, "clientId": SAME["instance_name"]}
+                )
+                assert response["code"] == 0, response
+                body = response["body"].decode()  # Java's ConsumerRunningInfo JSON (fastjson's, not strict JSON)
+                assert f'"consumerGroup":"{group}"' in body and f'"pullBatchSize":"{batch}"' in body, body[:300]
+            unknown = broker.ask(GET_CONSUMER_RUNNING_INFO, {"consumerGroup": "G3"})
+            assert unknown["code"] == 1 and "<G3> not exist" in unknown["remark"]
