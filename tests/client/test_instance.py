@@ -71,7 +71,7 @@ def test_a_group_runs_once_per_instance_as_in_java():
     with _cluster() as cluster:
         with _consumer(cluster, "G1", **SAME):
             second = _consumer(cluster, "G1", **SAME)
-            with pytest.raises(DuplicateClientIdError, match="already runs with client id '10.1.2.3@shared'"):
+            with pytest.raises(DuplicateClientIdError, match=r"already runs with client id '10\.1\.2\.3@shared'"):
                 second.start()
             assert not second.running
             with _consumer(cluster, "G1", instance_name="other", client_ip="10.1.2.3"):  # another instance name
@@ -82,7 +82,7 @@ def test_a_group_runs_once_per_instance_as_in_java():
 
 def test_a_shared_instance_needs_the_same_name_servers_compat_and_language():
     with _cluster() as cluster, Producer(cluster.namesrv_addr, "PG", **SAME):
-        with pytest.raises(ValueError, match="compat '5.3', not '4.9'"):
+        with pytest.raises(ValueError, match=r"compat '5\.3', not '4\.9'"):
             Producer(cluster.namesrv_addr, "PG2", compat="4.9", **SAME).start()
         with pytest.raises(ValueError, match="language 'PYTHON', not 'JAVA'"):
             Producer(cluster.namesrv_addr, "PG2", language="JAVA", **SAME).start()
