@@ -76,7 +76,11 @@ CLIENTS = {
     ProducerSettings: lambda **kw: Producer(NS, **kw),
     ConsumerSettings: lambda **kw: Consumer(NS, "G", ["T"], **kw),
 }
-SOURCES = {ProducerSettings: CLIENT / "producer", ConsumerSettings: CLIENT / "consumer"}
+# each client's package, and the client instance both share (it reads the settings it is built from)
+SOURCES = {
+    ProducerSettings: [*(CLIENT / "producer").glob("*.py"), CLIENT / "instance.py"],
+    ConsumerSettings: [*(CLIENT / "consumer").glob("*.py"), CLIENT / "instance.py"],
+}
 KINDS = [ProducerSettings, ConsumerSettings]
 
 
@@ -85,7 +89,7 @@ def _reads(kind: type) -> set[str]:
     ``producer.settings.X`` and ``s.X`` / ``cfg.X`` where ``s`` / ``cfg`` are bound to the settings (the settings
     module itself and the running info's walk over every field left out)."""
     names: set[str] = set()
-    for path in SOURCES[kind].glob("*.py"):
+    for path in SOURCES[kind]:
         if path.name in ("settings.py", "running_info.py", "__init__.py"):
             continue
         tree = ast.parse(path.read_text())

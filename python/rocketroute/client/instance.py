@@ -12,8 +12,10 @@ created before, specify another name please"): two consumers of one group in one
 names, and the second gets :class:`~rocketroute.client.consumer.DuplicateClientIdError` saying so. The first user
 starts the instance; the last one to shut down closes it.
 
-For now each client keeps its own route table, route poll and heartbeat on the shared instance; the instance's
-:meth:`ClientInstance.clean_offline_brokers` forgets a broker only when no user's route names it.
+Each client's requests keep its own ``mq_client_api_timeout``; the time allowed to open a connection is the
+instance's, the first client's ``mq_client_api_timeout``. For now each client keeps its own route table, route
+poll and heartbeat on the shared instance; the instance's :meth:`ClientInstance.clean_offline_brokers` forgets a
+broker only when no user's route names it.
 """
 
 from __future__ import annotations
@@ -163,24 +165,16 @@ def instances() -> dict[str, ClientInstance]:
         return dict(_instances)
 
 
-def acquire_instance(
-    user: Any,
-    kind: str,
-    group: str,
-    *,
-    client_id: str,
-    namesrv_addrs: Sequence[str],
-    compat: str,
-    timeout_ms: int,
-    language: str,
-    backend: Any,
-) -> ClientInstance:
-    """Register ``user`` (a producer or a consumer of ``group``) with the instance of ``client_id``, starting the
-    instance when it is the first. Raises :class:`~rocketroute.client.consumer.DuplicateClientIdError` when the
-    instance already has a ``kind`` of ``group``, :class:`ValueError` when its name servers, compat or language
-    differ."""
+def acquire_instance(user: Any, kind: str) -> ClientInstance:
+    """Register ``user`` (a producer or a consumer: ``kind``) with the instance of its ``client_id``, starting the
+    instance when it is the first; the instance is built from the user's name servers, compat, ``language``,
+    ``mq_client_api_timeout`` and backend. Raises :class:`~rocketroute.client.consumer.DuplicateClientIdError` when
+    the instance already has a ``kind`` of the user's group, :class:`ValueError` when its name servers, compat or
+    language differ."""
     from .consumer.errors import DuplicateClientIdError
 
+    client_id, group, namesrv_addrs = user.client_id, user.group, user.namesrv_addrs
+    compat, language = user.compat, user.settings.language
     with _registry:
         instance = _instances.get(client_id)
         if instance is not None:
@@ -192,8 +186,9 @@ def acquire_instance(
                     f"{kind} group has been created before): give this {kind} another instance_name"
                 )
         else:
+            timeout_ms = user.settings.mq_client_api_timeout
             instance = ClientInstance(
-                client_id, namesrv_addrs, compat=compat, timeout_ms=timeout_ms, language=language, backend=backend
+                client_id, namesrv_addrs, compat=compat, timeout_ms=timeout_ms, language=language, backend=user._rr
             )
             _instances[client_id] = instance
         instance._users[(kind, group)] = weakref.ref(user)

@@ -205,17 +205,7 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             timeout = self.settings.mq_client_api_timeout
             # the client id's shared instance (one loop thread and one connection per broker for all its clients);
             # a second consumer of this group on it is refused here
-            self._instance = instance = acquire_instance(
-                self,
-                "consumer",
-                self.group,
-                client_id=self.client_id,
-                namesrv_addrs=self.namesrv_addrs,
-                compat=self.compat,
-                timeout_ms=timeout,
-                language=self.settings.language,
-                backend=self._rr,
-            )
+            self._instance = instance = acquire_instance(self, "consumer")
             self._remoting, self._names = instance.remoting, instance.names
             self._broker_addrs = instance.broker_addrs
             if self.model == "CLUSTERING":

@@ -65,7 +65,7 @@ class _Coordination:
         """``updateTopicRouteInfoFromNameServer`` for one topic: True when a route was found."""
         assert self._names is not None
         try:
-            route = await self._names.get_route(topic)
+            route = await self._names.get_route(topic, self.settings.mq_client_api_timeout)
         except TopicNotExistError:
             if topic != retry_topic(self.group):
                 log.warning("no route for subscribed topic %s", topic)

@@ -145,17 +145,7 @@ class Producer:
             if self._state != "created":
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
             # the client id's shared instance (one loop thread and one connection per broker for all its clients)
-            self._instance = instance = acquire_instance(
-                self,
-                "producer",
-                self.group,
-                client_id=self.client_id,
-                namesrv_addrs=self.namesrv_addrs,
-                compat=self.compat,
-                timeout_ms=self.settings.mq_client_api_timeout,
-                language=self.settings.language,
-                backend=self._rr,
-            )
+            self._instance = instance = acquire_instance(self, "producer")
             self._remoting, self._names = instance.remoting, instance.names
             self._broker_addrs = instance.broker_addrs
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
@@ -296,7 +286,7 @@ class Producer:
         rr = self._rr
         try:
             if is_default:
-                route = await names.get_route(self.settings.create_topic_key)
+                route = await names.get_route(self.settings.create_topic_key, self.settings.mq_client_api_timeout)
                 cap = self.settings.default_topic_queue_nums
                 route = rr.TopicRouteData(
                     [
@@ -313,7 +303,7 @@ class Producer:
                     route.order_topic_conf,
                 )
             else:
-                route = await names.get_route(topic)
+                route = await names.get_route(topic, self.settings.mq_client_api_timeout)
         except TopicNotExistError:
             log.debug("no route for topic %s on the name servers", topic)
             return None
