@@ -5,6 +5,7 @@ server and brokers (:mod:`tests.client._fake_cluster`)."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -106,3 +107,63 @@ def test_a_broker_s_request_goes_to_the_consumer_of_the_group_it_names():
                 assert f'"consumerGroup":"{group}"' in body and f'"pullBatchSize":"{batch}"' in body, body[:300]
             unknown = broker.ask(GET_CONSUMER_RUNNING_INFO, {"consumerGroup": "G3"})
             assert unknown["code"] == 1 and "<G3> not exist" in unknown["remark"]
+
+
+HEART_BEAT, UNREGISTER_CLIENT = 34, 35
+
+
+def _heartbeats(broker: Any) -> list[dict[str, Any]]:
+    return [json.loads(r["body"]) for r in broker.requests(HEART_BEAT)]
+
+
+def test_one_heartbeat_carries_every_group_of_the_instance_and_each_group_unregisters_when_it_leaves():
+    with _cluster() as cluster:
+        broker = cluster.brokers["broker-a"]
+        producer = Producer(cluster.namesrv_addr, "PG", heartbeat_broker_interval=200, **SAME).start()
+        try:
+            producer.send(Message("T", b"x"))  # the route names broker-a: the heartbeat has somewhere to go
+            with _consumer(cluster, "G1", **SAME):
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    both = [
+                        h
+                        for h in _heartbeats(broker)
+                        if h["producerDataSet"] == [{"groupName": "PG"}]
+                        and [c["groupName"] for c in h["consumerDataSet"]] == ["G1"]
+                    ]
+                    if both:
+                        break
+                    time.sleep(0.05)
+                assert both and both[0]["clientID"] == "10.1.2.3@shared"
+            leave = [r["extFields"] for r in broker.requests(UNREGISTER_CLIENT)]
+            assert leave == [{"clientID": "10.1.2.3@shared", "consumerGroup": "G1"}]
+            # the consumer gone, the instance's heartbeats carry the producer group alone (one already built when
+            # the consumer left may still carry both)
+            seen = len(_heartbeats(broker))
+
+            def producer_only() -> bool:
+                return any(h["consumerDataSet"] == [] for h in _heartbeats(broker)[seen:])
+
+            deadline = time.monotonic() + 5
+            while not producer_only() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert producer_only()
+        finally:
+            producer.shutdown()
+        leave = [r["extFields"] for r in broker.requests(UNREGISTER_CLIENT)]
+        assert leave[-1] == {"clientID": "10.1.2.3@shared", "producerGroup": "PG"}
+
+
+def test_a_producer_alone_heartbeats_its_group_from_one_second_after_start():
+    with _cluster() as cluster, Producer(cluster.namesrv_addr, "PG") as producer:
+        producer.send(Message("T", b"x"))
+        broker = cluster.brokers["broker-a"]
+        deadline = time.monotonic() + 5
+        while not _heartbeats(broker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (first, *_) = _heartbeats(broker)
+        assert first == {
+            "clientID": producer.client_id,
+            "producerDataSet": [{"groupName": "PG"}],
+            "consumerDataSet": [],
+        }

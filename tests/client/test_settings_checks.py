@@ -133,7 +133,8 @@ def test_subscriptions_must_be_a_mapping_or_a_list_of_topics() -> None:
         ({"default_topic_queue_nums": 0}, ValueError, "default_topic_queue_nums Out of range"),
         ({"language": "java"}, ValueError, "language must be one of"),
         ({"auto_batch": True}, UnsupportedSettingError, "auto_batch=True is not supported: automatic batching"),
-        ({"heartbeat_broker_interval": 10}, UnsupportedSettingError, "heartbeat_broker_interval=10 is not supported"),
+        ({"persist_consumer_offset_interval": 10}, UnsupportedSettingError, "persist_consumer_offset_interval=10"),
+        ({"heartbeat_broker_interval": 0}, ValueError, "heartbeat_broker_interval Out of range"),
         ({"send_msg_timeot": 5}, TypeError, "unknown producer setting send_msg_timeot; did you mean send_msg_timeout"),
     ],
 )

@@ -34,6 +34,7 @@ OTHER = {
         "default_topic_queue_nums": 8,
         "create_topic_key": "AUTO_CREATE",
         "poll_name_server_interval": 1000,
+        "heartbeat_broker_interval": 1000,
         "mq_client_api_timeout": 500,
         "unit_mode": True,
         "language": "JAVA",

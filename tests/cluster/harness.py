@@ -881,6 +881,14 @@ class Cluster:
             return []
         return list(_parse_json(resp.body).get("consumerIdList") or [])
 
+    def producer_ids(self, broker_name: str, group: str) -> list[str]:
+        """GET_PRODUCER_CONNECTION_LIST (204) from one broker: the client ids of producer ``group`` it knows from
+        their heartbeats (empty when it knows none)."""
+        resp = self.invoke(self.broker_addr(broker_name), 204, {"producerGroup": group})
+        if resp.code != ResponseCode.SUCCESS:
+            return []
+        return sorted(str(c.get("clientId")) for c in _parse_json(resp.body).get("connectionSet") or ())
+
     def create_topic(
         self,
         topic: str,

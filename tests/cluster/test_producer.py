@@ -20,6 +20,8 @@ from rocketroute.client.namesrv import TopicNotExistError, fetch_route
 from rocketroute.client.producer import Producer
 from rocketroute.client.route_change import key_move_share
 
+from .test_consumer import wait_until
+
 COMPATS = ["5.3", "4.9"]
 
 
@@ -313,3 +315,18 @@ def test_keyed_messages_on_a_static_topic_land_on_the_logic_queues_the_library_c
             expected[want.queue_id] += 1
     stored = {logic_id: cluster.max_offset(b, topic, phys, logic=False) for logic_id, (b, phys) in physical.items()}
     assert {q: n for q, n in stored.items() if n} == dict(expected)
+
+
+def test_a_producer_registers_its_group_with_the_brokers_and_leaves_at_shutdown(cluster, fresh_topic):
+    """As Java's: a heartbeat 1 s after start and every ``heartbeat_broker_interval`` registers the producer group
+    with the master brokers its routes name (``producerConnection`` lists it), and ``shutdown()`` unregisters it."""
+    topic = fresh_topic(queues=2)
+    group = f"pg_hb_{time.monotonic_ns()}"
+    with Producer(cluster.namesrv_addrs, group, heartbeat_broker_interval=500) as producer:
+        producer.send(Message(topic, b"x"))
+        for broker in ("broker-a", "broker-b"):
+            wait_until(
+                lambda b=broker: cluster.producer_ids(b, group) == [producer.client_id], 10, f"{broker} lists it"
+            )
+    for broker in ("broker-a", "broker-b"):
+        assert cluster.producer_ids(broker, group) == []

@@ -53,9 +53,17 @@ class BrokerAddrTable:
                 return a, bid != MASTER_ID
         return None, False
 
-    def nodes(self) -> Iterator[tuple[str, str]]:
-        """(broker name, address) of every known node, masters and slaves (a snapshot: safe to await between)."""
-        return iter([(name, a) for name, addrs in self._table.items() for a in addrs.values() if a is not None])
+    def nodes(self, *, masters_only: bool = False) -> Iterator[tuple[str, str]]:
+        """(broker name, address) of every known node, masters and slaves, or the masters only (a snapshot: safe
+        to await between)."""
+        return iter(
+            [
+                (name, a)
+                for name, addrs in self._table.items()
+                for bid, a in addrs.items()
+                if a is not None and (bid == MASTER_ID or not masters_only)
+            ]
+        )
 
     def addresses(self) -> set[str | None]:
         """Every known node's address."""

@@ -13,14 +13,16 @@ names, and the second gets :class:`~rocketroute.client.consumer.DuplicateClientI
 starts the instance; the last one to shut down closes it.
 
 Each client's requests keep its own ``mq_client_api_timeout``; the time allowed to open a connection is the
-instance's, the first client's ``mq_client_api_timeout``. For now each client keeps its own route table, route
-poll and heartbeat on the shared instance; the instance's :meth:`ClientInstance.clean_offline_brokers` forgets a
-broker only when no user's route names it.
+instance's, the first client's ``mq_client_api_timeout``. For now each client keeps its own route table and route
+poll on the shared instance; the instance's :meth:`ClientInstance.clean_offline_brokers` forgets a broker only
+when no user's route names it. One heartbeat (:meth:`ClientInstance.heartbeat_all`) carries every group of the
+instance; each client's timer sends it.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import threading
 import time
@@ -29,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
+from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
@@ -42,6 +45,9 @@ __all__ = [
     "instances",
     "release_instance",
 ]
+
+
+log = logging.getLogger("rocketroute.client")
 
 
 def default_client_ip() -> str:
@@ -118,6 +124,37 @@ class ClientInstance:
             for route in list(user._routes.values()):
                 names.update(b.broker_name for b in route.broker_datas or ())
         self.broker_addrs.retain(names)
+
+    async def heartbeat_all(self, timeout_ms: int) -> None:
+        """``sendHeartbeatToAllBroker``: one HEART_BEAT per broker node carrying every consumer group's
+        subscriptions and every producer group of this instance; to the masters only when it has no consumer, as
+        Java's. A broker that does not answer is logged and tried again at the next heartbeat."""
+        from .consumer.subscription import heartbeat_body  # not at import time: the consumer package imports this
+
+        consumers, producers = self.users("consumer"), self.users("producer")
+        if not consumers and not producers:
+            return
+        body = heartbeat_body(self.client_id, [c._consumer_data() for c in consumers], [p.group for p in producers])
+        for name, addr in self.broker_addrs.nodes(masters_only=not consumers):
+            request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
+            try:
+                await self.remoting.async_client.invoke_checked(addr, request, timeout_ms)
+            except Exception as e:
+                log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+
+    async def unregister(
+        self, *, producer_group: str | None = None, consumer_group: str | None = None, timeout_ms: int
+    ) -> None:
+        """``unregisterClient``: tell every broker node that a group of this client id leaves (a failure is logged
+        at DEBUG: the broker forgets a silent client after its channel expiry anyway)."""
+        request = UnregisterClientRequestHeader(
+            client_id=self.client_id, producer_group=producer_group, consumer_group=consumer_group
+        ).request(self.compat)
+        for name, addr in self.broker_addrs.nodes():
+            try:
+                await self.remoting.async_client.invoke(addr, request, timeout_ms)
+            except Exception as e:
+                log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 
     def _dispatcher(self, method: str) -> Callable[[RemotingCommand, str], Any]:
         """A processor that hands a broker's request to the consumer of the group it names."""

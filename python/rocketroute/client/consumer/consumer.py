@@ -31,9 +31,6 @@ from typing import Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
-from ...remoting.headers import (
-    UnregisterClientRequestHeader,
-)
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
 from ..namesrv import (
@@ -389,14 +386,8 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             log.warning("committing the offsets at shutdown failed: %s", e)
         if self.orderly and self.model == "CLUSTERING":
             await self._unlock_all(owned)
-        request = UnregisterClientRequestHeader(client_id=self.client_id, consumer_group=self.group).request(
-            self.compat
-        )
-        for name, addr in self._broker_addrs.nodes():
-            try:
-                await self._remoting.async_client.invoke(addr, request, self.settings.mq_client_api_timeout)
-            except Exception as e:
-                log.debug("unregister from %s (%s) failed: %s", name, addr, e)
+        if self._instance is not None:
+            await self._instance.unregister(consumer_group=self.group, timeout_ms=self.settings.mq_client_api_timeout)
 
     async def _every(self, interval_ms: int, job: Callable[[], Any]) -> None:
         while self._state == "running":  # the state too: see _wait_for_wakeup

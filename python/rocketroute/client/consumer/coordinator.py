@@ -14,9 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ...remoting import RemotingCommand
-from ...remoting.headers import (
-    HeartbeatRequest,
-)
 from ...response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
 from ..namesrv import (
@@ -33,7 +30,6 @@ from .listener import (
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
 from .subscription import (
     ConsumerData,
-    heartbeat_body,
     retry_topic,
 )
 
@@ -98,15 +94,10 @@ class _Coordination:
         )
 
     async def _heartbeat_all(self) -> None:
-        """``sendHeartbeatToAllBroker``: every known broker node (masters and slaves)."""
-        assert self._remoting is not None
-        body = heartbeat_body(self.client_id, [self._consumer_data()])
-        for name, addr in self._broker_addrs.nodes():
-            request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
-            try:
-                await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
-            except Exception as e:
-                log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+        """``sendHeartbeatToAllBroker`` of this consumer's instance: every known broker node (masters and slaves)
+        gets one heartbeat carrying every group of the instance."""
+        if self._instance is not None:
+            await self._instance.heartbeat_all(self.settings.mq_client_api_timeout)
 
     def _on_notify(self, cmd: RemotingCommand, addr: str) -> None:
         """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""

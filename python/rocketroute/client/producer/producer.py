@@ -131,6 +131,8 @@ class Producer:
         self._names: NameServerClient | None = None
         self._poll_handle: asyncio.TimerHandle | None = None
         self._poll_task: asyncio.Task[None] | None = None
+        self._heartbeat_handle: asyncio.TimerHandle | None = None
+        self._heartbeat_task: asyncio.Task[None] | None = None
         self._callbacks: CallbackThread | None = None
         self._finalizer: weakref.finalize | None = None
         self._state = "created"
@@ -155,11 +157,15 @@ class Producer:
             self._finalizer = weakref.finalize(self, _close_dropped, repr(self), instance, self.group, self._callbacks)
             self._state = "running"
         self._remoting.loop.call_soon_threadsafe(_schedule_poll, weakref.ref(self))
+        # the heartbeat that registers the producer group with the brokers: 1 s after start, then every
+        # heartbeat_broker_interval, as Java's instance does it
+        self._remoting.loop.call_soon_threadsafe(_schedule_heartbeat, weakref.ref(self), _FIRST_HEARTBEAT_S)
         return self
 
     def shutdown(self) -> None:
-        """Stop the refresh and close every connection; sends after this raise. It may be called from any
-        thread, ``on_route_change`` included."""
+        """Stop the refresh and the heartbeat, unregister the producer group from the brokers (each within
+        ``mq_client_api_timeout``) and release the client instance (its connections are closed when this was its
+        last client); sends after this raise. It may be called from any thread, ``on_route_change`` included."""
         with self._lock:
             if self._state != "running":
                 self._state = "shut down"
@@ -173,15 +179,24 @@ class Producer:
             self._callbacks.close()
 
         def cancel() -> None:
-            if self._poll_handle is not None:
-                self._poll_handle.cancel()
-            if self._poll_task is not None:
-                self._poll_task.cancel()
+            for pending in (self._poll_handle, self._poll_task, self._heartbeat_handle, self._heartbeat_task):
+                if pending is not None:
+                    pending.cancel()
 
         try:
             remoting.loop.call_soon_threadsafe(cancel)
         except RuntimeError:
             pass
+        if self._instance is not None and not remoting.on_loop_thread():
+            # unregisterProducer: the brokers forget this group of the client id now (bounded: one request per
+            # broker node, each within mq_client_api_timeout)
+            timeout_ms = self.settings.mq_client_api_timeout
+            nodes = len(list(self._instance.broker_addrs.nodes()))
+            unregister = self._instance.unregister(producer_group=self.group, timeout_ms=timeout_ms)
+            try:
+                asyncio.run_coroutine_threadsafe(unregister, remoting.loop).result(timeout_ms / 1000 * (1 + nodes))
+            except Exception as e:
+                log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if self._instance is not None:  # the last client of the instance closes its connections and loop thread
             release_instance(self._instance, "producer", self.group)
 
@@ -592,6 +607,34 @@ def _schedule_poll(ref: weakref.ReferenceType[Producer]) -> None:
         return
     delay = producer.settings.poll_name_server_interval / 1000
     producer._poll_handle = producer._remoting.loop.call_later(delay, _poll, ref)
+
+
+_FIRST_HEARTBEAT_S = 1.0
+"""Java's instance sends its first heartbeat 1 s after it starts."""
+
+
+def _schedule_heartbeat(ref: weakref.ReferenceType[Producer], delay_s: float | None = None) -> None:
+    """Arm the next heartbeat of the producer behind ``ref`` (on its loop), weakly as :func:`_schedule_poll`."""
+    producer = ref()
+    if producer is None or producer._state != "running" or producer._remoting is None:
+        return
+    delay = producer.settings.heartbeat_broker_interval / 1000 if delay_s is None else delay_s
+    producer._heartbeat_handle = producer._remoting.loop.call_later(delay, _heartbeat, ref)
+
+
+def _heartbeat(ref: weakref.ReferenceType[Producer]) -> None:
+    producer = ref()
+    if producer is None or producer._state != "running" or producer._instance is None:
+        return
+    instance, timeout_ms = producer._instance, producer.settings.mq_client_api_timeout
+
+    async def run() -> None:
+        try:
+            await instance.heartbeat_all(timeout_ms)
+        finally:
+            _schedule_heartbeat(ref)
+
+    producer._heartbeat_task = asyncio.ensure_future(run())
 
 
 def _poll(ref: weakref.ReferenceType[Producer]) -> None:

@@ -53,6 +53,9 @@ class ProducerSettings(ClientSettings):
     """The topic whose route a send to an unknown topic borrows, where the broker auto-creates topics."""
     poll_name_server_interval: int = 30_000
     """The route refresh."""
+    heartbeat_broker_interval: int = 30_000
+    """The heartbeat that registers the producer group with every master broker its routes name (the first one
+    comes 1 s after start)."""
     mq_client_api_timeout: int = 3000
     """Requests other than sends (routes)."""
     unit_mode: bool = False
@@ -62,7 +65,6 @@ class ProducerSettings(ClientSettings):
 
     CLIENT: ClassVar[str] = "producer"
     NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {
-        "heartbeat_broker_interval": "the producer sends no heartbeats (no transaction check-backs yet)",
         "persist_consumer_offset_interval": _CONSUMER_ONLY,
         "pull_time_delay_mills_when_exception": _CONSUMER_ONLY,
         "decode_read_body": _CONSUMER_ONLY,
@@ -83,7 +85,7 @@ class ProducerSettings(ClientSettings):
         "enable_backpressure_for_async_mode": _NO_BACKPRESSURE,
         "back_pressure_for_async_send_num": _NO_BACKPRESSURE,
         "back_pressure_for_async_send_size": _NO_BACKPRESSURE,
-        "enable_heartbeat_channel_event_listener": "the producer sends no heartbeats",
+        "enable_heartbeat_channel_event_listener": "heartbeats go on their timer only",
         "trace_msg_batch_num": "message tracing is not implemented",
     }
 
@@ -93,7 +95,13 @@ class ProducerSettings(ClientSettings):
 
     def __post_init__(self) -> None:
         """Each setting's type and range; raises on the first bad one."""
-        for name in ("send_msg_timeout", "poll_name_server_interval", "mq_client_api_timeout", "max_message_size"):
+        for name in (
+            "send_msg_timeout",
+            "poll_name_server_interval",
+            "heartbeat_broker_interval",
+            "mq_client_api_timeout",
+            "max_message_size",
+        ):
             check_positive_ms(name, getattr(self, name))
         # Java takes any int and allocates an array of 1 + retries per send; past 1000 the send budget ends the
         # loop long before, so a larger value is a mistake
