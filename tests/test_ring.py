@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rocketroute.errors import IllegalArgumentError
+
 from ._java import java_text
 
 node_names = st.text(alphabet="ab-@#9\U0001f600", min_size=1, max_size=5)
@@ -218,3 +220,19 @@ def test_a_failing_hash_function_keeps_the_replicas_put_before_it(backend):
     assert calls == ["n-0", "n-1", "n-2"]
     assert router.ring() == [(1000, "n-0", "n"), (2000, "n-1", "n")]
     assert router.existing_replicas("n") == 2
+
+
+def test_add_node_checks_the_count_before_the_node_as_java(backend):
+    """``ConsistentHashRouter.addNode`` refuses a negative count before it looks at the node: a bad count wins
+    over a node rocketroute refuses (a lone surrogate, a non-str), on both backends (Hypothesis found the native
+    one checking the node first)."""
+    ring = backend.ConsistentHashRouter([], 0)
+    for node in ("\ud800", 3):
+        with pytest.raises(IllegalArgumentError, match="illegal virtual node counts :-1"):
+            ring.add_node(node, -1)
+        with pytest.raises(IllegalArgumentError, match="illegal virtual node counts :-1"):
+            backend.ConsistentHashRouter([node], -1)  # the constructor adds each node as addNode does
+    with pytest.raises(TypeError, match="vnode_count"):
+        ring.add_node("\ud800", "1")
+    with pytest.raises(IllegalArgumentError, match="lone surrogate"):
+        ring.add_node("\ud800", 1)

@@ -9,7 +9,7 @@ use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
 use pyo3::Borrowed;
 use rocketroute_core::ring::{md5_fn, md5_hash, ConsistentHashRouter, RingError};
 
-use crate::convert::{arg, JavaInt, Name, Text};
+use crate::convert::{arg, JavaInt, Later, Name, Text};
 use crate::errors::{illegal, java_err, java_utf8_text, npe, type_name};
 
 /// A `hash_function=` argument: a Python callable `str -> int` (its result checked to be a Java long).
@@ -161,6 +161,10 @@ impl PyConsistentHashRouter {
         if let Some(nodes) = nodes {
             for node in nodes.try_iter()? {
                 let node = node?;
+                if count < 0 {
+                    // each node is Java's addNode(node, count): the count is checked before the node
+                    return Err(illegal(py, format!("illegal virtual node counts :{count}")));
+                }
                 let node: Node<'_> = node.extract()?;
                 router.add(py, &Arc::from(&*node), count)?;
             }
@@ -172,13 +176,15 @@ impl PyConsistentHashRouter {
     fn add_node(
         &self,
         py: Python<'_>,
-        node: Node<'_>,
-        vnode_count: JavaInt<arg::VnodeCount>,
+        node: Later<Node<'_>, arg::Node>,
+        vnode_count: Later<JavaInt<arg::VnodeCount>, arg::VnodeCount>,
     ) -> PyResult<()> {
-        let count = vnode_count.0;
+        // Java's order: the count is checked before the node is looked at (a bad count wins over a bad node)
+        let count = vnode_count.get(py)?.0;
         if count < 0 {
             return Err(illegal(py, format!("illegal virtual node counts :{count}")));
         }
+        let node = node.get(py)?;
         self.add(py, &Arc::from(&*node), count)
     }
 
