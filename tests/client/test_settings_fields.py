@@ -102,7 +102,7 @@ def _reads(kind: type) -> set[str]:
                     aliases.add(node.targets[0].id)
                 elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
                     receiver = value.func.value
-                    if value.func.attr in ("of", "for_compat") or (
+                    if value.func.attr in ("of", "for_compat", "resolve") or (
                         value.func.attr == "replace" and isinstance(receiver, ast.Name) and receiver.id in aliases
                     ):
                         aliases.add(node.targets[0].id)

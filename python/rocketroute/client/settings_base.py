@@ -64,6 +64,16 @@ class ClientSettings(Mapping[str, Any]):
         return cls(**{k: v for k, v in settings.items() if k in names})
 
     @classmethod
+    def resolve(cls: type[S], compat: str, settings: S | None, overrides: Mapping[str, Any]) -> S:
+        """What a client's constructor takes: ``settings=`` (an object of this class, or ``None`` for the
+        defaults) with the keyword ``overrides`` on top, checked for a client of ``compat``."""
+        if settings is None:
+            return cls.of(compat, **overrides)
+        if not isinstance(settings, cls):
+            raise TypeError(f"settings must be a {cls.__name__}, not {type(settings).__name__}")
+        return settings.replace(**overrides).for_compat(compat)
+
+    @classmethod
     def refuse_unread(cls, compat: str, settings: Mapping[str, Any]) -> None:
         """Raise for the first name of ``settings`` this client would not read (see the module)."""
         names = cls.field_names()
@@ -97,9 +107,8 @@ class ClientSettings(Mapping[str, Any]):
         """These settings, checked for a client of ``compat``: a 5.3-only field changed from its default is refused
         on 4.9."""
         if check_compat(compat) == "4.9":
-            changed = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
             defaults = type(self)()
-            given = {k: v for k, v in changed.items() if k in self.ONLY_53 and v != getattr(defaults, k)}
+            given = {k: getattr(self, k) for k in self.ONLY_53 if getattr(self, k) != getattr(defaults, k)}
             self.refuse_unread("4.9", given)
         return self
 
@@ -136,7 +145,7 @@ def _same(value: Any, default: Any) -> bool:
     if isinstance(default, tuple):  # latency_max and the like: any sequence of the same values
         return (
             isinstance(value, (list, tuple))
-            and all(_same(v, d) for v, d in zip(value, default, strict=False))
-            and (len(value) == len(default))
+            and len(value) == len(default)
+            and all(_same(v, d) for v, d in zip(value, default, strict=True))
         )
     return type(value) is type(default) and value == default

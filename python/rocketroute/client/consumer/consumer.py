@@ -111,12 +111,7 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             if given != model:
                 raise ValueError(f"model={model!r} and message_model={given!r} disagree: give message_model only")
             overrides["message_model"] = model
-        if settings is None:
-            cfg = ConsumerSettings.of(compat, **overrides)
-        else:
-            if not isinstance(settings, ConsumerSettings):
-                raise TypeError(f"settings must be a ConsumerSettings, not {type(settings).__name__}")
-            cfg = settings.replace(**overrides).for_compat(compat) if overrides else settings.for_compat(compat)
+        cfg = ConsumerSettings.resolve(compat, settings, overrides)
         if cfg.consume_timestamp is None:  # Java fixes it when the consumer object is built
             cfg = cfg.replace(consume_timestamp=java_timestamp_string(_now_ms() - 30 * 60 * 1000))
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)

@@ -100,12 +100,7 @@ class Producer:
         **overrides: Any,
     ) -> None:
         compat = check_compat(compat)
-        if settings is None:
-            cfg = ProducerSettings.of(compat, **overrides)
-        else:
-            if not isinstance(settings, ProducerSettings):
-                raise TypeError(f"settings must be a ProducerSettings, not {type(settings).__name__}")
-            cfg = settings.replace(**overrides).for_compat(compat) if overrides else settings.for_compat(compat)
+        cfg = ProducerSettings.resolve(compat, settings, overrides)
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
         self.group = check_group(group, "producer group")
         self.compat = compat
