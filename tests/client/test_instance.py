@@ -167,3 +167,66 @@ def test_a_producer_alone_heartbeats_its_group_from_one_second_after_start():
             "producerDataSet": [{"groupName": "PG"}],
             "consumerDataSet": [],
         }
+
+
+GET_ROUTEINFO_BY_TOPIC = 105
+
+
+def _route_requests(cluster: FakeCluster, topic: str) -> int:
+    return sum(r["extFields"].get("topic") == topic for r in cluster.namesrv.requests(GET_ROUTEINFO_BY_TOPIC))
+
+
+def test_the_clients_of_an_instance_share_one_route_table_and_fetch_a_route_once():
+    with _cluster() as cluster:
+        with Producer(cluster.namesrv_addr, "PG1", **SAME) as p1, Producer(cluster.namesrv_addr, "PG2", **SAME) as p2:
+            p1.send(Message("T", b"1"))
+            fetched = _route_requests(cluster, "T")
+            p2.send(Message("T", b"2"))  # the instance has the route: p2 takes it without asking again ...
+            assert _route_requests(cluster, "T") == fetched
+            assert p1.route("T") is p2.route("T") is p1._instance.routes["T"]
+            # ... and one route poll serves both: a change one client's refresh finds reaches the other
+            changes: list[Any] = []
+            with Producer(cluster.namesrv_addr, "PG3", on_route_change=changes.append, **SAME) as p3:
+                p3.send(Message("T", b"3"))
+                cluster.topic("T", queues=4)
+                (change,) = p1.refresh_routes()
+                assert len(change.added) == 2 and len(p1.publish_info("T").message_queues) == 4
+                assert len(p2.publish_info("T").message_queues) == 4 and p2.refresh_routes() == []
+                deadline = time.monotonic() + 5
+                while not changes and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert [len(c.added) for c in changes] == [2]  # reported to p3's own on_route_change
+
+
+def test_a_route_a_producer_fetched_gives_a_consumer_of_its_instance_the_new_queues():
+    with _cluster() as cluster:
+        with Producer(cluster.namesrv_addr, "PG", **SAME) as producer, _consumer(cluster, "G1", **SAME) as consumer:
+            assert len(consumer.assignment("T")) == 2
+            cluster.topic("T", queues=3)
+            producer.send(Message("T", b"x"))  # the producer's first send fetches T: unchanged for the instance
+            assert len(consumer.assignment("T")) == 2
+            producer.refresh_routes()  # T has 3 queues now: the consumer's subscribe info too, at once
+            consumer.rebalance_now()
+            assert len(consumer.assignment("T")) == 3
+
+
+def test_an_instance_polls_once_per_interval_at_the_smallest_interval_its_clients_ask_for():
+    with _cluster() as cluster:
+        changes: list[Any] = []
+        slow = Producer(
+            cluster.namesrv_addr, "PG1", poll_name_server_interval=600_000, on_route_change=changes.append, **SAME
+        )
+        fast = Producer(cluster.namesrv_addr, "PG2", poll_name_server_interval=250, **SAME)
+        with slow, fast:
+            slow.send(Message("T", b"1"))
+            fast.send(Message("T", b"2"))
+            before, start = _route_requests(cluster, "T"), time.monotonic()
+            time.sleep(1.5)
+            polls, elapsed = _route_requests(cluster, "T") - before, time.monotonic() - start
+            # one poll of T every 250 ms for the instance; a poll per client would ask twice as often
+            assert 1 <= polls <= elapsed / 0.25 + 1, polls
+            cluster.topic("T", queues=3)  # found by the instance's poll at the fast client's interval, for both
+            deadline = time.monotonic() + 5
+            while not changes and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert [len(c.added) for c in changes] == [1]

@@ -101,8 +101,8 @@ def test_a_burst_of_async_sends_to_a_new_topic_fetches_its_route_once(cluster, f
     # 300 never answered); Java serialises route fetches under one lock, the producer shares one fetch
     topic = fresh_topic(queues=2)
     with Producer(cluster.namesrv_addrs, "pg-burst") as producer:
-        names = producer._names
-        assert names is not None
+        assert producer._instance is not None
+        names = producer._instance.names  # the client instance's: it fetches routes for all its clients
         asked: list[str] = []
         real = names.get_route
 

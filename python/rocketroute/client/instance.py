@@ -12,15 +12,29 @@ created before, specify another name please"): two consumers of one group in one
 names, and the second gets :class:`~rocketroute.client.consumer.DuplicateClientIdError` saying so. The first user
 starts the instance; the last one to shut down closes it.
 
-Each client's requests keep its own ``mq_client_api_timeout``; the time allowed to open a connection is the
-instance's, the first client's ``mq_client_api_timeout``. For now each client keeps its own route table and route
-poll on the shared instance; the instance's :meth:`ClientInstance.clean_offline_brokers` forgets a broker only
-when no user's route names it. One heartbeat (:meth:`ClientInstance.heartbeat_all`) carries every group of the
-instance; each client's timer sends it.
+Routes: the instance keeps the one route table (Java's ``topicRouteTable``) and fetches routes for all its
+clients (:meth:`ClientInstance.update_route`: one fetch at a time per topic, the callers that need it meanwhile
+await that one). A fetched route that changed is handed to every client using the topic (a producer builds its
+publish info from it, a consumer its subscribe info); an unchanged one only to a client that has none yet. One
+poll (:meth:`ClientInstance.poll_routes`) refreshes every topic any client publishes to or subscribes, then forgets
+the brokers no route names (``cleanOfflineBroker``); one heartbeat (:meth:`ClientInstance.heartbeat_all`) carries
+every group of the instance.
+
+Timers: the poll runs every ``poll_name_server_interval`` ms and the heartbeat every ``heartbeat_broker_interval``
+ms, the smallest interval any client of the instance asks for (Java takes the first client's: here no client's
+setting is silently overridden by another's). The first heartbeat goes 1 s after the instance starts, as Java's,
+and within 1 s of a client joining. The first poll comes one interval after the start (Java's comes at 10 ms, when
+there is nothing to poll yet: a producer fetches a route at its first send to the topic, a consumer its
+subscriptions' as it starts).
+
+Each client's own requests (sends, pulls, its route fetches, ``refresh_routes()``) keep its own
+``mq_client_api_timeout``; the instance's (the first client's) bounds the connects, the poll and the timers'
+heartbeats.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
@@ -35,7 +49,7 @@ from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
-from .namesrv import NameServerClient, connect_name_servers
+from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers
 
 __all__ = [
     "ClientInstance",
@@ -48,6 +62,10 @@ __all__ = [
 
 
 log = logging.getLogger("rocketroute.client")
+
+_FIRST_HEARTBEAT_S = 1.0
+"""Java's instance heartbeats 1 s after it starts."""
+_TIMERS = ("poll", "heartbeat")
 
 
 def default_client_ip() -> str:
@@ -83,6 +101,7 @@ class ClientInstance:
         backend: Any,
     ) -> None:
         self.client_id = client_id
+        self.timeout_ms = timeout_ms
         self.namesrv_addrs = list(namesrv_addrs)
         self.compat = compat
         self.language = language
@@ -93,6 +112,12 @@ class ClientInstance:
             self.namesrv_addrs, timeout_ms=timeout_ms, compat=compat, backend=backend, language=language
         )
         self.broker_addrs = BrokerAddrTable()  # brokerAddrTable
+        self.routes: dict[str, Any] = {}  # topicRouteTable
+        # route fetches under way, by (topic, default): callers that need the same route await the one fetch
+        self._route_fetches: dict[tuple[str, tuple[str, int] | None], asyncio.Future[bool]] = {}
+        # the poll and heartbeat timers ("poll", "heartbeat") and the tasks they run; on the loop only
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._timer_tasks: dict[str, asyncio.Task[None]] = {}
         # (kind, group) -> the user, held weakly: a producer dropped without shutdown() can still be collected
         self._users: dict[tuple[str, str], weakref.ReferenceType[Any]] = {}
         self.closed = False
@@ -117,21 +142,169 @@ class ClientInstance:
         ref = self._users.get(("consumer", group))
         return ref() if ref is not None else None
 
-    def clean_offline_brokers(self) -> None:
-        """``cleanOfflineBroker``: forget the brokers no user's route names any more."""
-        names = set()
+    # -- routes ----------------------------------------------------------------------------------------------
+
+    def topics(self) -> set[str]:
+        """The topics the clients use: every producer's published topics and every consumer's subscriptions."""
+        topics: set[str] = set()
         for user in self.users():
-            for route in list(user._routes.values()):
-                names.update(b.broker_name for b in route.broker_datas or ())
-        self.broker_addrs.retain(names)
+            topics.update(user._route_topics())
+        return topics
+
+    def clean_offline_brokers(self) -> None:
+        """``cleanOfflineBroker``: forget the brokers no route of a topic in use names any more (and the routes of
+        topics no client uses now)."""
+        in_use = self.topics()
+        for topic in [t for t in self.routes if t not in in_use]:
+            del self.routes[topic]
+        self.broker_addrs.retain(b.broker_name for route in self.routes.values() for b in route.broker_datas or ())
+
+    async def update_route(self, topic: str, timeout_ms: int, *, default: tuple[str, int] | None = None) -> bool:
+        """``updateTopicRouteInfoFromNameServer``: fetch ``topic``'s route (with ``default``, ``(create_topic_key,
+        default_topic_queue_nums)``: the route of ``create_topic_key``, its queue numbers capped, taken as
+        ``topic``'s, for a producer's first send to a topic the brokers may create); when it changed, update the
+        broker addresses and hand it to every client using the topic, else to those that have none yet. False when
+        the name servers know no such topic; a name server error is raised.
+
+        Java serialises these fetches under one lock (``lockNamesrv``), so a burst of sends to a new topic asks
+        the name server once per sending thread, one after another. Here the callers that need a route already
+        being fetched await that one fetch, so 200 concurrent ``send_async`` calls to a new topic make one
+        request, not 200."""
+        key = (topic, default)
+        while (pending := self._route_fetches.get(key)) is not None:
+            try:
+                return await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if pending.cancelled():
+                    continue  # the fetch's owner was cancelled, not this caller: fetch again
+                raise
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._route_fetches[key] = future
+        try:
+            found = await self._fetch_route(topic, timeout_ms, default)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # retrieved: the waiters re-raise it, no "never retrieved" warning if none wait
+            raise
+        else:
+            future.set_result(found)
+            return found
+        finally:
+            del self._route_fetches[key]
+
+    async def _fetch_route(self, topic: str, timeout_ms: int, default: tuple[str, int] | None) -> bool:
+        try:
+            if default is None:
+                route = await self.names.get_route(topic, timeout_ms)
+            else:
+                create_topic_key, queue_nums = default
+                route = _capped(self.backend, await self.names.get_route(create_topic_key, timeout_ms), queue_nums)
+        except TopicNotExistError:
+            return False
+        old = self.routes.get(topic)
+        users = self.users()
+        if old is None or route.topic_route_data_changed(old):
+            # every producer (Java's updateTopicPublishInfo: the next to send there needs no fetch) and the
+            # consumers subscribing it
+            told = [u for u in users if u._takes_route(topic)]
+        else:  # isNeedUpdateTopicRouteInfo: unchanged, but a client has no route for it yet
+            told = [u for u in users if u._needs_route(topic)]
+            if not told:
+                return True
+        self.broker_addrs.update(route)
+        self.routes[topic] = route
+        for user in told:
+            user._on_route(topic, route, from_default=default is not None)
+        return True
+
+    async def poll_routes(self) -> None:
+        """The route poll: refresh every topic a client uses (each failure logged: the next poll tries again),
+        forget the brokers no route names, and heartbeat at once when a broker (re)appeared and a consumer runs
+        here, so it knows the consumers before they pull from it (Java waits for the next heartbeat, up to 30 s,
+        the pulls failing meanwhile)."""
+        known = self.broker_addrs.addresses()
+        subscribed = {t for c in self.users("consumer") for t in c._route_topics()}
+        for topic in sorted(self.topics()):
+            try:
+                found = await self.update_route(topic, self.timeout_ms)
+            except Exception as e:  # a name server down: Java logs and tries again next round
+                log.warning("route refresh of %s failed: %s", topic, e)
+                continue
+            if not found:
+                quiet = topic not in subscribed or topic.startswith("%RETRY%")  # a retry topic comes with use
+                log.log(logging.DEBUG if quiet else logging.WARNING, "no route for topic %s on the name servers", topic)
+        self.clean_offline_brokers()
+        if self.broker_addrs.addresses() - known and any(c._registered for c in self.users("consumer")):
+            await self.heartbeat_all(self.timeout_ms)
+
+    # -- timers ------------------------------------------------------------------------------------------------
+
+    def user_joined(self) -> None:
+        """A client joined, the first one included (from any thread): heartbeat within 1 s, and poll within its
+        interval if that is sooner than planned."""
+        self.remoting.loop.call_soon_threadsafe(self._arm_all, {"heartbeat": _FIRST_HEARTBEAT_S})
+
+    def _interval_s(self, timer: str) -> float:
+        """The timer's interval: the smallest any client asks for."""
+        users = self.users()
+        if timer == "poll":
+            wanted = [u.settings.poll_name_server_interval for u in users]
+        else:
+            wanted = [u.settings.heartbeat_broker_interval for u in users]
+        return min(wanted, default=30_000) / 1000
+
+    def _arm_all(self, first: dict[str, float]) -> None:
+        for timer in _TIMERS:
+            self._arm(timer, first.get(timer, self._interval_s(timer)))
+
+    def _arm(self, timer: str, delay_s: float, *, sooner_only: bool = True) -> None:
+        """Run ``timer`` in ``delay_s``; ``sooner_only``: unless it is due sooner already. Not while it runs: it
+        re-arms itself when done."""
+        if self.closed or timer in self._timer_tasks:
+            return
+        loop = self.remoting.loop
+        armed = self._timers.get(timer)
+        if armed is not None:
+            if sooner_only and armed.when() <= loop.time() + delay_s:
+                return
+            armed.cancel()
+        self._timers[timer] = loop.call_later(delay_s, self._fire, timer)
+
+    def _fire(self, timer: str) -> None:
+        self._timers.pop(timer, None)
+
+        async def run() -> None:
+            try:
+                await (self.poll_routes() if timer == "poll" else self.heartbeat_all(self.timeout_ms))
+            except Exception:
+                log.exception("the %s of client instance %s failed", timer, self.client_id)
+            finally:
+                self._timer_tasks.pop(timer, None)
+                self._arm(timer, self._interval_s(timer), sooner_only=False)
+
+        self._timer_tasks[timer] = asyncio.ensure_future(run())
+
+    def _stop_timers(self) -> None:
+        """Cancel the timers and what they run (on the loop)."""
+        for handle in self._timers.values():
+            handle.cancel()
+        for task in self._timer_tasks.values():
+            task.cancel()
+        self._timers.clear()
 
     async def heartbeat_all(self, timeout_ms: int) -> None:
         """``sendHeartbeatToAllBroker``: one HEART_BEAT per broker node carrying every consumer group's
         subscriptions and every producer group of this instance; to the masters only when it has no consumer, as
-        Java's. A broker that does not answer is logged and tried again at the next heartbeat."""
+        Java's. A consumer still starting is left out until it sends its own first heartbeat (after it checked
+        that no other member of its group runs with its client id). A broker that does not answer is logged and
+        tried again at the next heartbeat."""
         from .consumer.subscription import heartbeat_body  # not at import time: the consumer package imports this
 
-        consumers, producers = self.users("consumer"), self.users("producer")
+        consumers = [c for c in self.users("consumer") if c._registered]
+        producers = self.users("producer")
         if not consumers and not producers:
             return
         body = heartbeat_body(self.client_id, [c._consumer_data() for c in consumers], [p.group for p in producers])
@@ -229,7 +402,8 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
             )
             _instances[client_id] = instance
         instance._users[(kind, group)] = weakref.ref(user)
-        return instance
+    instance.user_joined()
+    return instance
 
 
 def release_instance(instance: ClientInstance, kind: str, group: str) -> None:
@@ -242,4 +416,24 @@ def release_instance(instance: ClientInstance, kind: str, group: str) -> None:
         instance.closed = True
         if _instances.get(instance.client_id) is instance:
             del _instances[instance.client_id]
+    try:
+        instance.remoting.loop.call_soon_threadsafe(instance._stop_timers)
+    except RuntimeError:  # the loop is closed already
+        pass
     instance.remoting.close()
+
+
+def _capped(rr: Any, route: Any, queue_nums: int) -> Any:
+    """``route`` (of ``create_topic_key``) with every broker's queue numbers capped at ``queue_nums``: what a
+    producer's first send to a topic the brokers may create takes as the topic's route."""
+    queues = [
+        rr.QueueData(
+            q.broker_name,
+            min(queue_nums, q.read_queue_nums),
+            min(queue_nums, q.read_queue_nums),
+            q.perm,
+            q.topic_sys_flag,
+        )
+        for q in route.queue_datas or ()
+    ]
+    return rr.TopicRouteData(queues, route.broker_datas, route.order_topic_conf)

@@ -2,7 +2,9 @@
 
 It is ``DefaultMQPushConsumer`` for Python, push built on pull as the Java client does it:
 
-- heartbeats (HEART_BEAT) to every broker of the subscribed topics, every ``heartbeat_broker_interval`` ms;
+- routes and heartbeats through its client instance (:mod:`rocketroute.client.instance`, shared with the producers
+  and consumers of its client id): the subscribed topics' routes every ``poll_name_server_interval`` ms and a
+  heartbeat (HEART_BEAT) carrying its subscriptions to every broker node every ``heartbeat_broker_interval`` ms;
 - a rebalance every ``rebalance_interval`` ms (Java's 20 s) and whenever a broker pushes
   NOTIFY_CONSUMER_IDS_CHANGED: the topic's queues (from its route) and the group's members (GET_CONSUMER_LIST_BY_GROUP)
   go through :func:`rocketroute.rebalance` with the consumer's strategy (any of the library's, or a user's object
@@ -33,10 +35,7 @@ from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
-from ..namesrv import (
-    NameServerClient,
-    parse_namesrv_addrs,
-)
+from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
 from ._shared import _STOP_TIMEOUT_S, _now_ms, log
@@ -151,15 +150,16 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0
+        # whether the instance's heartbeats carry this consumer: from its own first one, after the check that no
+        # other member runs with its client id (a heartbeat before it would make it see itself)
+        self._registered = False
         self._state_lock = threading.Lock()
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
-        self._names: NameServerClient | None = None
         self._offsets: OffsetStore | None = None
         self._executor: ConsumePool | None = None
         self._callbacks: CallbackThread | None = None
-        self._routes: dict[str, Any] = {}
-        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable
+        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
         self._pqs: dict[Any, ProcessQueue] = {}  # processQueueTable
         self._pull_tasks: dict[Any, asyncio.Task[None]] = {}
@@ -198,7 +198,7 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             # the client id's shared instance (one loop thread and one connection per broker for all its clients);
             # a second consumer of this group on it is refused here
             self._instance = instance = acquire_instance(self, "consumer")
-            self._remoting, self._names = instance.remoting, instance.names
+            self._remoting = instance.remoting
             self._broker_addrs = instance.broker_addrs
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
@@ -332,7 +332,8 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
 
     def refresh_routes(self) -> None:
-        """Fetch the subscribed topics' routes now (what the timer does every ``poll_name_server_interval`` ms)."""
+        """Fetch the subscribed topics' routes now (what the instance's poll does every ``poll_name_server_interval``
+        ms)."""
         self._call(self._refresh_routes())
 
     # -- start and stop (on the loop) --------------------------------------------------------------------------
@@ -344,6 +345,7 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         clustering = self.model == "CLUSTERING"
         if clustering:
             await self._check_unique_client_id(registered=False)
+        self._registered = True  # in the instance's heartbeats from this one on
         await self._heartbeat_all()
         if clustering:
             await self._check_unique_client_id(registered=True)
@@ -351,8 +353,6 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         s = self.settings
         self._tasks = [
             asyncio.ensure_future(self._rebalance_loop()),
-            asyncio.ensure_future(self._every(s.poll_name_server_interval, self._refresh_routes)),
-            asyncio.ensure_future(self._every(s.heartbeat_broker_interval, self._heartbeat_all)),
             asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
         ]
         if self.orderly and self.model == "CLUSTERING":

@@ -16,10 +16,7 @@ from typing import Any
 from ...remoting import RemotingCommand
 from ...response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
-from ..namesrv import (
-    MASTER_ID,
-    TopicNotExistError,
-)
+from ..namesrv import MASTER_ID
 from ._shared import _DIRECT_RESULTS, _now_ms, log
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -46,11 +43,19 @@ class _Coordination:
         """The node ``pullFromWhichNode`` suggests for ``mq`` (the master at first)."""
         return self._broker_addrs.subscribe_addr(mq.broker_name, self._pull_from.get(mq, MASTER_ID))
 
+    @property
+    def _routes(self) -> dict[str, Any]:
+        """The instance's route table (empty before start)."""
+        return {} if self._instance is None else self._instance.routes
+
     async def _refresh_routes(self) -> None:
+        """The subscribed topics' routes, fetched now (at start, and ``refresh_routes()``); then what the
+        instance's poll does after its round: forget offline brokers, heartbeat at once to a broker that came."""
+        assert self._instance is not None
         known = self._broker_addrs.addresses()
         for topic in list(self._subs):
             await self._refresh_route(topic)
-        self._clean_offline_brokers()
+        self._instance.clean_offline_brokers()
         new = self._broker_addrs.addresses() - known
         if new and self._state == "running" and self._tasks:
             # a broker that came (back): it must know this consumer's subscriptions before it is pulled from
@@ -58,31 +63,41 @@ class _Coordination:
             await self._heartbeat_all()
 
     async def _refresh_route(self, topic: str) -> bool:
-        """``updateTopicRouteInfoFromNameServer`` for one topic: True when a route was found."""
-        assert self._names is not None
+        """``updateTopicRouteInfoFromNameServer`` for one topic, through the instance: True when a route was
+        found."""
+        assert self._instance is not None
         try:
-            route = await self._names.get_route(topic, self.settings.mq_client_api_timeout)
-        except TopicNotExistError:
-            if topic != retry_topic(self.group):
-                log.warning("no route for subscribed topic %s", topic)
-            return False
+            found = await self._instance.update_route(topic, self.settings.mq_client_api_timeout)
         except Exception as e:  # the name servers down: try again next round
             log.warning("route refresh of %s failed: %s", topic, e)
             return False
-        old = self._routes.get(topic)
-        if old is not None and not route.topic_route_data_changed(old):
-            return True
-        self._routes[topic] = route
-        self._broker_addrs.update(route)
-        self._sub_info[topic] = list(route.subscribe_queues(topic, self.compat))
-        if old is not None:
-            log.info("route of %s changed: %d queues to read", topic, len(self._sub_info[topic]))
-        return True
+        if not found and topic != retry_topic(self.group):
+            log.warning("no route for subscribed topic %s", topic)
+        return found
 
-    def _clean_offline_brokers(self) -> None:
-        """``cleanOfflineBroker``: forget brokers that no route of this consumer's instance names any more."""
-        if self._instance is not None:
-            self._instance.clean_offline_brokers()
+    # -- what the client instance asks of its clients ----------------------------------------------------------
+
+    def _route_topics(self) -> list[str]:
+        """The topics whose routes the instance keeps for this consumer: its subscriptions."""
+        return list(self._subs)
+
+    def _takes_route(self, topic: str) -> bool:
+        """Whether a changed route of ``topic`` is handed to this consumer: one of its subscriptions."""
+        return topic in self._subs
+
+    def _needs_route(self, topic: str) -> bool:
+        """``isSubscribeTopicNeedUpdate``: a subscribed topic without subscribe info yet."""
+        return topic in self._subs and topic not in self._sub_info
+
+    def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
+        """``updateTopicSubscribeInfo`` (on the loop): the queues to read of a subscribed topic's new route."""
+        if topic not in self._subs:
+            return
+        queues = list(route.subscribe_queues(topic, self.compat))
+        old = self._sub_info.get(topic)
+        self._sub_info[topic] = queues
+        if old is not None and old != queues:
+            log.info("route of %s changed: %d queues to read", topic, len(queues))
 
     def _consumer_data(self) -> ConsumerData:
         return ConsumerData(

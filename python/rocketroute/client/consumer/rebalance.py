@@ -138,7 +138,9 @@ class _Rebalancing:
             # retry topic of a new group is created by the broker on the first heartbeat, so it is looked up here
             if not await self._refresh_route(topic):
                 return
-            mqs = self._sub_info[topic]
+            mqs = self._sub_info.get(topic)
+            if mqs is None:
+                return
         if self.model == "BROADCASTING":
             assigned: tuple[Any, ...] = tuple(sorted(mqs))
         else:

@@ -33,7 +33,7 @@ from ...send import CommunicationMode, send_default, send_default_async, send_se
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
-from ..namesrv import NameServerClient, TopicNotExistError, parse_namesrv_addrs
+from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread
 from .route_change import RouteChange, route_change
@@ -115,19 +115,11 @@ class Producer:
         self._version = MQ_VERSIONS[compat]
         self._lock = threading.Lock()
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
-        self._routes: dict[str, Any] = {}  # topic -> TopicRouteData (topicRouteTable)
-        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable
+        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         # topicEndPointsTable: a static topic's logic queue -> the broker hosting it (5.3 only)
         self._endpoints: dict[str, dict[Any, str]] = {}
-        # route fetches under way, by (topic, is_default): callers that need the same route await the one fetch
-        self._route_fetches: dict[tuple[str, bool], asyncio.Future[RouteChange | None]] = {}
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
-        self._names: NameServerClient | None = None
-        self._poll_handle: asyncio.TimerHandle | None = None
-        self._poll_task: asyncio.Task[None] | None = None
-        self._heartbeat_handle: asyncio.TimerHandle | None = None
-        self._heartbeat_task: asyncio.Task[None] | None = None
         self._callbacks: CallbackThread | None = None
         self._finalizer: weakref.finalize | None = None
         self._state = "created"
@@ -135,7 +127,9 @@ class Producer:
     # -- lifecycle --------------------------------------------------------------------------------------------
 
     def start(self) -> Producer:
-        """Start the remoting client and the route refresh (every ``poll_name_server_interval`` ms)."""
+        """Join the client id's instance (starting it when this is its first client): its remoting client, and
+        its route poll (every ``poll_name_server_interval`` ms) and heartbeat that register this producer's group
+        with the brokers within 1 s and then every ``heartbeat_broker_interval`` ms."""
         with self._lock:
             if self._state == "running":
                 return self
@@ -143,7 +137,7 @@ class Producer:
                 raise RuntimeError(f"the producer is {self._state}; a producer starts once")
             # the client id's shared instance (one loop thread and one connection per broker for all its clients)
             self._instance = instance = acquire_instance(self, "producer")
-            self._remoting, self._names = instance.remoting, instance.names
+            self._remoting = instance.remoting
             self._broker_addrs = instance.broker_addrs
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             # a producer dropped without shutdown() is closed when collected: nothing of the client holds it
@@ -151,14 +145,10 @@ class Producer:
             # left open
             self._finalizer = weakref.finalize(self, _close_dropped, repr(self), instance, self.group, self._callbacks)
             self._state = "running"
-        self._remoting.loop.call_soon_threadsafe(_schedule_poll, weakref.ref(self))
-        # the heartbeat that registers the producer group with the brokers: 1 s after start, then every
-        # heartbeat_broker_interval, as Java's instance does it
-        self._remoting.loop.call_soon_threadsafe(_schedule_heartbeat, weakref.ref(self), _FIRST_HEARTBEAT_S)
         return self
 
     def shutdown(self) -> None:
-        """Stop the refresh and the heartbeat, unregister the producer group from the brokers (each within
+        """Leave the instance's route poll and heartbeat, unregister the producer group from the brokers (each within
         ``mq_client_api_timeout``) and release the client instance (its connections are closed when this was its
         last client); sends after this raise. It may be called from any thread, ``on_route_change`` included."""
         with self._lock:
@@ -172,16 +162,6 @@ class Producer:
             self._finalizer.detach()
         if self._callbacks is not None:
             self._callbacks.close()
-
-        def cancel() -> None:
-            for pending in (self._poll_handle, self._poll_task, self._heartbeat_handle, self._heartbeat_task):
-                if pending is not None:
-                    pending.cancel()
-
-        try:
-            remoting.loop.call_soon_threadsafe(cancel)
-        except RuntimeError:
-            pass
         if self._instance is not None and not remoting.on_loop_thread():
             # unregisterProducer: the brokers forget this group of the client id now (bounded: one request per
             # broker node, each within mq_client_api_timeout)
@@ -201,10 +181,10 @@ class Producer:
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
 
-    def _running(self) -> tuple[RemotingClient, NameServerClient]:
-        if self._state != "running" or self._remoting is None or self._names is None:
+    def _running(self) -> tuple[RemotingClient, ClientInstance]:
+        if self._state != "running" or self._remoting is None or self._instance is None:
             raise RuntimeError(f"the producer is {self._state}: call start() (or use it as a context manager)")
-        return self._remoting, self._names
+        return self._remoting, self._instance
 
     # -- routes -----------------------------------------------------------------------------------------------
 
@@ -232,100 +212,72 @@ class Producer:
         return self._submit(self._find_publish_info(topic))
 
     def route(self, topic: str) -> Any:
-        """The last ``TopicRouteData`` fetched for ``topic``, or ``None``."""
-        return self._routes.get(topic)
+        """The last ``TopicRouteData`` the client instance fetched for ``topic``, or ``None``."""
+        return None if self._instance is None else self._instance.routes.get(topic)
 
     def refresh_routes(self) -> list[RouteChange]:
-        """Fetch every known topic's route now (what the timer does every ``poll_name_server_interval`` ms) and
-        return the changes found, once ``on_route_change`` has been called for them (unless this is called from
-        ``on_route_change`` itself)."""
-        changes = self._submit(self._refresh_all())
+        """Fetch the routes of the topics this producer published to now (what the instance's poll does every
+        ``poll_name_server_interval`` ms) and return the changes found, once ``on_route_change`` has been called
+        for them (unless this is called from ``on_route_change`` itself)."""
+        before = {topic: info.message_queues for topic, info in list(self._publish.items())}
+        self._submit(self._refresh_all())
+        changes = []
+        for topic, old in before.items():
+            info = self._publish.get(topic)
+            change = None if info is None else route_change(topic, old, info.message_queues)
+            if change is not None:
+                changes.append(change)
         if self._callbacks is not None:
             self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
         return changes
 
     async def _find_publish_info(self, topic: str) -> Any:
-        """``tryToFindTopicPublishInfo``."""
+        """``tryToFindTopicPublishInfo``: the topic's route, else (a topic the brokers may create at the first
+        send) ``create_topic_key``'s."""
+        _, instance = self._running()
+        timeout = self.settings.mq_client_api_timeout
         info = self._publish.get(topic)
         if info is None or not info.ok():
             self._publish.setdefault(topic, self._rr.TopicPublishInfo([], compat=self.compat))
-            await self._update_route(topic)
+            await instance.update_route(topic, timeout)
             info = self._publish[topic]
         if info.have_topic_router_info or info.ok():
             return info
-        await self._update_route(topic, is_default=True)
+        default = (self.settings.create_topic_key, self.settings.default_topic_queue_nums)
+        await instance.update_route(topic, timeout, default=default)
         return self._publish[topic]
 
-    async def _update_route(self, topic: str, *, is_default: bool = False) -> RouteChange | None:
-        """``updateTopicRouteInfoFromNameServer(topic, isDefault, producer)``: fetch the route (of
-        ``create_topic_key`` when ``is_default``, its queue numbers capped at ``default_topic_queue_nums``); when it
-        changed, update the broker addresses and the topic's publish info. Returns the change of publish queues.
-
-        Java serialises these fetches under one lock (``lockNamesrv``), so a burst of sends to a new topic asks
-        the name server once per sending thread, one after another. Here the callers that need a route already
-        being fetched await that one fetch (and get ``None``: the change was reported by the fetch's owner), so
-        200 concurrent ``send_async`` calls to a new topic make one request, not 200."""
-        key = (topic, is_default)
-        while (pending := self._route_fetches.get(key)) is not None:
+    async def _refresh_all(self) -> None:
+        _, instance = self._running()
+        for topic in list(self._publish):
             try:
-                await asyncio.shield(pending)
-            except asyncio.CancelledError:
-                if pending.cancelled():
-                    continue  # the fetch's owner was cancelled, not this caller: fetch again
-                raise
-            return None
-        future: asyncio.Future[RouteChange | None] = asyncio.get_running_loop().create_future()
-        self._route_fetches[key] = future
-        try:
-            change = await self._fetch_route(topic, is_default)
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except BaseException as e:
-            future.set_exception(e)
-            future.exception()  # retrieved: the waiters re-raise it, no "never retrieved" warning if none wait
-            raise
-        else:
-            future.set_result(change)
-            return change
-        finally:
-            del self._route_fetches[key]
+                await instance.update_route(topic, self.settings.mq_client_api_timeout)
+            except Exception as e:  # a name server down: Java logs and tries again next round
+                log.warning("route refresh of %s failed: %s", topic, e)
 
-    async def _fetch_route(self, topic: str, is_default: bool) -> RouteChange | None:
-        _, names = self._running()
-        rr = self._rr
-        try:
-            if is_default:
-                route = await names.get_route(self.settings.create_topic_key, self.settings.mq_client_api_timeout)
-                cap = self.settings.default_topic_queue_nums
-                route = rr.TopicRouteData(
-                    [
-                        rr.QueueData(
-                            q.broker_name,
-                            min(cap, q.read_queue_nums),
-                            min(cap, q.read_queue_nums),
-                            q.perm,
-                            q.topic_sys_flag,
-                        )
-                        for q in route.queue_datas or ()
-                    ],
-                    route.broker_datas,
-                    route.order_topic_conf,
-                )
-            else:
-                route = await names.get_route(topic, self.settings.mq_client_api_timeout)
-        except TopicNotExistError:
-            log.debug("no route for topic %s on the name servers", topic)
-            return None
-        old = self._routes.get(topic)
+    # -- what the client instance asks of its clients ----------------------------------------------------------
+
+    def _route_topics(self) -> list[str]:
+        """The topics whose routes the instance keeps for this producer: those it knows (sent to, or fetched by
+        another producer of the instance)."""
+        return list(self._publish)
+
+    def _takes_route(self, topic: str) -> bool:
+        """Whether a changed route of ``topic`` is handed to this producer: every one (Java's)."""
+        return True
+
+    def _needs_route(self, topic: str) -> bool:
+        """``isPublishTopicNeedUpdate``: a topic it publishes to without a usable publish info yet."""
         info = self._publish.get(topic)
-        changed = old is None or route.topic_route_data_changed(old) or info is None or not info.ok()
-        if not changed:
-            return None
-        self._broker_addrs.update(route)
-        new_info = rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
+        return info is not None and not info.ok()
+
+    def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
+        """``updateTopicPublishInfo`` (on the loop): the topic's new route; a change of its publish queues is
+        logged and reported to ``on_route_change``."""
+        info = self._publish.get(topic)
+        new_info = self._rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
         new_info.have_topic_router_info = True
-        if self.compat == "5.3" and not is_default:
+        if self.compat == "5.3" and not from_default:
             # a static topic's publish queues are its logic queues (a mock broker name); each goes to the
             # broker that holds it, as 5.3's topicEndPointsTable
             endpoints = route.endpoints_for_static_topic(topic)
@@ -333,37 +285,15 @@ class Producer:
                 self._endpoints[topic] = endpoints
             else:
                 self._endpoints.pop(topic, None)
-        self._routes[topic] = route
         self._publish[topic] = new_info
-        old_queues = () if info is None else info.message_queues
-        change = route_change(topic, old_queues, new_info.message_queues)
-        if change is not None and old is not None:
+        if info is None or not info.have_topic_router_info:
+            return  # the topic's first route here: not a change
+        change = route_change(topic, info.message_queues, new_info.message_queues)
+        if change is not None:
             log.info("route change: %s", change.describe())
             if self.on_route_change is not None and self._callbacks is not None:
                 # on the callback thread, where it may call the producer (send, refresh, shut down)
                 self._callbacks.post("on_route_change", self.on_route_change, change)
-        return change
-
-    async def _refresh_all(self) -> list[RouteChange]:
-        changes = []
-        for topic in list(self._publish):
-            try:
-                change = await self._update_route(topic)
-            except Exception as e:  # a name server down: Java logs and tries again next round
-                log.warning("route refresh of %s failed: %s", topic, e)
-                continue
-            if change is not None:
-                changes.append(change)
-        return changes
-
-    def _poll(self) -> None:
-        async def run() -> None:
-            try:
-                await self._refresh_all()
-            finally:
-                _schedule_poll(weakref.ref(self))
-
-        self._poll_task = asyncio.ensure_future(run())
 
     def __repr__(self) -> str:
         return f"<Producer group={self.group!r} namesrv={';'.join(self.namesrv_addrs)!r} {self._state}>"
@@ -592,50 +522,6 @@ class Producer:
             timeout_ms=timeout,
             retry_response_codes=(),
         )
-
-
-def _schedule_poll(ref: weakref.ReferenceType[Producer]) -> None:
-    """Arm the next route poll of the producer behind ``ref`` (on its loop). The timer holds the weak reference
-    only, so a producer nobody holds any more can be collected (and closed by its finalizer)."""
-    producer = ref()
-    if producer is None or producer._state != "running" or producer._remoting is None:
-        return
-    delay = producer.settings.poll_name_server_interval / 1000
-    producer._poll_handle = producer._remoting.loop.call_later(delay, _poll, ref)
-
-
-_FIRST_HEARTBEAT_S = 1.0
-"""Java's instance sends its first heartbeat 1 s after it starts."""
-
-
-def _schedule_heartbeat(ref: weakref.ReferenceType[Producer], delay_s: float | None = None) -> None:
-    """Arm the next heartbeat of the producer behind ``ref`` (on its loop), weakly as :func:`_schedule_poll`."""
-    producer = ref()
-    if producer is None or producer._state != "running" or producer._remoting is None:
-        return
-    delay = producer.settings.heartbeat_broker_interval / 1000 if delay_s is None else delay_s
-    producer._heartbeat_handle = producer._remoting.loop.call_later(delay, _heartbeat, ref)
-
-
-def _heartbeat(ref: weakref.ReferenceType[Producer]) -> None:
-    producer = ref()
-    if producer is None or producer._state != "running" or producer._instance is None:
-        return
-    instance, timeout_ms = producer._instance, producer.settings.mq_client_api_timeout
-
-    async def run() -> None:
-        try:
-            await instance.heartbeat_all(timeout_ms)
-        finally:
-            _schedule_heartbeat(ref)
-
-    producer._heartbeat_task = asyncio.ensure_future(run())
-
-
-def _poll(ref: weakref.ReferenceType[Producer]) -> None:
-    producer = ref()
-    if producer is not None and producer._state == "running":
-        producer._poll()
 
 
 def _close_dropped(what: str, instance: ClientInstance, group: str, callbacks: CallbackThread) -> None:
