@@ -318,8 +318,8 @@ fuzz: build clients
 	PROPTEST_CASES=$(FUZZ_EXAMPLES) cargo test -p rocketroute-core --release
 
 walkthrough: build
-	$(call section,walkthrough: python -m rocketroute.walkthrough)
-	env -u ROCKETROUTE_BACKEND $(VPY) -m rocketroute.walkthrough
+	$(call section,walkthrough: python -m rocketroute.examples.walkthrough)
+	env -u ROCKETROUTE_BACKEND $(VPY) -m rocketroute.examples.walkthrough
 
 clean:
 	rm -rf target out dist .pytest_cache .benchmarks .hypothesis .ruff_cache

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import rocketroute.reference as ref
-from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
+from rocketroute.examples.sample_route import SAMPLE_BROKERS, sample_route
 
 TOPIC = "TopicTest"
 KEY = "order-0000000042"  # a 16-character order id

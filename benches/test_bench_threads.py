@@ -26,7 +26,7 @@ import pyarrow as pa
 import pytest
 
 import rocketroute.reference as ref
-from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
+from rocketroute.examples.sample_route import SAMPLE_BROKERS, sample_route
 
 KEY_WIDTH = 16
 

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 import pytest
 
 from rocketroute import bench_producer
-from rocketroute.bench_producer import FAIL_FAST_SENDS, BenchConfig, _Stats, run_bench
+from rocketroute.cli import main
+from rocketroute.cli.bench_producer_run import FAIL_FAST_SENDS, BenchConfig, _Stats, run_bench
 from rocketroute.errors import RocketRouteError
-from rocketroute.spark.cli import main
 
 # a port nothing listens on: a check that is not made before connecting ends in "cannot reach the cluster"
 UNREACHABLE = "127.0.0.1:1"

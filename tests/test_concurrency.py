@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from rocketroute.sample_route import SAMPLE_BROKERS, sample_route
+from rocketroute.examples.sample_route import SAMPLE_BROKERS, sample_route
 
 from ._child import run_on_backend
 from ._java import INT_MAX, to_int

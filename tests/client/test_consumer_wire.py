@@ -29,7 +29,7 @@ from rocketroute.client.subscription import (
 )
 from rocketroute.errors import IllegalArgumentError
 from rocketroute.remoting import RemotingCommand, RemotingCommandError, RequestCode
-from rocketroute.response_code import ResponseCode
+from rocketroute.remoting.response_code import ResponseCode
 
 from ._stored import stored_message
 

@@ -18,6 +18,11 @@ MOVED = {
     "rocketroute.client.running_info": "rocketroute.client.consumer.running_info",
     "rocketroute.client.subscription": "rocketroute.client.consumer.subscription",
     "rocketroute.grpc": "rocketroute.integrations.grpc",
+    "rocketroute.bench_producer": "rocketroute.cli.bench_producer_run",
+    "rocketroute.spark.cli.bench_producer": "rocketroute.cli.bench_producer",
+    "rocketroute.sample_route": "rocketroute.examples.sample_route",
+    "rocketroute.walkthrough": "rocketroute.examples.walkthrough",
+    "rocketroute.response_code": "rocketroute.remoting.response_code",
 }
 
 
@@ -57,3 +62,28 @@ def test_the_classes_users_import_are_where_they_were(module, names):
         assert m.Producer is Producer
     if hasattr(m, "Consumer"):
         assert m.Consumer is Consumer
+
+
+def test_every_name_of_the_remoting_package_resolves_to_its_submodule_s():
+    import rocketroute.remoting as remoting
+
+    for name in remoting.__all__:
+        value = getattr(remoting, name)
+        module = importlib.import_module(f"rocketroute.remoting.{remoting._WHERE[name]}")
+        assert value is getattr(module, name), name
+    assert sorted(remoting.__all__) == sorted(remoting._WHERE)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        remoting.no_such_name  # noqa: B018
+
+
+def test_importing_rocketroute_imports_the_response_codes_but_not_the_asyncio_client():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rocketroute\n"
+        "print(sorted(m for m in ('asyncio', 'rocketroute.remoting.client', 'rocketroute.remoting.response_code')"
+        " if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['rocketroute.remoting.response_code']"

@@ -77,7 +77,7 @@ def test_consume_message_directly_answers_what_the_listener_said():
     import json
 
     from rocketroute.client import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus
-    from rocketroute.response_code import ResponseCode
+    from rocketroute.remoting.response_code import ResponseCode
 
     got = []
 
@@ -130,7 +130,7 @@ def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
     from rocketroute.client.offset_store import OffsetStore
     from rocketroute.client.process_queue import ProcessQueue
     from rocketroute.remoting import RemotingCommand, RequestCode
-    from rocketroute.response_code import ResponseCode
+    from rocketroute.remoting.response_code import ResponseCode
 
     class Mine:
         def allocate(self, group, cid, mq_all, cid_all):

@@ -199,7 +199,7 @@ def test_bench_producer_stops_with_one_error_when_its_first_sends_all_fail(clust
     """A topic every broker serves read-only (perm 4): no send can succeed. The run stops after the first
     ``FAIL_FAST_SENDS`` failures with one line naming the first error, instead of failing every message for the
     whole --duration."""
-    from rocketroute.bench_producer import FAIL_FAST_SENDS
+    from rocketroute.cli.bench_producer_run import FAIL_FAST_SENDS
 
     topic = fresh_topic(queues=2, perm=4)
     started = time.monotonic()

@@ -16,7 +16,7 @@ import pytest
 
 from rocketroute import TopicRouteData
 from rocketroute.remoting import RemotingCommand, RemotingConnectError, RemotingTimeoutError, RequestCode
-from rocketroute.response_code import ResponseCode
+from rocketroute.remoting.response_code import ResponseCode
 
 from . import harness
 from .harness import (

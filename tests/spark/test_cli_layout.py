@@ -1,4 +1,5 @@
-"""The command line's layout: :mod:`rocketroute.spark.cli`, one module per command, imports no pyspark; without
+"""The command line's layout: :mod:`rocketroute.cli` (the commands that need no Spark) and
+:mod:`rocketroute.spark.cli` (the pipeline's), one module per command, import no pyspark; without
 pyspark (or matplotlib) a command that needs it says so in one line, and the commands that need neither
 (``bench-producer``, ``plan --namesrv``) still work. Each case without pyspark runs in a subprocess whose import
 system refuses it, as an interpreter without the ``spark`` extra would."""
@@ -16,7 +17,15 @@ import rocketroute.cli
 import rocketroute.spark.cli
 
 COMMANDS = ["route", "plan", "replay", "report", "demo", "bench-spark", "bench-producer"]
-MODULES = ["route", "plan", "replay", "report", "demo", "bench_spark", "bench_producer"]
+MODULES = [
+    "rocketroute.spark.cli.route",
+    "rocketroute.spark.cli.plan",
+    "rocketroute.spark.cli.replay",
+    "rocketroute.spark.cli.report",
+    "rocketroute.spark.cli.demo",
+    "rocketroute.spark.cli.bench_spark",
+    "rocketroute.cli.bench_producer",  # no Spark: in the command line's own package
+]
 NEEDS = "this command needs {}: pip install 'rocketroute[spark]'"
 
 # argv[1]: the top-level modules to hide (comma-separated); the rest: rocketroute's command line
@@ -34,7 +43,7 @@ class Missing:
 
 
 sys.meta_path.insert(0, Missing())
-from rocketroute.spark.cli import main
+from rocketroute.cli import main
 
 sys.exit(main(sys.argv[2:]))
 """
@@ -111,19 +120,29 @@ def test_the_live_plan_runs_without_pyspark():
 
 
 def test_one_module_per_command_in_the_order_of_before():
-    parser = rocketroute.spark.cli.build_parser()
+    parser = rocketroute.cli.build_parser()
     (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert list(sub.choices) == COMMANDS
     for command, module in zip(COMMANDS, MODULES, strict=True):
-        mod = importlib.import_module(f"rocketroute.spark.cli.{module}")
+        mod = importlib.import_module(module)
         assert callable(mod.add_parser)
         func = sub.choices[command].get_default("func")
         assert func.__module__ == mod.__name__, command
-    assert [m.__name__ for m in rocketroute.spark.cli.COMMANDS] == [f"rocketroute.spark.cli.{m}" for m in MODULES]
+    assert [m.__name__ for m in rocketroute.cli.COMMANDS] == MODULES
 
 
-def test_the_old_entry_point_is_the_new_one():
+def test_importing_the_commands_that_need_no_spark_imports_nothing_of_the_spark_package():
+    code = (
+        "import sys, rocketroute.cli, rocketroute.cli.bench_producer, rocketroute.cli.plan_live\n"
+        "print(sorted(m for m in sys.modules if m.startswith('rocketroute.spark')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_old_entry_points_are_the_new_ones():
     assert rocketroute.cli.main is rocketroute.spark.cli.main
+    assert rocketroute.cli.COMMANDS == rocketroute.spark.cli.COMMANDS
     assert rocketroute.cli.build_parser is rocketroute.spark.cli.build_parser
     assert rocketroute.cli.__doc__.splitlines()[0] == rocketroute.spark.cli.DESCRIPTION
     assert rocketroute.spark.cli.build_parser().description == rocketroute.spark.cli.DESCRIPTION

@@ -403,7 +403,7 @@ def test_the_jobs_aggregates_agree_with_their_per_row_outputs(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rocketroute.spark.cli import build_parser
+    from rocketroute.cli import build_parser
     from rocketroute.spark.cli.replay import check_replay, run_replay
     from rocketroute.spark.cli.route import check_route, run_route
     from rocketroute.spark.jobs.replay import BrokerTrace

@@ -46,7 +46,7 @@ from typing import Any
 
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
-from ..response_code import ResponseCode
+from ..remoting.response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
 from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers

@@ -32,7 +32,7 @@ from ..errors import IllegalArgumentError, NullPointerError, RocketRouteError
 from ..reference.compat import parse_compat
 from ..reference.java import java_string_hash, java_utf8
 from ..reference.static_topic import hash_map_order
-from ..response_code import ResponseCode
+from ..remoting.response_code import ResponseCode
 from .message_id import create_uniq_id
 
 __all__ = [

@@ -25,7 +25,7 @@ from ..remoting import (
 from ..remoting.command import MQ_VERSIONS
 from ..remoting.errors import one_line
 from ..remoting.headers import GetRouteInfoRequestHeader
-from ..response_code import ResponseCode
+from ..remoting.response_code import ResponseCode
 
 __all__ = [
     "MASTER_ID",

@@ -15,7 +15,7 @@ from ..errors import (
 )
 from ..producer_config import producer_defaults
 from ..rebalance import Churn, RebalanceResult, churn, rebalance
-from ..response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
+from ..remoting.response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from ..selector import MessageQueueSelector, as_selector
 from ..send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 from .allocate import (

@@ -18,7 +18,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
-from ..response_code import ResponseCode
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
@@ -29,6 +28,7 @@ from .errors import (
     RemotingTimeoutError,
 )
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
+from .response_code import ResponseCode
 
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 

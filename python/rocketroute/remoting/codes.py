@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..response_code import ResponseCode
+from .response_code import ResponseCode
 
 __all__ = ["REQUEST_CODE_NAMES", "RequestCode", "ResponseCode"]
 

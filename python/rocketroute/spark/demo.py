@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..sample_route import SAMPLE_BROKERS, sample_route
+from ..examples.sample_route import SAMPLE_BROKERS, sample_route
 
 __all__ = ["BROKERS", "DemoInputs", "ROOMS", "TOPIC", "write_demo_inputs"]
 

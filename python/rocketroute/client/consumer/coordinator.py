@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...remoting import RemotingCommand
-from ...response_code import ResponseCode
+from ...remoting.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
 from ..namesrv import MASTER_ID
 from ._shared import _DIRECT_RESULTS, _now_ms, log

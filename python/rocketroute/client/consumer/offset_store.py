@@ -22,7 +22,7 @@ from typing import Any
 from ...remoting import AsyncRemotingClient
 from ...remoting.errors import RemotingCommandError, RemotingConnectError
 from ...remoting.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
-from ...response_code import ResponseCode
+from ...remoting.response_code import ResponseCode
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore", "default_offset_store_dir"]
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from ...remoting import RemotingCommand
 from ...remoting.errors import RemotingCommandError
 from ...remoting.headers import PullMessageRequestHeader
-from ...response_code import ResponseCode
+from ...remoting.response_code import ResponseCode
 from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_messages
 from .subscription import SubscriptionData, filter_by_tags
 

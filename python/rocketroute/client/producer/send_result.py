@@ -20,7 +20,7 @@ from ...errors import BrokerResponseError, NullPointerError
 from ...reference.compat import parse_compat
 from ...reference.route import java_parse_int
 from ...remoting.headers.send import java_parse_long
-from ...response_code import ResponseCode
+from ...remoting.response_code import ResponseCode
 
 if TYPE_CHECKING:
     from ... import MessageQueue
