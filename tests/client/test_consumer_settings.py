@@ -85,7 +85,7 @@ def test_the_rebalance_wait_is_cancelled_even_as_a_notification_arrives() -> Non
 
     async def race() -> str:
         c._rebalance_wakeup = asyncio.Event()
-        task = asyncio.ensure_future(c._wait_for_wakeup(5.0))
+        task = asyncio.ensure_future(c._rebalancer.wait_for_wakeup(5.0))
         await asyncio.sleep(0.01)
         c._rebalance_wakeup.set()
         task.cancel()
@@ -102,7 +102,7 @@ def test_the_rebalance_wait_is_cancelled_even_as_a_notification_arrives() -> Non
         loop = asyncio.get_running_loop()
         begin = loop.time()
         loop.call_later(0.05, c._rebalance_wakeup.set)
-        await c._wait_for_wakeup(5.0)
+        await c._rebalancer.wait_for_wakeup(5.0)
         return loop.time() - begin
 
     assert asyncio.run(woken()) < 2.0  # a notification ends the wait early (the timeout is 5 s)

@@ -59,7 +59,7 @@ def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool =
         def fault(msg, broker):
             raise LookupError("broke")
 
-        consumer._consume_directly = fault
+        consumer._coordinator.consume_directly = fault
     ext = {"consumerGroup": group, "clientId": consumer.client_id, "msgId": "X", "brokerName": "broker-a"}
     cmd = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, ext, stored("T", b"again", queue_id=3))
 

@@ -151,12 +151,12 @@ def test_producer_accepts_good_values() -> None:
 
 def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
     c = consumer(pull_threshold_for_topic=100, pull_threshold_size_for_topic=10)
-    c._set_topic_thresholds("T", 8)
+    c._rebalancer.set_topic_thresholds("T", 8)
     assert c._thresholds["T"] == (12, 1 * 1024 * 1024)  # Java: max(1, 100 / 8), max(1, 10 / 8) MiB
-    c._set_topic_thresholds("T", 200)
+    c._rebalancer.set_topic_thresholds("T", 200)
     assert c._thresholds["T"] == (1, 1024 * 1024)
     plain = consumer()
-    plain._set_topic_thresholds("T", 8)
+    plain._rebalancer.set_topic_thresholds("T", 8)
     assert plain._thresholds["T"] == (1000, 100 * 1024 * 1024)  # -1: the per-queue limits
 
 

@@ -342,7 +342,7 @@ def test_a_listener_stuck_past_consume_timeout_has_its_message_sent_back(cluster
             mq = next(q for q in c.assignment(topic) if c.process_queue(q).msg_count)
             assert c.process_queue(mq).msg_count == 1
             # the timer's round, a minute and a second later (consume_timeout=1 minute)
-            c._call(c._clean_expired(now_ms=time.time_ns() // 1_000_000 + 61_000))
+            c._call(c._consume_service.clean_expired(now_ms=time.time_ns() // 1_000_000 + 61_000))
             assert c.process_queue(mq).msg_count == 0  # the stuck message no longer holds the queue
             wait_until(lambda: (b"slow", 1) in seen, 30, "the expired message comes back through the retry topic")
         finally:

@@ -39,16 +39,16 @@ from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
 from ._shared import _STOP_TIMEOUT_S, _now_ms, log
-from .consume_service import _Consuming
-from .coordinator import _Coordination
+from .consume_service import ConsumeService
+from .coordinator import Coordinator
 from .errors import DuplicateClientIdError
 from .listener import (
     MessageListener,
 )
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
-from .puller import _Pulling
-from .rebalance import _Rebalancing
+from .puller import Puller
+from .rebalance import Rebalancer
 from .settings import ConsumerSettings, java_timestamp_string
 from .stats import ConsumerStats
 from .subscription import (
@@ -60,7 +60,7 @@ from .subscription import (
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 
 
-class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
+class Consumer:
     """A push consumer of group ``group`` on the cluster behind ``namesrv`` (``"host:port;host:port"`` or a list).
 
     ``subscriptions``: ``{topic: tag expression}`` (``"*"``, ``"TagA || TagB"``) or a list of topics (all tags).
@@ -174,6 +174,12 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         self._queue_thresholds = (cfg.pull_threshold_for_queue, cfg.pull_threshold_size_for_queue * 1024 * 1024)
         self._thresholds: dict[str, tuple[int, int]] = {}
         self._duplicate_logged: set[str] = set()
+        # the parts, each an object over this consumer's state (Java's RebalancePushImpl, the pull of
+        # DefaultMQPushConsumerImpl, the ConsumeMessage*Service; the coordinator is its MQClientInstance side)
+        self._coordinator = Coordinator(self)
+        self._rebalancer = Rebalancer(self)
+        self._puller = Puller(self)
+        self._consume_service = ConsumeService(self)
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -202,7 +208,11 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
             self._broker_addrs = instance.broker_addrs
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
-                    self.group, self._remoting.async_client, self._master_addr, timeout_ms=timeout, compat=self.compat
+                    self.group,
+                    self._remoting.async_client,
+                    self._coordinator.master_addr,
+                    timeout_ms=timeout,
+                    compat=self.compat,
                 )
             else:
                 root = self.settings.offset_store_dir or default_offset_store_dir()
@@ -319,12 +329,12 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
 
     def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""
-        return self._call(self._find_consumer_ids(topic))
+        return self._call(self._rebalancer.find_consumer_ids(topic))
 
     def rebalance_now(self) -> None:
         """Run a rebalance now (what a NOTIFY_CONSUMER_IDS_CHANGED triggers) and return when it is done (and
         ``on_rebalance`` has been called for what it changed, unless this is called from ``on_rebalance``)."""
-        self._call(self._rebalance_all())
+        self._call(self._rebalancer.rebalance_all())
         self._flush_callbacks()
 
     def _flush_callbacks(self) -> None:
@@ -334,33 +344,63 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
     def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now (what the instance's poll does every ``poll_name_server_interval``
         ms)."""
-        self._call(self._refresh_routes())
+        self._call(self._coordinator.refresh_routes())
+
+    # -- what the client instance asks of its consumers (Java's MQConsumerInner) ------------------------------
+
+    def _route_topics(self) -> list[str]:
+        return self._coordinator.route_topics()
+
+    def _takes_route(self, topic: str) -> bool:
+        return self._coordinator.takes_route(topic)
+
+    def _needs_route(self, topic: str) -> bool:
+        return self._coordinator.needs_route(topic)
+
+    def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
+        self._coordinator.on_route(topic, route, from_default=from_default)
+
+    def _consumer_data(self) -> Any:
+        return self._coordinator.consumer_data()
+
+    def _on_notify(self, cmd: Any, addr: str) -> None:
+        return self._coordinator.on_notify(cmd, addr)
+
+    def _on_running_info(self, cmd: Any, addr: str) -> Any:
+        return self._coordinator.on_running_info(cmd, addr)
+
+    def _on_consume_directly(self, cmd: Any, addr: str) -> Any:
+        return self._coordinator.on_consume_directly(cmd, addr)
 
     # -- start and stop (on the loop) --------------------------------------------------------------------------
 
     async def _start(self) -> None:
         self._rebalance_wakeup = asyncio.Event()
         self._rebalance_lock = asyncio.Lock()
-        await self._refresh_routes()
+        await self._coordinator.refresh_routes()
         clustering = self.model == "CLUSTERING"
         if clustering:
-            await self._check_unique_client_id(registered=False)
+            await self._rebalancer.check_unique_client_id(registered=False)
         self._registered = True  # in the instance's heartbeats from this one on
-        await self._heartbeat_all()
+        await self._coordinator.heartbeat_all()
         if clustering:
-            await self._check_unique_client_id(registered=True)
-        await self._rebalance_all()
+            await self._rebalancer.check_unique_client_id(registered=True)
+        await self._rebalancer.rebalance_all()
         s = self.settings
         self._tasks = [
-            asyncio.ensure_future(self._rebalance_loop()),
+            asyncio.ensure_future(self._rebalancer.rebalance_loop()),
             asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
         ]
         if self.orderly and self.model == "CLUSTERING":
             self._tasks.append(
-                asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._lock_all))
+                asyncio.ensure_future(
+                    self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._rebalancer.lock_all)
+                )
             )
         if not self.orderly:  # ConsumeMessageConcurrentlyService.cleanExpireMsg, every consume_timeout minutes
-            self._tasks.append(asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._clean_expired)))
+            self._tasks.append(
+                asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._consume_service.clean_expired))
+            )
 
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
@@ -380,12 +420,12 @@ class Consumer(_Coordination, _Rebalancing, _Pulling, _Consuming):
         except Exception as e:
             log.warning("committing the offsets at shutdown failed: %s", e)
         if self.orderly and self.model == "CLUSTERING":
-            await self._unlock_all(owned)
+            await self._rebalancer.unlock_all(owned)
         if self._instance is not None:
             await self._instance.unregister(consumer_group=self.group, timeout_ms=self.settings.mq_client_api_timeout)
 
     async def _every(self, interval_ms: int, job: Callable[[], Any]) -> None:
-        while self._state == "running":  # the state too: see _wait_for_wakeup
+        while self._state == "running":  # the state too: see Rebalancer.wait_for_wakeup
             await asyncio.sleep(interval_ms / 1000)
             try:
                 await job()

@@ -2,8 +2,10 @@
 (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY): ``MQClientInstance``'s part
 of ``DefaultMQPushConsumer``.
 
-A part of :class:`~rocketroute.client.consumer.Consumer`: a mixin whose methods work on the consumer's state (set up
-in ``Consumer.__init__``)."""
+A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
+:class:`Coordinator` (its ``_coordinator``): it works on the consumer's state (queues,
+offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+parts through it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...remoting import RemotingCommand
 from ...remoting.response_code import ResponseCode
@@ -30,139 +32,152 @@ from .subscription import (
     retry_topic,
 )
 
-__all__: list[str] = []
+__all__ = ["Coordinator"]
+
+if TYPE_CHECKING:
+    from .consumer import Consumer
 
 
-class _Coordination:
+class Coordinator:
     """See the module."""
 
-    def _master_addr(self, broker_name: str) -> str | None:
-        return self._broker_addrs.master(broker_name)
+    def __init__(self, consumer: Consumer) -> None:
+        self.consumer = consumer
 
-    def _subscribe_addr(self, mq: Any) -> tuple[str | None, bool]:
+    def master_addr(self, broker_name: str) -> str | None:
+        return self.consumer._broker_addrs.master(broker_name)
+
+    def subscribe_addr(self, mq: Any) -> tuple[str | None, bool]:
         """The node ``pullFromWhichNode`` suggests for ``mq`` (the master at first)."""
-        return self._broker_addrs.subscribe_addr(mq.broker_name, self._pull_from.get(mq, MASTER_ID))
+        return self.consumer._broker_addrs.subscribe_addr(mq.broker_name, self.consumer._pull_from.get(mq, MASTER_ID))
 
     @property
-    def _routes(self) -> dict[str, Any]:
+    def routes(self) -> dict[str, Any]:
         """The instance's route table (empty before start)."""
-        return {} if self._instance is None else self._instance.routes
+        return {} if self.consumer._instance is None else self.consumer._instance.routes
 
-    async def _refresh_routes(self) -> None:
+    async def refresh_routes(self) -> None:
         """The subscribed topics' routes, fetched now (at start, and ``refresh_routes()``); then what the
         instance's poll does after its round: forget offline brokers, heartbeat at once to a broker that came."""
-        assert self._instance is not None
-        known = self._broker_addrs.addresses()
-        for topic in list(self._subs):
-            await self._refresh_route(topic)
-        self._instance.clean_offline_brokers()
-        new = self._broker_addrs.addresses() - known
-        if new and self._state == "running" and self._tasks:
+        assert self.consumer._instance is not None
+        known = self.consumer._broker_addrs.addresses()
+        for topic in list(self.consumer._subs):
+            await self.refresh_route(topic)
+        self.consumer._instance.clean_offline_brokers()
+        new = self.consumer._broker_addrs.addresses() - known
+        if new and self.consumer._state == "running" and self.consumer._tasks:
             # a broker that came (back): it must know this consumer's subscriptions before it is pulled from
             # (Java waits for the next heartbeat, up to 30 s, its pulls failing meanwhile)
-            await self._heartbeat_all()
+            await self.heartbeat_all()
 
-    async def _refresh_route(self, topic: str) -> bool:
+    async def refresh_route(self, topic: str) -> bool:
         """``updateTopicRouteInfoFromNameServer`` for one topic, through the instance: True when a route was
         found."""
-        assert self._instance is not None
+        assert self.consumer._instance is not None
         try:
-            found = await self._instance.update_route(topic, self.settings.mq_client_api_timeout)
+            found = await self.consumer._instance.update_route(topic, self.consumer.settings.mq_client_api_timeout)
         except Exception as e:  # the name servers down: try again next round
             log.warning("route refresh of %s failed: %s", topic, e)
             return False
-        if not found and topic != retry_topic(self.group):
+        if not found and topic != retry_topic(self.consumer.group):
             log.warning("no route for subscribed topic %s", topic)
         return found
 
     # -- what the client instance asks of its clients ----------------------------------------------------------
 
-    def _route_topics(self) -> list[str]:
+    def route_topics(self) -> list[str]:
         """The topics whose routes the instance keeps for this consumer: its subscriptions."""
-        return list(self._subs)
+        return list(self.consumer._subs)
 
-    def _takes_route(self, topic: str) -> bool:
+    def takes_route(self, topic: str) -> bool:
         """Whether a changed route of ``topic`` is handed to this consumer: one of its subscriptions."""
-        return topic in self._subs
+        return topic in self.consumer._subs
 
-    def _needs_route(self, topic: str) -> bool:
+    def needs_route(self, topic: str) -> bool:
         """``isSubscribeTopicNeedUpdate``: a subscribed topic without subscribe info yet."""
-        return topic in self._subs and topic not in self._sub_info
+        return topic in self.consumer._subs and topic not in self.consumer._sub_info
 
-    def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
+    def on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
         """``updateTopicSubscribeInfo`` (on the loop): the queues to read of a subscribed topic's new route."""
-        if topic not in self._subs:
+        if topic not in self.consumer._subs:
             return
-        queues = list(route.subscribe_queues(topic, self.compat))
-        old = self._sub_info.get(topic)
-        self._sub_info[topic] = queues
+        queues = list(route.subscribe_queues(topic, self.consumer.compat))
+        old = self.consumer._sub_info.get(topic)
+        self.consumer._sub_info[topic] = queues
         if old is not None and old != queues:
             log.info("route of %s changed: %d queues to read", topic, len(queues))
 
-    def _consumer_data(self) -> ConsumerData:
+    def consumer_data(self) -> ConsumerData:
         return ConsumerData(
-            self.group,
-            list(self._subs.values()),
-            message_model=self.model,
-            consume_from_where=self.settings.consume_from_where,
+            self.consumer.group,
+            list(self.consumer._subs.values()),
+            message_model=self.consumer.model,
+            consume_from_where=self.consumer.settings.consume_from_where,
             unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
         )
 
-    async def _heartbeat_all(self) -> None:
+    async def heartbeat_all(self) -> None:
         """``sendHeartbeatToAllBroker`` of this consumer's instance: every known broker node (masters and slaves)
         gets one heartbeat carrying every group of the instance."""
-        if self._instance is not None:
-            await self._instance.heartbeat_all(self.settings.mq_client_api_timeout)
+        if self.consumer._instance is not None:
+            await self.consumer._instance.heartbeat_all(self.consumer.settings.mq_client_api_timeout)
 
-    def _on_notify(self, cmd: RemotingCommand, addr: str) -> None:
+    def on_notify(self, cmd: RemotingCommand, addr: str) -> None:
         """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""
-        if cmd.ext_fields.get("consumerGroup") in (None, self.group) and self._rebalance_wakeup is not None:
-            log.debug("consumer ids of %s changed (told by %s): rebalancing", self.group, addr)
-            self._rebalance_wakeup.set()
+        if (
+            cmd.ext_fields.get("consumerGroup") in (None, self.consumer.group)
+            and self.consumer._rebalance_wakeup is not None
+        ):
+            log.debug("consumer ids of %s changed (told by %s): rebalancing", self.consumer.group, addr)
+            self.consumer._rebalance_wakeup.set()
         return None
 
-    def _other_group(self, cmd: RemotingCommand) -> RemotingCommand | None:
+    def other_group(self, cmd: RemotingCommand) -> RemotingCommand | None:
         """Java's answer to an admin request about a group this consumer is not in, or None for its own."""
         group = cmd.ext_fields.get("consumerGroup")
-        if group == self.group:
+        if group == self.consumer.group:
             return None
         return RemotingCommand.response_to(
             cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
         )
 
-    def _on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
+    def on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
         """GET_CONSUMER_RUNNING_INFO, forwarded by a broker for an admin tool: Java's ``ConsumerRunningInfo`` of
         this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
-        if (refused := self._other_group(cmd)) is not None:
+        if (refused := self.other_group(cmd)) is not None:
             return refused
-        properties = settings_properties(self.settings)
+        properties = settings_properties(self.consumer.settings)
         properties.update(
-            consumerGroup=self.group,
-            messageModel=self.model,
-            instanceName=self.instance_name,
-            namesrvAddr=";".join(self.namesrv_addrs),
-            allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
-            PROP_CONSUMEORDERLY=str(self.orderly).lower(),
-            PROP_THREADPOOL_CORE_SIZE=str(self.settings.consume_thread_min),
-            PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
-            PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
+            consumerGroup=self.consumer.group,
+            messageModel=self.consumer.model,
+            instanceName=self.consumer.instance_name,
+            namesrvAddr=";".join(self.consumer.namesrv_addrs),
+            allocateMessageQueueStrategy=str(
+                getattr(self.consumer.strategy, "name", type(self.consumer.strategy).__name__)
+            ),
+            PROP_CONSUMEORDERLY=str(self.consumer.orderly).lower(),
+            PROP_THREADPOOL_CORE_SIZE=str(self.consumer.settings.consume_thread_min),
+            PROP_CONSUMER_START_TIMESTAMP=str(self.consumer._started_ms),
+            PROP_NAMESERVER_ADDR=";".join(self.consumer.namesrv_addrs),
             PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
-            PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.compat],
+            PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.consumer.compat],
         )
-        assert self._offsets is not None
-        queues = [(mq, pq.info(self._offsets.read_memory(mq))) for mq, pq in list(self._pqs.items())]
+        assert self.consumer._offsets is not None
+        queues = [(mq, pq.info(self.consumer._offsets.read_memory(mq))) for mq, pq in list(self.consumer._pqs.items())]
         jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
-        body = encode_running_info(properties, [sub.to_json() for sub in self._subs.values()], queues, jstack)
+        body = encode_running_info(properties, [sub.to_json() for sub in self.consumer._subs.values()], queues, jstack)
         return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
 
-    def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
+    def on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
         """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member: the
         listener consumes the message in the body once more, on the consume pool (nothing is committed or sent
         back), and the answer is Java's ``ConsumeMessageDirectlyResult``, written when the listener returns."""
-        if (refused := self._other_group(cmd)) is not None:
+        if (refused := self.other_group(cmd)) is not None:
             return refused
         try:
-            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings.max_body_size)
+            (msg,) = decode_messages(
+                cmd.body or b"", compat=self.consumer.compat, max_body_size=self.consumer.settings.max_body_size
+            )
         except Exception as e:
             return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
         loop = asyncio.get_running_loop()
@@ -174,15 +189,15 @@ class _Coordination:
                     loop.call_soon_threadsafe(lambda: answered.done() or outcome())
 
             try:
-                body = self._consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
+                body = self.consume_directly(msg, cmd.ext_fields.get("brokerName") or msg.broker_name)
             except Exception as e:  # answered as SYSTEM_ERROR, never left waiting
                 error = e
                 settle(lambda: answered.set_exception(error))
             else:
                 settle(lambda: answered.set_result(body))
 
-        assert self._executor is not None
-        if not self._executor.submit(consume):
+        assert self.consumer._executor is not None
+        if not self.consumer._executor.submit(consume):
             return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, "the consumer is shutting down")
 
         async def answer() -> RemotingCommand:
@@ -190,17 +205,17 @@ class _Coordination:
 
         return answer()
 
-    def _consume_directly(self, msg: Any, broker_name: str) -> bytes:
+    def consume_directly(self, msg: Any, broker_name: str) -> bytes:
         """``consumeMessageDirectly`` of the consume services: the listener's answer as a ``CMResult``."""
         msg.broker_name = broker_name
-        mq = self._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
-        context: Any = ConsumeOrderlyContext(mq) if self.orderly else ConsumeConcurrentlyContext(mq)
-        reset_retry_topic(msg, self.group)
+        mq = self.consumer._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
+        context: Any = ConsumeOrderlyContext(mq) if self.consumer.orderly else ConsumeConcurrentlyContext(mq)
+        reset_retry_topic(msg, self.consumer.group)
         begin = _now_ms()
         remark = None
-        assert self.listener is not None
+        assert self.consumer.listener is not None
         try:
-            status = self.listener([msg], context)
+            status = self.consumer.listener([msg], context)
         except Exception as e:
             result, remark = "CR_THROW_EXCEPTION", f"{type(e).__name__}: {e}"
         else:
@@ -209,7 +224,7 @@ class _Coordination:
         fields = {
             "autoCommit": bool(getattr(context, "auto_commit", True)),
             "consumeResult": result,
-            "order": self.orderly,
+            "order": self.consumer.orderly,
             "remark": remark,
             "spentTimeMills": _now_ms() - begin,
         }

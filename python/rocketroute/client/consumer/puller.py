@@ -1,14 +1,16 @@
 """The consumer's pulls (``DefaultMQPushConsumerImpl.pullMessage`` and its callback): one long-polled
 PULL_MESSAGE in flight per owned queue, with Java's flow control.
 
-A part of :class:`~rocketroute.client.consumer.Consumer`: a mixin whose methods work on the consumer's state (set up
-in ``Consumer.__init__``)."""
+A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
+:class:`Puller` (its ``_puller``): it works on the consumer's state (queues,
+offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+parts through it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ..message_decode import MessageDecodeError
@@ -16,49 +18,55 @@ from ._shared import _now_ms, log
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
 
-__all__: list[str] = []
+__all__ = ["Puller"]
+
+if TYPE_CHECKING:
+    from .consumer import Consumer
 
 
-class _Pulling:
+class Puller:
     """See the module."""
 
-    def _start_pull(self, mq: Any, pq: ProcessQueue, offset: int) -> None:
-        task = asyncio.ensure_future(self._pull_loop(mq, pq, offset))
-        self._pull_tasks[mq] = task
+    def __init__(self, consumer: Consumer) -> None:
+        self.consumer = consumer
 
-    async def _pull_loop(self, mq: Any, pq: ProcessQueue, next_offset: int) -> None:
+    def start_pull(self, mq: Any, pq: ProcessQueue, offset: int) -> None:
+        task = asyncio.ensure_future(self.pull_loop(mq, pq, offset))
+        self.consumer._pull_tasks[mq] = task
+
+    async def pull_loop(self, mq: Any, pq: ProcessQueue, next_offset: int) -> None:
         """``DefaultMQPushConsumerImpl.pullMessage`` and its callback, as a loop: one pull in flight per queue."""
-        assert self._remoting is not None and self._offsets is not None
-        s = self.settings
+        assert self.consumer._remoting is not None and self.consumer._offsets is not None
+        s = self.consumer.settings
         c = CONSUMER_CONSTANTS
-        client = self._remoting.async_client
-        sub = self._subs.get(mq.topic)
+        client = self.consumer._remoting.async_client
+        sub = self.consumer._subs.get(mq.topic)
         if sub is None:
             return
-        clustering = self.model == "CLUSTERING"
+        clustering = self.consumer.model == "CLUSTERING"
         failures = 0
-        while not pq.dropped and self._state == "running":  # the state too: see _wait_for_wakeup
+        while not pq.dropped and self.consumer._state == "running":  # the state too: see Rebalancer.wait_for_wakeup
             pq.last_pull_timestamp = _now_ms()
-            count_limit, size_limit = self._thresholds.get(mq.topic, self._queue_thresholds)
+            count_limit, size_limit = self.consumer._thresholds.get(mq.topic, self.consumer._queue_thresholds)
             if pq.msg_count > count_limit or pq.msg_size > size_limit:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
                 continue
-            if not self.orderly and pq.get_max_span() > s.consume_concurrently_max_span:
+            if not self.consumer.orderly and pq.get_max_span() > s.consume_concurrently_max_span:
                 await asyncio.sleep(c["PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL"] / 1000)
                 continue
-            if self.orderly and clustering and not pq.locked:
+            if self.consumer.orderly and clustering and not pq.locked:
                 await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
-            addr, slave = self._subscribe_addr(mq)
+            addr, slave = self.consumer._coordinator.subscribe_addr(mq)
             if addr is None:
                 await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
-            commit_offset = self._offsets.read_memory(mq) if clustering else -1
+            commit_offset = self.consumer._offsets.read_memory(mq) if clustering else -1
             sys_flag = pull_sys_flag(commit_offset > 0, True, bool(s.post_subscription_when_pull))
             if slave:
                 sys_flag &= ~FLAG_COMMIT_OFFSET
             request = pull_request(
-                self.group,
+                self.consumer.group,
                 mq,
                 next_offset,
                 max_nums=s.pull_batch_size,
@@ -67,9 +75,9 @@ class _Pulling:
                 commit_offset=max(commit_offset, 0),
                 suspend_timeout_ms=c["BROKER_SUSPEND_MAX_TIME_MILLIS"],
                 subscription=sub,
-                compat=self.compat,
+                compat=self.consumer.compat,
             )
-            self.stats.add(pulls=1)
+            self.consumer.stats.add(pulls=1)
             try:
                 response = await client.invoke(addr, request, c["CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND"])
                 result = pull_result(
@@ -85,7 +93,7 @@ class _Pulling:
             except asyncio.CancelledError:
                 raise
             except Exception as e:
-                self.stats.add(pull_errors=1)
+                self.consumer.stats.add(pull_errors=1)
                 failures += 1
                 # the first failure in a row is a WARNING (an ERROR for a response that cannot be read), the
                 # ones after it DEBUG: a queue that stops moving is never silent, a broker down is not a flood
@@ -102,38 +110,40 @@ class _Pulling:
             failures = 0
             if pq.dropped:
                 break
-            self._pull_from[mq] = result.suggest_which_broker_id
+            self.consumer._pull_from[mq] = result.suggest_which_broker_id
             if result.status is PullStatus.FOUND:
                 msgs = result.messages
                 if msgs and any(m.decode_error is not None for m in msgs):
-                    if not await self._set_aside_undecodable([m for m in msgs if m.decode_error is not None], mq):
+                    if not await self.consumer._consume_service.set_aside_undecodable(
+                        [m for m in msgs if m.decode_error is not None], mq
+                    ):
                         await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                         continue  # pulled again from the same offset
                     msgs = [m for m in msgs if m.decode_error is None]
                     if not msgs and pq.msg_count == 0:
-                        self._offsets.update_offset(mq, result.next_begin_offset, True)
+                        self.consumer._offsets.update_offset(mq, result.next_begin_offset, True)
                 next_offset = result.next_begin_offset
                 if msgs:
-                    self.stats.add(pulled=len(msgs))
+                    self.consumer.stats.add(pulled=len(msgs))
                     dispatch = pq.put_messages(msgs)
-                    self._submit_consume(msgs, pq, mq, dispatch)
+                    self.consumer._consume_service.submit_consume(msgs, pq, mq, dispatch)
                     if s.pull_interval > 0:
                         await asyncio.sleep(s.pull_interval / 1000)
             elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
                 next_offset = result.next_begin_offset
                 if pq.msg_count == 0:  # correctTagsOffset
-                    self._offsets.update_offset(mq, next_offset, True)
+                    self.consumer._offsets.update_offset(mq, next_offset, True)
             else:  # OFFSET_ILLEGAL: Java drops the queue, then after 10 s commits the broker's offset
                 log.warning("the offset of %s is illegal: the broker says %d", mq, result.next_begin_offset)
                 next_offset = result.next_begin_offset
                 pq.dropped = True
                 await asyncio.sleep(10)
-                self._offsets.update_offset(mq, next_offset, False)
+                self.consumer._offsets.update_offset(mq, next_offset, False)
                 try:
-                    await self._offsets.persist(mq)
+                    await self.consumer._offsets.persist(mq)
                 except Exception as e:
                     log.warning("committing the corrected offset of %s failed: %s", mq, e)
-                if self._pqs.get(mq) is pq:
-                    del self._pqs[mq]
-                    self._pull_tasks.pop(mq, None)
+                if self.consumer._pqs.get(mq) is pq:
+                    del self.consumer._pqs[mq]
+                    self.consumer._pull_tasks.pop(mq, None)
                 break

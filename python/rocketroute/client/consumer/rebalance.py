@@ -2,8 +2,10 @@
 topic through the strategy, the process queues taken and given up, where a new queue starts, and the orderly
 queues' broker locks.
 
-A part of :class:`~rocketroute.client.consumer.Consumer`: a mixin whose methods work on the consumer's state (set up
-in ``Consumer.__init__``)."""
+A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
+:class:`Rebalancer` (its ``_rebalancer``): it works on the consumer's state (queues,
+offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+parts through it."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import asyncio
 import json
 import random
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...rebalance import rebalance
@@ -31,57 +33,63 @@ from .subscription import (
     retry_topic,
 )
 
-__all__: list[str] = []
+__all__ = ["Rebalancer"]
+
+if TYPE_CHECKING:
+    from .consumer import Consumer
 
 
-class _Rebalancing:
+class Rebalancer:
     """See the module."""
 
-    async def _check_unique_client_id(self, *, registered: bool) -> None:
+    def __init__(self, consumer: Consumer) -> None:
+        self.consumer = consumer
+
+    async def check_unique_client_id(self, *, registered: bool) -> None:
         """Refuse to start when another member of the group runs with this consumer's client id (the same IP and
         instance name): both would own the same queues and every message would be consumed twice. Java only logs
         it; this raises :class:`DuplicateClientIdError`. Asked twice: before this consumer's first heartbeat
         (is the id listed already? RocketMQ-Rust lists an id once however many connections carry it) and after
         it (is it listed twice? Apache's brokers list one entry per connection, which catches two starting at
         once)."""
-        rt = retry_topic(self.group)
-        for topic in self._subs:
-            if topic == rt or topic not in self._routes:
+        rt = retry_topic(self.consumer.group)
+        for topic in self.consumer._subs:
+            if topic == rt or topic not in self.consumer._coordinator.routes:
                 continue
             try:
-                cids = await self._find_consumer_ids(topic)
+                cids = await self.find_consumer_ids(topic)
             except Exception as e:
-                log.debug("the member list of %s could not be read at start: %s", self.group, e)
+                log.debug("the member list of %s could not be read at start: %s", self.consumer.group, e)
                 continue
-            if cids.count(self.client_id) > (1 if registered else 0):
+            if cids.count(self.consumer.client_id) > (1 if registered else 0):
                 raise DuplicateClientIdError(
-                    f"another member of consumer group {self.group!r} already runs with client id "
-                    f"{self.client_id!r}: two members with one id would both own the same queues and consume every "
-                    "message twice. Give each consumer of a process its own instance_name (the default, "
+                    f"another member of consumer group {self.consumer.group!r} already runs with client id "
+                    f"{self.consumer.client_id!r}: two members with one id would both own the same queues and "
+                    "consume every message twice. Give each consumer of a process its own instance_name (the default, "
                     "<pid>#<nanos>, is unique)"
                 )
             if cids:
                 return
 
-    async def _find_consumer_ids(self, topic: str) -> list[str]:
+    async def find_consumer_ids(self, topic: str) -> list[str]:
         """``findConsumerIdList``: GET_CONSUMER_LIST_BY_GROUP to a broker of the topic. Java asks one broker
         picked at random and gives up if it fails; this asks the others in turn before giving up."""
-        assert self._remoting is not None
-        route = self._routes.get(topic)
+        assert self.consumer._remoting is not None
+        route = self.consumer._coordinator.routes.get(topic)
         names = [b.broker_name for b in (route.broker_datas if route is not None else None) or ()]
         random.shuffle(names)
         last: Exception | None = None
         for name in names:
-            addr = self._broker_addrs.master_or_first(name)
+            addr = self.consumer._broker_addrs.master_or_first(name)
             if addr is None:
                 continue
             try:
                 ids = await query_consumer_ids(
-                    self._remoting.async_client,
+                    self.consumer._remoting.async_client,
                     addr,
-                    self.group,
-                    compat=self.compat,
-                    timeout_ms=self.settings.mq_client_api_timeout,
+                    self.consumer.group,
+                    compat=self.consumer.compat,
+                    timeout_ms=self.consumer.settings.mq_client_api_timeout,
                 )
             except Exception as e:
                 last = e
@@ -92,117 +100,123 @@ class _Rebalancing:
             raise last
         return []
 
-    async def _rebalance_loop(self) -> None:
-        assert self._rebalance_wakeup is not None
-        while self._state == "running":
-            await self._wait_for_wakeup(self.settings.rebalance_interval / 1000)
-            if self._state != "running":
+    async def rebalance_loop(self) -> None:
+        assert self.consumer._rebalance_wakeup is not None
+        while self.consumer._state == "running":
+            await self.wait_for_wakeup(self.consumer.settings.rebalance_interval / 1000)
+            if self.consumer._state != "running":
                 return
-            self._rebalance_wakeup.clear()
+            self.consumer._rebalance_wakeup.clear()
             try:
-                await self._rebalance_all()
+                await self.rebalance_all()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("rebalance failed")
 
-    async def _wait_for_wakeup(self, timeout_s: float) -> None:
+    async def wait_for_wakeup(self, timeout_s: float) -> None:
         """Until a broker's notification sets the wakeup event, or ``timeout_s``. Not ``asyncio.wait_for``: on
         Python 3.11 it returns normally when it is cancelled just as the event is set (the cancellation is lost),
         and the rebalance loop then ran on after shutdown had cancelled it, so shutdown waited for ever."""
-        assert self._rebalance_wakeup is not None
-        waiter = asyncio.ensure_future(self._rebalance_wakeup.wait())
+        assert self.consumer._rebalance_wakeup is not None
+        waiter = asyncio.ensure_future(self.consumer._rebalance_wakeup.wait())
         try:
             await asyncio.wait([waiter], timeout=timeout_s)
         finally:
             waiter.cancel()
 
-    async def _rebalance_all(self) -> None:
+    async def rebalance_all(self) -> None:
         """``RebalanceImpl.doRebalance``: each subscribed topic, then the queues of topics no longer subscribed
         are given up."""
-        assert self._rebalance_lock is not None
-        async with self._rebalance_lock:
-            self.stats.add(rebalances=1)
-            for topic in list(self._subs):
+        assert self.consumer._rebalance_lock is not None
+        async with self.consumer._rebalance_lock:
+            self.consumer.stats.add(rebalances=1)
+            for topic in list(self.consumer._subs):
                 try:
-                    await self._rebalance_topic(topic)
+                    await self.rebalance_topic(topic)
                 except Exception as e:
                     log.warning("rebalance of %s failed: %s", topic, e)
-            for mq in [mq for mq in self._pqs if mq.topic not in self._subs]:
-                await self._drop(mq)
+            for mq in [mq for mq in self.consumer._pqs if mq.topic not in self.consumer._subs]:
+                await self.drop(mq)
 
-    async def _rebalance_topic(self, topic: str) -> None:
-        mqs = self._sub_info.get(topic)
+    async def rebalance_topic(self, topic: str) -> None:
+        mqs = self.consumer._sub_info.get(topic)
         if mqs is None:
             # Java logs "doRebalance, ... the topic[...] not exist" and waits for the next route poll (30 s); the
             # retry topic of a new group is created by the broker on the first heartbeat, so it is looked up here
-            if not await self._refresh_route(topic):
+            if not await self.consumer._coordinator.refresh_route(topic):
                 return
-            mqs = self._sub_info.get(topic)
+            mqs = self.consumer._sub_info.get(topic)
             if mqs is None:
                 return
-        if self.model == "BROADCASTING":
+        if self.consumer.model == "BROADCASTING":
             assigned: tuple[Any, ...] = tuple(sorted(mqs))
         else:
-            cids = await self._find_consumer_ids(topic)
+            cids = await self.find_consumer_ids(topic)
             if not cids:
-                log.warning("rebalance of %s: the brokers report no member of %s", topic, self.group)
+                log.warning("rebalance of %s: the brokers report no member of %s", topic, self.consumer.group)
                 return
-            if cids.count(self.client_id) > 1 and topic not in self._duplicate_logged:
-                self._duplicate_logged.add(topic)
+            if cids.count(self.consumer.client_id) > 1 and topic not in self.consumer._duplicate_logged:
+                self.consumer._duplicate_logged.add(topic)
                 log.error(
                     "another member of %s runs with this consumer's client id %s: both own the same queues of %s "
                     "and consume its messages twice; give each consumer its own instance_name",
-                    self.group,
-                    self.client_id,
+                    self.consumer.group,
+                    self.consumer.client_id,
                     topic,
                 )
-            owned = [mq for mq in self._pqs if mq.topic == topic]
-            assigned = rebalance(self.strategy, self.group, self.client_id, mqs, cids, owned).assigned
-        self._set_topic_thresholds(topic, len(assigned))
-        if await self._update_process_queues(topic, set(assigned)):
-            await self._heartbeat_all()  # 5.x messageQueueChanged: tell the brokers at once
-            if self.on_rebalance is not None and self._callbacks is not None:  # it may call the consumer back
-                self._callbacks.post("on_rebalance", self.on_rebalance, topic, tuple(sorted(assigned)))
+            owned = [mq for mq in self.consumer._pqs if mq.topic == topic]
+            assigned = rebalance(
+                self.consumer.strategy, self.consumer.group, self.consumer.client_id, mqs, cids, owned
+            ).assigned
+        self.set_topic_thresholds(topic, len(assigned))
+        if await self.update_process_queues(topic, set(assigned)):
+            await self.consumer._coordinator.heartbeat_all()  # 5.x messageQueueChanged: tell the brokers at once
+            if (
+                self.consumer.on_rebalance is not None and self.consumer._callbacks is not None
+            ):  # it may call the consumer back
+                self.consumer._callbacks.post(
+                    "on_rebalance", self.consumer.on_rebalance, topic, tuple(sorted(assigned))
+                )
 
-    def _set_topic_thresholds(self, topic: str, owned: int) -> None:
+    def set_topic_thresholds(self, topic: str, owned: int) -> None:
         """``RebalancePushImpl.messageQueueChanged``: with ``pull_threshold_for_topic`` (or ``_size_for_topic``)
         set, each owned queue of the topic may cache that divided by the number of owned queues (at least 1).
         Java sets the consumer-wide per-queue limit from the last topic rebalanced; here each topic keeps its own."""
-        s = self.settings
-        count, size = self._queue_thresholds
+        s = self.consumer.settings
+        count, size = self.consumer._queue_thresholds
         if owned > 0 and s.pull_threshold_for_topic != -1:
             count = max(1, s.pull_threshold_for_topic // owned)
         if owned > 0 and s.pull_threshold_size_for_topic != -1:
             size = max(1, s.pull_threshold_size_for_topic // owned) * 1024 * 1024
-        self._thresholds[topic] = (count, size)
+        self.consumer._thresholds[topic] = (count, size)
 
-    async def _update_process_queues(self, topic: str, assigned: set[Any]) -> bool:
+    async def update_process_queues(self, topic: str, assigned: set[Any]) -> bool:
         """``updateProcessQueueTableInRebalance``: give up the queues no longer assigned (and those not pulled
         for ``PULL_MAX_IDLE_TIME``), take the new ones from where their offsets say."""
         changed = False
-        for mq, pq in list(self._pqs.items()):
+        for mq, pq in list(self.consumer._pqs.items()):
             if mq.topic != topic:
                 continue
             if mq not in assigned or pq.is_pull_expired():
                 if mq in assigned:
                     log.warning("%s not pulled for a long time: taken again", mq)
-                if await self._drop(mq):
+                if await self.drop(mq):
                     changed = True
-        orderly_clustering = self.orderly and self.model == "CLUSTERING"
+        orderly_clustering = self.consumer.orderly and self.consumer.model == "CLUSTERING"
         for mq in sorted(assigned):
-            existing = self._pqs.get(mq)
+            existing = self.consumer._pqs.get(mq)
             if existing is not None:
                 # a queue whose earlier give-up could not finish (an orderly listener call held it) is finished first
-                if not existing.dropped or not await self._drop(mq):
+                if not existing.dropped or not await self.drop(mq):
                     continue
-            if orderly_clustering and not await self._lock(mq):
+            if orderly_clustering and not await self.lock(mq):
                 log.info("%s is still locked by another member: not taken this time", mq)
                 continue
-            assert self._offsets is not None
-            self._offsets.remove_offset(mq)  # removeDirtyOffset
+            assert self.consumer._offsets is not None
+            self.consumer._offsets.remove_offset(mq)  # removeDirtyOffset
             try:
-                offset = await self._compute_pull_from_where(mq)
+                offset = await self.compute_pull_from_where(mq)
             except Exception as e:
                 log.warning("no start offset for %s (%s): not taken this time", mq, e)
                 continue
@@ -210,32 +224,32 @@ class _Rebalancing:
             if orderly_clustering:
                 pq.locked = True
                 pq.last_lock_timestamp = _now_ms()
-            self._pqs[mq] = pq
-            self._start_pull(mq, pq, offset)
+            self.consumer._pqs[mq] = pq
+            self.consumer._puller.start_pull(mq, pq, offset)
             changed = True
         if changed:
-            self.stats.last_change_ms = _now_ms()
+            self.consumer.stats.last_change_ms = _now_ms()
         return changed
 
-    async def _drop(self, mq: Any) -> bool:
+    async def drop(self, mq: Any) -> bool:
         """``removeUnnecessaryMessageQueue``: stop the queue, commit its offset, forget it; an orderly queue is
         unlocked on its broker once no listener call is under way on it (the lock is taken for up to 1 s, else
         the queue is tried again next rebalance)."""
-        pq = self._pqs.get(mq)
+        pq = self.consumer._pqs.get(mq)
         if pq is None:
             return False
         pq.dropped = True
-        task = self._pull_tasks.pop(mq, None)
+        task = self.consumer._pull_tasks.pop(mq, None)
         if task is not None:
             task.cancel()
-        assert self._offsets is not None
-        if self.orderly and self.model == "CLUSTERING":
+        assert self.consumer._offsets is not None
+        if self.consumer.orderly and self.consumer.model == "CLUSTERING":
             got = await asyncio.to_thread(pq.consume_lock.acquire, True, 1.0)
             if not got:
                 pq.try_unlock_times += 1
                 return False
             try:
-                committed = await self._commit_and_forget(mq)
+                committed = await self.commit_and_forget(mq)
                 # Java unlocks 20 s later when the queue still holds pulled messages, giving its oneway commit
                 # time to land before the next owner reads the offset. This commit was acknowledged, under the
                 # consume lock, so the next owner starts right after the last message consumed here: the queue
@@ -244,38 +258,38 @@ class _Rebalancing:
                 if not committed and pq.has_temp_message():
                     asyncio.get_running_loop().call_later(
                         CONSUMER_CONSTANTS["UNLOCK_DELAY_TIME_MILLS"] / 1000,
-                        lambda: asyncio.ensure_future(self._unlock_all([mq])),
+                        lambda: asyncio.ensure_future(self.unlock_all([mq])),
                     )
                 else:
-                    await self._unlock_all([mq])
+                    await self.unlock_all([mq])
             finally:
                 pq.consume_lock.release()
         else:
-            await self._commit_and_forget(mq)
-        del self._pqs[mq]
+            await self.commit_and_forget(mq)
+        del self.consumer._pqs[mq]
         return True
 
-    async def _commit_and_forget(self, mq: Any) -> bool:
+    async def commit_and_forget(self, mq: Any) -> bool:
         """Commit the queue's offset and forget it; returns whether the commit was acknowledged."""
-        assert self._offsets is not None
+        assert self.consumer._offsets is not None
         try:
-            await self._offsets.persist(mq)
+            await self.consumer._offsets.persist(mq)
         except Exception as e:
             log.warning("committing the offset of %s failed: %s", mq, e)
             return False
         finally:
-            self._offsets.remove_offset(mq)
+            self.consumer._offsets.remove_offset(mq)
         return True
 
-    async def _compute_pull_from_where(self, mq: Any) -> int:
+    async def compute_pull_from_where(self, mq: Any) -> int:
         """``RebalancePushImpl.computePullFromWhereWithException``."""
-        assert self._offsets is not None
-        last = await self._offsets.read_from_store(mq)
+        assert self.consumer._offsets is not None
+        last = await self.consumer._offsets.read_from_store(mq)
         if last >= 0:
             return last
         if last != -1:
             raise RuntimeError(f"offset {last} read from the store")
-        where = self.settings.consume_from_where
+        where = self.consumer.settings.consume_from_where
         is_retry = mq.topic.startswith("%RETRY%")
         if where == "CONSUME_FROM_FIRST_OFFSET" or (where == "CONSUME_FROM_LAST_OFFSET" and is_retry):
             return 0
@@ -284,61 +298,63 @@ class _Rebalancing:
                 topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
             )
         else:
-            ts = parse_java_timestamp(self.settings.consume_timestamp)
+            ts = parse_java_timestamp(self.consumer.settings.consume_timestamp)
             header = SearchOffsetRequestHeader(
                 topic=mq.topic, queue_id=mq.queue_id, timestamp=ts, broker_name=mq.broker_name
             )
-        return await self._queue_offset(mq, header)
+        return await self.queue_offset(mq, header)
 
-    async def _queue_offset(self, mq: Any, header: RequestHeader) -> int:
-        assert self._remoting is not None
-        addr = self._master_addr(mq.broker_name)
+    async def queue_offset(self, mq: Any, header: RequestHeader) -> int:
+        assert self.consumer._remoting is not None
+        addr = self.consumer._coordinator.master_addr(mq.broker_name)
         if addr is None:
             raise RuntimeError(f"The broker[{mq.broker_name}] not exist")
-        request = header.request(self.compat)
-        response = await self._remoting.async_client.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
+        request = header.request(self.consumer.compat)
+        response = await self.consumer._remoting.async_client.invoke_checked(
+            addr, request, self.consumer.settings.mq_client_api_timeout
+        )
         return int(response.ext_fields["offset"])
 
     # -- orderly locks -----------------------------------------------------------------------------------------
 
-    async def _lock_batch(self, broker_name: str, mqs: list[Any]) -> set[Any]:
-        assert self._remoting is not None
-        addr = self._master_addr(broker_name)
+    async def lock_batch(self, broker_name: str, mqs: list[Any]) -> set[Any]:
+        assert self.consumer._remoting is not None
+        addr = self.consumer._coordinator.master_addr(broker_name)
         if addr is None:
             return set()
-        request = LockBatchMqRequest.of(self.group, self.client_id, mqs).request(self.compat)
-        response = await self._remoting.async_client.invoke_checked(addr, request, 1000)
+        request = LockBatchMqRequest.of(self.consumer.group, self.consumer.client_id, mqs).request(self.consumer.compat)
+        response = await self.consumer._remoting.async_client.invoke_checked(addr, request, 1000)
         locked = json.loads(response.body or b"{}").get("lockOKMQSet") or []
-        return {self._rr.MessageQueue(m["topic"], m["brokerName"], int(m["queueId"])) for m in locked}
+        return {self.consumer._rr.MessageQueue(m["topic"], m["brokerName"], int(m["queueId"])) for m in locked}
 
-    async def _lock(self, mq: Any) -> bool:
+    async def lock(self, mq: Any) -> bool:
         """``RebalanceImpl.lock(mq)``."""
         try:
-            locked = await self._lock_batch(mq.broker_name, [mq])
+            locked = await self.lock_batch(mq.broker_name, [mq])
         except Exception as e:
             log.warning("locking %s failed: %s", mq, e)
             return False
-        pq = self._pqs.get(mq)
+        pq = self.consumer._pqs.get(mq)
         if pq is not None and mq in locked:
             pq.locked = True
             pq.last_lock_timestamp = _now_ms()
         return mq in locked
 
-    async def _lock_all(self) -> None:
+    async def lock_all(self) -> None:
         """``RebalanceImpl.lockAll``: renew the locks of every owned queue, broker by broker."""
         by_broker: dict[str, list[Any]] = {}
-        for mq, pq in self._pqs.items():
+        for mq, pq in self.consumer._pqs.items():
             if not pq.dropped:
                 by_broker.setdefault(mq.broker_name, []).append(mq)
         for broker_name, mqs in by_broker.items():
             try:
-                locked = await self._lock_batch(broker_name, mqs)
+                locked = await self.lock_batch(broker_name, mqs)
             except Exception as e:
                 log.warning("locking the queues of %s failed: %s", broker_name, e)
                 continue
             now = _now_ms()
             for mq in mqs:
-                pq = self._pqs.get(mq)
+                pq = self.consumer._pqs.get(mq)
                 if pq is None:
                     continue
                 if mq in locked:
@@ -347,21 +363,23 @@ class _Rebalancing:
                 else:
                     pq.locked = False
 
-    async def _unlock_all(self, mqs: Iterable[Any]) -> None:
-        assert self._remoting is not None
+    async def unlock_all(self, mqs: Iterable[Any]) -> None:
+        assert self.consumer._remoting is not None
         by_broker: dict[str, list[Any]] = {}
         for mq in mqs:
             by_broker.setdefault(mq.broker_name, []).append(mq)
         for broker_name, group in by_broker.items():
-            addr = self._master_addr(broker_name)
+            addr = self.consumer._coordinator.master_addr(broker_name)
             if addr is None:
                 continue
-            request = UnlockBatchMqRequest.of(self.group, self.client_id, group).request(self.compat)
+            request = UnlockBatchMqRequest.of(self.consumer.group, self.consumer.client_id, group).request(
+                self.consumer.compat
+            )
             try:
-                await self._remoting.async_client.invoke_checked(addr, request, 1000)
+                await self.consumer._remoting.async_client.invoke_checked(addr, request, 1000)
             except Exception as e:
                 log.warning("unlocking %s on %s failed: %s", group, broker_name, e)
             for mq in group:
-                pq = self._pqs.get(mq)
+                pq = self.consumer._pqs.get(mq)
                 if pq is not None:
                     pq.locked = False
