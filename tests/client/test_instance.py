@@ -230,3 +230,23 @@ def test_an_instance_polls_once_per_interval_at_the_smallest_interval_its_client
             while not changes and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert [len(c.added) for c in changes] == [1]
+
+
+def test_a_client_given_another_s_instance_joins_it():
+    with _cluster() as cluster:
+        with Producer(cluster.namesrv_addr, "PG") as producer:
+            assert producer.instance is producer._instance and producer.instance is not None
+            with _consumer(cluster, "G1", instance=producer.instance) as consumer:
+                assert consumer.instance is producer.instance and consumer.client_id == producer.client_id
+                assert consumer.instance_name == producer.instance_name
+                assert consumer.assignment("T")  # it runs on the shared connection
+            with pytest.raises(ValueError, match="not both"):
+                Producer(cluster.namesrv_addr, "PG2", instance=producer.instance, instance_name="x")
+            with pytest.raises(TypeError, match="ClientInstance"):
+                Producer(cluster.namesrv_addr, "PG2", instance=producer)  # type: ignore[arg-type]
+            late = Producer(cluster.namesrv_addr, "PG2", instance=producer.instance)
+        assert producer.instance.closed  # its last client shut down
+        with pytest.raises(RuntimeError, match="was closed"):
+            late.start()
+        with pytest.raises(RuntimeError, match="call start"):  # it did not start
+            late.send(Message("T", b"x"))

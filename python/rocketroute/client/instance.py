@@ -54,6 +54,7 @@ from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers
 __all__ = [
     "ClientInstance",
     "acquire_instance",
+    "client_identity",
     "default_client_ip",
     "default_instance_name",
     "instances",
@@ -365,6 +366,22 @@ class ClientInstance:
         return f"ClientInstance({self.client_id!r}, users=[{users}]{', closed' if self.closed else ''})"
 
 
+def client_identity(
+    instance: ClientInstance | None, instance_name: str | None, client_ip: str | None
+) -> tuple[str, str]:
+    """A new client's ``(instance_name, client_id)``: ``instance``'s when it is given (the client joins that
+    instance), else ``ip@instance_name`` with the defaults (this host's address, ``<pid>#<nanos>``)."""
+    if instance is None:
+        name = instance_name or default_instance_name()
+        return name, f"{client_ip or default_client_ip()}@{name}"
+    if not isinstance(instance, ClientInstance):
+        raise TypeError(f"instance= takes a client's .instance (a ClientInstance), not {type(instance).__name__}")
+    if instance_name is not None or client_ip is not None:
+        raise ValueError("give instance= or instance_name= / client_ip=, not both: an instance has its client id")
+    _, _, name = instance.client_id.partition("@")  # ip@name: an address has no @
+    return name, instance.client_id
+
+
 _instances: dict[str, ClientInstance] = {}
 _registry = threading.Lock()
 
@@ -378,15 +395,22 @@ def instances() -> dict[str, ClientInstance]:
 def acquire_instance(user: Any, kind: str) -> ClientInstance:
     """Register ``user`` (a producer or a consumer: ``kind``) with the instance of its ``client_id``, starting the
     instance when it is the first; the instance is built from the user's name servers, compat, ``language``,
-    ``mq_client_api_timeout`` and backend. Raises :class:`~rocketroute.client.consumer.DuplicateClientIdError` when
+    ``mq_client_api_timeout`` and backend. ``RuntimeError`` when the user was given an instance (``instance=``)
+    that has closed since. Raises :class:`~rocketroute.client.consumer.DuplicateClientIdError` when
     the instance already has a ``kind`` of the user's group, :class:`ValueError` when its name servers, compat or
     language differ."""
     from .consumer.errors import DuplicateClientIdError
 
     client_id, group, namesrv_addrs = user.client_id, user.group, user.namesrv_addrs
     compat, language = user.compat, user.settings.language
+    joined = user._join
     with _registry:
         instance = _instances.get(client_id)
+        if joined is not None and instance is not joined:
+            raise RuntimeError(
+                f"the client instance {client_id!r} given as instance= was closed (its last client shut down) before "
+                f"this {kind} started"
+            )
         if instance is not None:
             instance._check_same(namesrv_addrs, compat, language)
             ref = instance._users.get((kind, group))

@@ -34,7 +34,7 @@ from typing import Any
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
+from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
@@ -75,7 +75,8 @@ class Consumer:
     the consumer would not read is refused with :class:`~rocketroute.errors.UnsupportedSettingError`.
     ``model=`` is the deprecated old name of ``message_model=``. ``instance_name`` and ``client_ip`` make the
     client id (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one
-    process have distinct ids.
+    process have distinct ids. ``instance=`` (another client's :attr:`instance`) joins that client instance
+    instead: one connection per broker, one route table and heartbeat (:mod:`rocketroute.client.instance`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -93,6 +94,7 @@ class Consumer:
         compat: str = "5.3",
         instance_name: str | None = None,
         client_ip: str | None = None,
+        instance: ClientInstance | None = None,
         on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
         backend: Any = None,
         settings: ConsumerSettings | None = None,
@@ -144,9 +146,8 @@ class Consumer:
         if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
             self._subs.setdefault(rt, build_subscription(rt, "*"))
-        ip = client_ip or default_client_ip()
-        self.instance_name = instance_name or default_instance_name()
-        self.client_id = f"{ip}@{self.instance_name}"
+        self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
+        self._join = instance
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0
@@ -286,6 +287,12 @@ class Consumer:
     def model(self) -> str:
         """The message model, ``settings.message_model``: ``"CLUSTERING"`` or ``"BROADCASTING"``."""
         return self.settings.message_model
+
+    @property
+    def instance(self) -> ClientInstance | None:
+        """The client instance this consumer runs on (``None`` before :meth:`start`): pass it as ``instance=`` to
+        another producer or consumer to share it."""
+        return self._instance
 
     @property
     def running(self) -> bool:

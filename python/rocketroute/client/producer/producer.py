@@ -31,7 +31,7 @@ from ...remoting.headers.send import send_header_v2
 from ...selector import MessageQueueSelector
 from ...send import CommunicationMode, send_default, send_default_async, send_select
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, default_client_ip, default_instance_name, release_instance
+from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
@@ -82,6 +82,9 @@ class Producer:
 
     ``on_route_change(change)`` is called (on the remoting thread) for every route change a refresh finds;
     ``backend`` is the routing module (default: the ``rocketroute`` package, native when built).
+    ``instance_name`` and ``client_ip`` make the client id (``ip@instance``; the default instance name is
+    ``<pid>#<nanos>``, as Java's 5.x clients); clients with one client id share one client instance. ``instance=``
+    (another client's :attr:`instance`) joins that instance instead (:mod:`rocketroute.client.instance`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -96,6 +99,7 @@ class Producer:
         backend: Any = None,
         instance_name: str | None = None,
         client_ip: str | None = None,
+        instance: ClientInstance | None = None,
         settings: ProducerSettings | None = None,
         **overrides: Any,
     ) -> None:
@@ -105,8 +109,8 @@ class Producer:
         self.group = check_group(group, "producer group")
         self.compat = compat
         self.settings: ProducerSettings = cfg
-        self.instance_name = instance_name or default_instance_name()
-        self.client_id = f"{client_ip or default_client_ip()}@{self.instance_name}"
+        self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
+        self._join = instance
         if backend is None:
             import rocketroute as backend
         self._rr = backend
@@ -180,6 +184,12 @@ class Producer:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+    @property
+    def instance(self) -> ClientInstance | None:
+        """The client instance this producer runs on (``None`` before :meth:`start`): pass it as ``instance=`` to
+        another producer or consumer to share it."""
+        return self._instance
 
     def _running(self) -> tuple[RemotingClient, ClientInstance]:
         if self._state != "running" or self._remoting is None or self._instance is None:
