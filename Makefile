@@ -47,7 +47,7 @@ SERVERS_BIN := $(SERVERS_DIR)/bin
 # rocketmq-client-java 5.2.0 (5.2.1 is not served there); rocketmq-tools 5.5.0, the admin classes.
 CLIENTS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/clients
 JAVA_CLIENTS := rocketmq-client:4.9.8 rocketmq-client:5.3.3 rocketmq-client:5.5.0 rocketmq-client-java:5.2.0 \
-	rocketmq-tools:5.5.0
+	rocketmq-tools:5.5.0 rocketmq-acl:4.9.8
 CLIENTS_POM := tests/peers/java/pom.xml
 SERVERS_VERSION := 1.0.0
 SERVERS_CRATES := rocketmq-namesrv@$(SERVERS_VERSION) rocketmq-broker@$(SERVERS_VERSION) rocketmq-proxy@$(SERVERS_VERSION)

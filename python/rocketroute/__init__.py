@@ -51,24 +51,25 @@ BACKEND = _backend.BACKEND
 """``"native"`` (the Rust extension) or ``"reference"`` (pure Python): chosen once, in :mod:`rocketroute._backend`."""
 
 _CLIENT_NAMES = {
-    "Producer": "producer",
-    "ProducerSettings": "producer",
-    "ConsumerSettings": "consumer",
-    "UnsupportedSettingError": "settings_base",
-    "Message": "message",
-    "SendResult": "send_result",
-    "SendStatus": "send_result",
-    "MessageError": "message",
-    "fetch_route": "namesrv",
-    "TopicNotExistError": "namesrv",
-    "RouteChange": "route_change",
-    "Consumer": "consumer",
-    "MessageExt": "message_decode",
-    "ConsumeConcurrentlyStatus": "listener",
-    "ConsumeOrderlyStatus": "listener",
+    "Producer": "client.producer",
+    "ProducerSettings": "client.producer",
+    "ConsumerSettings": "client.consumer",
+    "UnsupportedSettingError": "client.settings_base",
+    "Message": "client.message",
+    "SendResult": "client.send_result",
+    "SendStatus": "client.send_result",
+    "MessageError": "client.message",
+    "fetch_route": "client.namesrv",
+    "TopicNotExistError": "client.namesrv",
+    "RouteChange": "client.route_change",
+    "Consumer": "client.consumer",
+    "MessageExt": "client.message_decode",
+    "ConsumeConcurrentlyStatus": "client.listener",
+    "ConsumeOrderlyStatus": "client.listener",
+    "Credentials": "remoting.acl",
 }
-"""The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers), imported when first used: ``import
-rocketroute`` stays the routing core alone."""
+"""The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers) and its credentials
+(:mod:`rocketroute.remoting.acl`), imported when first used: ``import rocketroute`` stays the routing core alone."""
 
 
 def __getattr__(name: str) -> object:
@@ -78,7 +79,7 @@ def __getattr__(name: str) -> object:
     module = _CLIENT_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".client.{module}", __name__), name)
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
 __all__ = [
@@ -96,6 +97,7 @@ __all__ = [
     "SendStatus",
     "MessageError",
     "fetch_route",
+    "Credentials",
     "TopicNotExistError",
     "RouteChange",
     "RESPONSE_CODES",

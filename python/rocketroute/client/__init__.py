@@ -12,6 +12,7 @@ only."""
 from __future__ import annotations
 
 from ..errors import UnsupportedSettingError
+from ..remoting.acl import Credentials
 from ..remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .consumer.listener import (
@@ -59,6 +60,7 @@ from .producer.send_result import SendResult, SendStatus, send_result_from_respo
 from .producer.settings import ProducerSettings
 
 __all__ = [
+    "Credentials",
     "Consumer",
     "ConsumerSettings",
     "ConsumerStats",

@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
+from ..remoting.acl import Credentials
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..remoting.response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
@@ -100,8 +101,10 @@ class ClientInstance:
         timeout_ms: int,
         language: str,
         backend: Any,
+        credentials: Credentials | None = None,
     ) -> None:
         self.client_id = client_id
+        self.credentials = credentials
         self.timeout_ms = timeout_ms
         self.namesrv_addrs = list(namesrv_addrs)
         self.compat = compat
@@ -110,7 +113,12 @@ class ClientInstance:
         self.remoting: RemotingClient
         self.names: NameServerClient
         self.remoting, self.names = connect_name_servers(
-            self.namesrv_addrs, timeout_ms=timeout_ms, compat=compat, backend=backend, language=language
+            self.namesrv_addrs,
+            timeout_ms=timeout_ms,
+            compat=compat,
+            backend=backend,
+            language=language,
+            credentials=credentials,
         )
         self.broker_addrs = BrokerAddrTable()  # brokerAddrTable
         self.routes: dict[str, Any] = {}  # topicRouteTable
@@ -348,7 +356,15 @@ class ClientInstance:
 
         return dispatch
 
-    def _check_same(self, namesrv_addrs: Sequence[str], compat: str, language: str) -> None:
+    def _check_same(
+        self, namesrv_addrs: Sequence[str], compat: str, language: str, credentials: Credentials | None
+    ) -> None:
+        if credentials != self.credentials:  # not shown: a secret is never put in a message
+            raise ValueError(
+                f"client id {self.client_id!r} already runs in this process with other credentials: clients that share "
+                "an instance name share one client instance and sign with its credentials; give this one another "
+                "instance_name"
+            )
         for what, ours, theirs in (
             ("name servers", self.namesrv_addrs, list(namesrv_addrs)),
             ("compat", self.compat, compat),
@@ -412,7 +428,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 f"this {kind} started"
             )
         if instance is not None:
-            instance._check_same(namesrv_addrs, compat, language)
+            instance._check_same(namesrv_addrs, compat, language, user.credentials)
             ref = instance._users.get((kind, group))
             if ref is not None and ref() is not None:
                 raise DuplicateClientIdError(
@@ -422,7 +438,13 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
         else:
             timeout_ms = user.settings.mq_client_api_timeout
             instance = ClientInstance(
-                client_id, namesrv_addrs, compat=compat, timeout_ms=timeout_ms, language=language, backend=user._rr
+                client_id,
+                namesrv_addrs,
+                compat=compat,
+                timeout_ms=timeout_ms,
+                language=language,
+                backend=user._rr,
+                credentials=user.credentials,
             )
             _instances[client_id] = instance
         instance._users[(kind, group)] = weakref.ref(user)

@@ -22,6 +22,7 @@ from ..remoting import (
     RemotingError,
     RemotingSendRequestError,
 )
+from ..remoting.acl import Credentials
 from ..remoting.command import MQ_VERSIONS
 from ..remoting.errors import one_line
 from ..remoting.headers import GetRouteInfoRequestHeader
@@ -162,26 +163,39 @@ class NameServerClient:
 
 
 def fetch_route(
-    namesrv: str | Sequence[str], topic: str, *, timeout_ms: int = 3000, compat: str = "5.3", backend: Any = None
+    namesrv: str | Sequence[str],
+    topic: str,
+    *,
+    timeout_ms: int = 3000,
+    compat: str = "5.3",
+    backend: Any = None,
+    credentials: Credentials | None = None,
 ) -> Any:
     """The topic's route from the name servers (``"host:port;host:port"`` or a list): a
     :class:`~rocketroute.TopicRouteData`. The name server is chosen and failed over as Java's client does;
     raises :class:`TopicNotExistError` (code 17) when the topic has no route, and
     :class:`~rocketroute.remoting.RemotingConnectError` when no name server could be reached. ``backend``: the
-    module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package)."""
+    module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package). ``credentials``
+    (:class:`~rocketroute.Credentials`) sign the request, for name servers that check them."""
     addrs = parse_namesrv_addrs(namesrv)
-    with RemotingClient(connect_timeout_ms=timeout_ms) as client:
+    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials) as client:
         names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
         future = asyncio.run_coroutine_threadsafe(names.get_route(topic), client.loop)
         return future.result()
 
 
 def connect_name_servers(
-    addrs: Sequence[str], *, timeout_ms: int, compat: str, backend: Any = None, language: str | None = None
+    addrs: Sequence[str],
+    *,
+    timeout_ms: int,
+    compat: str,
+    backend: Any = None,
+    language: str | None = None,
+    credentials: Credentials | None = None,
 ) -> tuple[RemotingClient, NameServerClient]:
     """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
-    ``timeout_ms`` to connect, ``language`` written in every request) and a :class:`NameServerClient` over it for
-    ``addrs``."""
-    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language)
+    ``timeout_ms`` to connect, ``language`` written in every request, every request signed with ``credentials``)
+    and a :class:`NameServerClient` over it for ``addrs``."""
+    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language, credentials=credentials)
     names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
     return remoting, names

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
+from .acl import Credentials, sign_request
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
@@ -292,7 +293,8 @@ class AsyncRemotingClient:
     frame from a peer (Java's 16 MiB, :data:`~rocketroute.remoting.frame.DEFAULT_MAX_FRAME_SIZE`);
     ``max_write_queue`` bounds the bytes of frames waiting to be written on one connection
     (:data:`DEFAULT_MAX_WRITE_QUEUE`, 64 MiB); ``language``, when given, is written in every request's header
-    (Java's ``ClientConfig.language``; else each command's own, ``PYTHON`` by default).
+    (Java's ``ClientConfig.language``; else each command's own, ``PYTHON`` by default); ``credentials``, when
+    given, sign every request as Java's ``AclClientRPCHook`` does (:mod:`rocketroute.remoting.acl`).
 
     Every request ends at its timeout, whether or not the peer reads: frames are handed to the socket only while
     its buffer is under 1 MiB, the rest wait in the connection's queue, and a request that times out (or is
@@ -313,7 +315,11 @@ class AsyncRemotingClient:
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
         language: str | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
+        if credentials is not None and not isinstance(credentials, Credentials):
+            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
+        self.credentials = credentials
         if language is not None and language not in LANGUAGE_CODES:
             raise ValueError(
                 f"language must be a LanguageCode name ({', '.join(sorted(LANGUAGE_CODES))}), not {language!r}"
@@ -429,9 +435,7 @@ class AsyncRemotingClient:
         pending = conn.pending
         if opaque in pending:
             raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
-        if self.language is not None:
-            request.language = self.language
-        frame = encode_frame(request)
+        frame = self._encode_request(request)
         if not conn.room_for(len(frame)):
             raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1
@@ -539,13 +543,20 @@ class AsyncRemotingClient:
             conn = await self.connection(addr)
         self._write_oneway(conn, request)
 
+    def _encode_request(self, request: RemotingCommand) -> bytes:
+        """The frame of a request about to be written: this client's ``language`` in it, signed when it has
+        credentials (Java's RPC hooks run here too, after every field is set)."""
+        if self.language is not None:
+            request.language = self.language
+        if self.credentials is not None:
+            sign_request(request, self.credentials)
+        return encode_frame(request)
+
     def _write_oneway(self, conn: _Connection, request: RemotingCommand) -> None:
         if conn.closed:
             raise RemotingSendRequestError(conn.addr, "the connection was closed before the request was sent")
         request.flag |= RPC_ONEWAY
-        if self.language is not None:
-            request.language = self.language
-        frame = encode_frame(request)
+        frame = self._encode_request(request)
         if not conn.room_for(len(frame)):
             raise conn.full_error(len(frame))
         conn.write(frame)
@@ -665,12 +676,14 @@ class RemotingClient:
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
         language: str | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self.async_client = AsyncRemotingClient(
             connect_timeout_ms=connect_timeout_ms,
             max_frame_size=max_frame_size,
             max_write_queue=max_write_queue,
             language=language,
+            credentials=credentials,
         )
         self.connect_timeout_ms = connect_timeout_ms
         self.loop = asyncio.new_event_loop()

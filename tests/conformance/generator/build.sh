@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates producer, fault_tables, route_data and static_topic vectors from the released rocketmq-client jars,
+# Regenerates producer, fault_tables, route_data, static_topic and acl_signature vectors from the released
+# rocketmq-client jars (and rocketmq-acl 4.9.8's, where 4.9's AclClientRPCHook lives),
 # and grpc_balancer from the gRPC client's sources when their git directories are given.
 #
 #   build.sh [OUT_DIR]
@@ -44,6 +45,15 @@ gen_rocketmq() { # client_version route_pkg rc_pkg vdir
     java "${JAVA_FLAGS[@]}" -cp "$cls:$lib/*" GenRocketmq "$TMP/raw" 2> >(grep -v '^SLF4J' >&2)
 }
 
+gen_acl() { # jar_dir label: acl_signature from the release's AclClientRPCHook (rocketmq-acl 4.9.8, rocketmq-client 5.x)
+    local lib="$1" label="$2" gsrc="$TMP/gen-acl-$2" cls="$TMP/cls-acl-$2"
+    [ -d "$lib" ] || { echo "missing $lib: run make clients" >&2; exit 1; }
+    mkdir -p "$gsrc" "$cls"
+    cp "$HERE/src/common/J.java" "$HERE/src/acl/GenAcl.java" "$gsrc/"
+    javac "${JAVAC_FLAGS[@]}" -d "$cls" -cp "$lib/*" "$gsrc"/*.java
+    java "${JAVA_FLAGS[@]}" -cp "$cls:$lib/*" GenAcl "$TMP/raw" "$label" 2> >(grep -v '^SLF4J' >&2)
+}
+
 extract() { # git_dir commit dest [paths...]
     local g="$1" c="$2" d="$3"; shift 3
     mkdir -p "$d"; git --git-dir="$g" archive "$c" "$@" | tar -x -C "$d"
@@ -52,6 +62,8 @@ extract() { # git_dir commit dest [paths...]
 mkdir -p "$TMP/raw"
 gen_rocketmq 4.9.8 org.apache.rocketmq.common.protocol.route org.apache.rocketmq.common.protocol v4
 gen_rocketmq "$CLIENT_5" org.apache.rocketmq.remoting.protocol.route org.apache.rocketmq.remoting.protocol v5
+gen_acl "$CLIENTS_DIR/rocketmq-acl-4.9.8/lib" 4.9.8
+gen_acl "$CLIENTS_DIR/rocketmq-client-$CLIENT_5/lib" 5.3.3
 
 if [ -n "${GENERATOR_GRPC_JAR:-}" ]; then
     # the released gRPC client (Maven Central has 5.2.0, not the vectors' 5.2.1): its shaded jar holds the

@@ -47,7 +47,7 @@ def write(name, lines):
     print(f"{target.name}: {len(lines)} lines, {target.stat().st_size} bytes")
 
 
-for name in ["producer", "fault_tables", "route_data", "static_topic"]:
+for name in ["producer", "fault_tables", "route_data", "static_topic", "acl_signature"]:
     (a, order_a), (b, order_b) = (load(raw / f"{name}.{v}.jsonl") for v in VERSIONS)
     ids = list(order_a)
     pos = {i: n for n, i in enumerate(ids)}

@@ -33,6 +33,7 @@ from typing import Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
+from ...remoting.acl import Credentials
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..namesrv import parse_namesrv_addrs
@@ -95,6 +96,7 @@ class Consumer:
         instance_name: str | None = None,
         client_ip: str | None = None,
         instance: ClientInstance | None = None,
+        credentials: Credentials | None = None,
         on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
         backend: Any = None,
         settings: ConsumerSettings | None = None,
@@ -148,6 +150,9 @@ class Consumer:
             self._subs.setdefault(rt, build_subscription(rt, "*"))
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
+        if credentials is not None and not isinstance(credentials, Credentials):
+            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
+        self.credentials = credentials
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0

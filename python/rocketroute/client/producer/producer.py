@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
 from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
+from ...remoting.acl import Credentials
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
 from ...selector import MessageQueueSelector
@@ -100,6 +101,7 @@ class Producer:
         instance_name: str | None = None,
         client_ip: str | None = None,
         instance: ClientInstance | None = None,
+        credentials: Credentials | None = None,
         settings: ProducerSettings | None = None,
         **overrides: Any,
     ) -> None:
@@ -111,6 +113,9 @@ class Producer:
         self.settings: ProducerSettings = cfg
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
+        if credentials is not None and not isinstance(credentials, Credentials):
+            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
+        self.credentials = credentials
         if backend is None:
             import rocketroute as backend
         self._rr = backend
