@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import subprocess
 import sys
 
@@ -56,13 +57,15 @@ def _without(hidden: str, *argv: str, cwd=None) -> subprocess.CompletedProcess[s
     )  # fmt: skip
 
 
-def test_importing_the_cli_imports_neither_pyspark_nor_matplotlib():
-    code = (
-        "import sys, rocketroute.cli, rocketroute.spark.cli\n"
-        "print(sorted(m for m in ('pyspark', 'py4j', 'matplotlib') if m in sys.modules))"
-    )
+def _imported_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules starting with one of ``prefixes`` that a fresh interpreter has after ``import <imports>``."""
+    code = f"import json, sys, {imports}\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.strip() == "[]"
+    return json.loads(done.stdout)
+
+
+def test_importing_the_cli_imports_neither_pyspark_nor_matplotlib():
+    assert _imported_after("rocketroute.cli, rocketroute.spark.cli", ("pyspark", "py4j", "matplotlib")) == []
 
 
 @pytest.mark.parametrize(
@@ -132,12 +135,8 @@ def test_one_module_per_command_in_the_order_of_before():
 
 
 def test_importing_the_commands_that_need_no_spark_imports_nothing_of_the_spark_package():
-    code = (
-        "import sys, rocketroute.cli, rocketroute.cli.bench_producer, rocketroute.cli.plan_live\n"
-        "print(sorted(m for m in sys.modules if m.startswith('rocketroute.spark')))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.strip() == "[]"
+    imports = "rocketroute.cli, rocketroute.cli.bench_producer, rocketroute.cli.plan_live"
+    assert _imported_after(imports, ("rocketroute.spark",)) == []
 
 
 def test_the_old_entry_points_are_the_new_ones():
