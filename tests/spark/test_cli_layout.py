@@ -59,7 +59,8 @@ def _without(hidden: str, *argv: str, cwd=None) -> subprocess.CompletedProcess[s
 
 def _imported_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
     """The modules starting with one of ``prefixes`` that a fresh interpreter has after ``import <imports>``."""
-    code = f"import json, sys, {imports}\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
+    found = f"sorted(m for m in sys.modules if m.startswith({prefixes!r}))"
+    code = f"import json, sys, {imports}\nprint(json.dumps({found}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     return json.loads(done.stdout)
 
