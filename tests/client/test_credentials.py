@@ -100,3 +100,42 @@ def test_credentials_are_checked_and_keep_their_secret_out_of_repr():
         rr.Credentials("ak", "sk", 5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"credentials must be a rocketroute\.Credentials"):
         Producer("127.0.0.1:1", credentials=("ak", "sk"))  # type: ignore[arg-type]
+
+
+def test_the_command_line_takes_credentials_from_options_or_the_environment(monkeypatch):
+    import argparse
+
+    from rocketroute.cli.args import credentials_from_args
+    from rocketroute.errors import RocketRouteError
+
+    def args(**kw: Any) -> argparse.Namespace:
+        return argparse.Namespace(**{"access_key": None, "secret_key": None, "security_token": None, **kw})
+
+    for name in ("ROCKETROUTE_ACCESS_KEY", "ROCKETROUTE_SECRET_KEY", "ROCKETROUTE_SECURITY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    assert credentials_from_args(args()) is None
+    assert credentials_from_args(args(access_key="ak", secret_key="sk")) == rr.Credentials("ak", "sk")
+    with pytest.raises(RocketRouteError, match="go together"):
+        credentials_from_args(args(access_key="ak"))
+    with pytest.raises(RocketRouteError, match="--security-token needs"):
+        credentials_from_args(args(security_token="t"))
+    monkeypatch.setenv("ROCKETROUTE_SECRET_KEY", "from-env")
+    monkeypatch.setenv("ROCKETROUTE_SECURITY_TOKEN", "tok")
+    assert credentials_from_args(args(access_key="ak")) == rr.Credentials("ak", "from-env", "tok")
+
+
+def test_the_live_plan_signs_its_requests_and_the_offline_commands_refuse_credentials(capsys, tmp_path):
+    from rocketroute.cli import main
+
+    with FakeCluster() as cluster:
+        cluster.topic("T", queues=4)
+        argv = ["plan", "--namesrv", cluster.namesrv_addr, "--topic", "T", "--group", "G", "--timeout-ms", "2000"]
+        main([*argv, "--access-key", "ak", "--secret-key", "sk"])
+        requests = _received(cluster)
+        assert {r["code"] for r in requests} >= {105, 38}  # the route, the members
+        assert all(r["extFields"]["AccessKey"] == "ak" and _verified(r, "sk") for r in requests)
+    capsys.readouterr()
+    offline = ["plan", "--load", str(tmp_path / "load.csv"), "--topic", "T", "--out", str(tmp_path / "o")]
+    assert main([*offline, "--access-key", "ak"]) == 2
+    assert "--access-key: only for the live plan" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -12,12 +12,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import RocketRouteError
+from ..remoting.acl import Credentials
 
 __all__ = [
     "JAVA_INT_MAX",
     "DefaultsHelpFormatter",
     "Parser",
+    "CREDENTIALS_ENV",
+    "add_credentials_args",
     "check_json_out",
+    "credentials_from_args",
     "int_arg",
     "log",
     "positive_float_arg",
@@ -96,3 +100,41 @@ def check_json_out(option: str, path: str) -> None:
 def log(msg: str) -> None:
     """A progress line on stderr (``[rocketroute] ...``)."""
     print(f"[rocketroute] {msg}", file=sys.stderr, flush=True)
+
+
+CREDENTIALS_ENV = {
+    "access_key": "ROCKETROUTE_ACCESS_KEY",
+    "secret_key": "ROCKETROUTE_SECRET_KEY",
+    "security_token": "ROCKETROUTE_SECURITY_TOKEN",
+}
+"""The environment variables the credentials options fall back on (a secret there stays out of ``ps``)."""
+
+
+def add_credentials_args(p: argparse.ArgumentParser) -> None:
+    """``--access-key``, ``--secret-key``, ``--security-token``: an ACL user's keys, for clusters that check
+    signatures (each falls back on its ``ROCKETROUTE_*`` variable: :data:`CREDENTIALS_ENV`)."""
+    g = p.add_argument_group(
+        "credentials", "for a cluster with ACL: every request is signed as Java's AclClientRPCHook signs it"
+    )
+    g.add_argument("--access-key", help=f"the access key (default: ${CREDENTIALS_ENV['access_key']})")
+    g.add_argument(
+        "--secret-key",
+        help=f"the secret key (default: ${CREDENTIALS_ENV['secret_key']}, which keeps it off the command line)",
+    )
+    g.add_argument("--security-token", help=f"a session's token (default: ${CREDENTIALS_ENV['security_token']})")
+
+
+def credentials_from_args(args: argparse.Namespace) -> Credentials | None:
+    """The :class:`~rocketroute.Credentials` of the options (or their variables), ``None`` when neither key is
+    given; one key without the other is refused in one line."""
+    values = {name: getattr(args, name, None) or os.environ.get(env) or None for name, env in CREDENTIALS_ENV.items()}
+    if values["access_key"] is None and values["secret_key"] is None:
+        if values["security_token"] is not None:
+            raise RocketRouteError("--security-token needs --access-key and --secret-key")
+        return None
+    if values["access_key"] is None or values["secret_key"] is None:
+        raise RocketRouteError(
+            f"--access-key and --secret-key go together (or ${CREDENTIALS_ENV['access_key']} and "
+            f"${CREDENTIALS_ENV['secret_key']})"
+        )
+    return Credentials(values["access_key"], values["secret_key"], values["security_token"])

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from ..errors import RocketRouteError
 from ..latency_histogram import LatencyHistogram
+from ..remoting.acl import Credentials
 
 __all__ = ["FAIL_FAST_SENDS", "STOP_BOUND_S", "BenchConfig", "check_namesrv", "check_topic_name", "run_bench"]
 
@@ -81,11 +82,15 @@ class BenchConfig:
     interval: float = 5.0
     compat: str = "5.3"
     fault_tolerance: bool = False
+    credentials: Credentials | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> BenchConfig:
-        names = {f.name for f in dataclasses.fields(cls)}
-        cfg = cls(**{k: v for k, v in vars(args).items() if k in names})
+        from .args import credentials_from_args
+
+        names = {f.name for f in dataclasses.fields(cls)} - {"credentials"}
+        given = {k: v for k, v in vars(args).items() if k in names}
+        cfg = cls(**given, credentials=credentials_from_args(args))
         cfg.check()
         return cfg
 
@@ -258,7 +263,11 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
         return Message(cfg.topic, body, keys=key), key
 
     producer = Producer(
-        cfg.namesrv, "rocketroute-bench", compat=cfg.compat, send_latency_fault_enable=cfg.fault_tolerance
+        cfg.namesrv,
+        "rocketroute-bench",
+        compat=cfg.compat,
+        send_latency_fault_enable=cfg.fault_tolerance,
+        credentials=cfg.credentials,
     )
     workers: list[threading.Thread] = []
     interrupted = False

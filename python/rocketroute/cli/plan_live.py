@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RocketRouteError
-from .args import log
+from .args import credentials_from_args, log
 
 __all__ = ["cmd_plan_live"]
 
@@ -61,7 +61,14 @@ def cmd_plan_live(args: argparse.Namespace) -> int:
         )
     log(f"asking {args.namesrv} for the route of {args.topic} and its brokers for the members of {args.group}")
     try:
-        snapshot = snapshot_group(args.namesrv, args.group, args.topic, compat=args.compat, timeout_ms=args.timeout_ms)
+        snapshot = snapshot_group(
+            args.namesrv,
+            args.group,
+            args.topic,
+            compat=args.compat,
+            timeout_ms=args.timeout_ms,
+            credentials=credentials_from_args(args),
+        )
         plans = [plan_group(snapshot, strategy, strategy_name=name) for name, strategy in strategies]
     except (RemotingError, ValueError) as e:
         raise RocketRouteError(str(e)) from None

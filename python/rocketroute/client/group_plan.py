@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..remoting import RemotingClient, RemotingError
+from ..remoting.acl import Credentials
 from ..views import ViewReport, analyse_views
 from .consumer.subscription import query_consumer_ids
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
@@ -206,10 +207,12 @@ def snapshot_group(
     compat: str = "5.3",
     timeout_ms: int = 3000,
     backend: Any = None,
+    credentials: Credentials | None = None,
 ) -> GroupSnapshot:
-    """:func:`fetch_group_snapshot` from a caller without an event loop (a remoting client of its own)."""
+    """:func:`fetch_group_snapshot` from a caller without an event loop (a remoting client of its own, its
+    requests signed with ``credentials``)."""
     addrs = parse_namesrv_addrs(namesrv)
-    with RemotingClient(connect_timeout_ms=timeout_ms) as client:
+    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials) as client:
         coro = fetch_group_snapshot(
             client.async_client, addrs, group, topic, compat=compat, timeout_ms=timeout_ms, backend=backend
         )

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
+    add_credentials_args,
     add_overwrite_arg,
     add_spark_args,
     check_out,
@@ -203,7 +204,7 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv (and .json), summary.json")
 
 
-_LIVE_ONLY = {"json": None, "check": False}
+_LIVE_ONLY = {"json": None, "check": False, "access_key": None, "secret_key": None, "security_token": None}
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -212,7 +213,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         return cmd_plan_live(args)  # no Spark: works without the spark extra
     require("pyspark")
-    given = [f"--{k}" for k, default in _LIVE_ONLY.items() if getattr(args, k, default) != default]
+    given = [f"--{k.replace('_', '-')}" for k, default in _LIVE_ONLY.items() if getattr(args, k, default) != default]
     if given:
         raise RocketRouteError(f"{', '.join(given)}: only for the live plan (--namesrv and --group)")
     options = check_plan(args)
@@ -273,6 +274,7 @@ def add_parser(subparsers: Any) -> None:
         "whose view differs because the name servers or the brokers disagree",
     )
     live.add_argument("--namesrv", help='the name servers, "host:port" or "host:port;host:port" (each one is asked)')
+    add_credentials_args(pl)
     live.add_argument("--group", help="the consumer group (its members are asked of every broker of the topic)")
     live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
     live.add_argument("--timeout-ms", type=int_arg(1), default=3000, help="per request, in ms")
