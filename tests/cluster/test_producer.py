@@ -175,7 +175,13 @@ def test_a_paused_broker_is_avoided_then_used_again_on_the_real_clock(cluster, f
     # send_msg_timeout 3 s: broker-b answers within it even through a stall of the test machine (CI saw a 1.5 s
     # budget run out on broker-b too); the isolation of broker-a (10 s) does not depend on it
     with Producer(cluster.namesrv_addrs, "pg-pause", send_latency_fault_enable=True, send_msg_timeout=3000) as producer:
-        producer.publish_info(topic)
+        # the premise: both brokers in the producer's route (CI once saw every send of this test succeed at once,
+        # as if broker-a was not in it: right after the previous test restarted broker-a)
+        deadline = time.monotonic() + 10
+        while {q.broker_name for q in producer.publish_info(topic).message_queues} != {"broker-a", "broker-b"}:
+            assert time.monotonic() < deadline, producer.publish_info(topic).message_queues
+            time.sleep(0.2)
+            producer.refresh_routes()
         cluster.pause_broker("broker-a")
         lft = producer.strategy.latency_fault_tolerance
         paused, failed = [], []
@@ -194,8 +200,9 @@ def test_a_paused_broker_is_avoided_then_used_again_on_the_real_clock(cluster, f
         # The first attempt on broker-a waits the whole send_msg_timeout, so that send has no time left for a
         # retry: Java's "sendDefaultImpl call timeout". broker-a is isolated by it, and every later send goes to
         # broker-b at once.
-        assert [str(e) for e in failed] == ["sendDefaultImpl call timeout"]
-        assert paused and all(r.queue.broker_name == "broker-b" for r in paused)
+        where = [r.queue.broker_name for r in paused]
+        assert [str(e) for e in failed] == ["sendDefaultImpl call timeout"], (failed, where)
+        assert paused and all(b == "broker-b" for b in where), where
         if len(failed) + len(paused) == 20:  # the sends took less than the isolation: it still holds
             assert lft.is_available("broker-a") is False
         isolated_at = time.monotonic()
