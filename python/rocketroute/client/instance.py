@@ -41,7 +41,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
@@ -230,15 +230,19 @@ class ClientInstance:
         return True
 
     async def poll_routes(self) -> None:
-        """The route poll: refresh every topic a client uses (each failure logged: the next poll tries again),
+        """The route poll: :meth:`refresh_routes` of every topic a client uses."""
+        await self.refresh_routes(sorted(self.topics()), self.timeout_ms)
+
+    async def refresh_routes(self, topics: Iterable[str], timeout_ms: int) -> None:
+        """A round of route fetches: each of ``topics`` (a failure is logged: the next round tries again), then
         forget the brokers no route names, and heartbeat at once when a broker (re)appeared and a consumer runs
         here, so it knows the consumers before they pull from it (Java waits for the next heartbeat, up to 30 s,
         the pulls failing meanwhile)."""
         known = self.broker_addrs.addresses()
         subscribed = {t for c in self.users("consumer") for t in c._route_topics()}
-        for topic in sorted(self.topics()):
+        for topic in topics:
             try:
-                found = await self.update_route(topic, self.timeout_ms)
+                found = await self.update_route(topic, timeout_ms)
             except Exception as e:  # a name server down: Java logs and tries again next round
                 log.warning("route refresh of %s failed: %s", topic, e)
                 continue
@@ -247,7 +251,7 @@ class ClientInstance:
                 log.log(logging.DEBUG if quiet else logging.WARNING, "no route for topic %s on the name servers", topic)
         self.clean_offline_brokers()
         if self.broker_addrs.addresses() - known and any(c._registered for c in self.users("consumer")):
-            await self.heartbeat_all(self.timeout_ms)
+            await self.heartbeat_all(timeout_ms)
 
     # -- timers ------------------------------------------------------------------------------------------------
 

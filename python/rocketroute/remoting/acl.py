@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 
 from .command import RemotingCommand
 
-__all__ = ["ACCESS_KEY", "SECURITY_TOKEN", "SIGNATURE", "Credentials", "request_content", "sign_request", "signature"]
+__all__ = [
+    "ACCESS_KEY",
+    "SECURITY_TOKEN",
+    "SIGNATURE",
+    "Credentials",
+    "check_credentials",
+    "request_content",
+    "sign_request",
+    "signature",
+]
 
 ACCESS_KEY = "AccessKey"
 SECURITY_TOKEN = "SecurityToken"
@@ -48,6 +57,13 @@ class Credentials:
         token = self.security_token
         if token is not None and not isinstance(token, str):
             raise TypeError(f"Credentials.security_token must be a str or None, not {type(token).__name__}")
+
+
+def check_credentials(credentials: object) -> Credentials | None:
+    """``credentials`` as a client takes it: a :class:`Credentials` or ``None``, anything else a ``TypeError``."""
+    if credentials is not None and not isinstance(credentials, Credentials):
+        raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
+    return credentials
 
 
 def _java_order(name: str) -> bytes:

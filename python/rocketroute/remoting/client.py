@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
-from .acl import Credentials, sign_request
+from .acl import Credentials, check_credentials, sign_request
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
@@ -317,9 +317,7 @@ class AsyncRemotingClient:
         language: str | None = None,
         credentials: Credentials | None = None,
     ) -> None:
-        if credentials is not None and not isinstance(credentials, Credentials):
-            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
-        self.credentials = credentials
+        self.credentials = check_credentials(credentials)
         if language is not None and language not in LANGUAGE_CODES:
             raise ValueError(
                 f"language must be a LanguageCode name ({', '.join(sorted(LANGUAGE_CODES))}), not {language!r}"

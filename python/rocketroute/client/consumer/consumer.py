@@ -33,7 +33,7 @@ from typing import Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
-from ...remoting.acl import Credentials
+from ...remoting.acl import Credentials, check_credentials
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..namesrv import parse_namesrv_addrs
@@ -150,9 +150,7 @@ class Consumer:
             self._subs.setdefault(rt, build_subscription(rt, "*"))
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
-        if credentials is not None and not isinstance(credentials, Credentials):
-            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
-        self.credentials = credentials
+        self.credentials = check_credentials(credentials)
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0

@@ -57,18 +57,12 @@ class Coordinator:
         return {} if self.consumer._instance is None else self.consumer._instance.routes
 
     async def refresh_routes(self) -> None:
-        """The subscribed topics' routes, fetched now (at start, and ``refresh_routes()``); then what the
-        instance's poll does after its round: forget offline brokers, heartbeat at once to a broker that came."""
-        assert self.consumer._instance is not None
-        known = self.consumer._broker_addrs.addresses()
-        for topic in list(self.consumer._subs):
-            await self.refresh_route(topic)
-        self.consumer._instance.clean_offline_brokers()
-        new = self.consumer._broker_addrs.addresses() - known
-        if new and self.consumer._state == "running" and self.consumer._tasks:
-            # a broker that came (back): it must know this consumer's subscriptions before it is pulled from
-            # (Java waits for the next heartbeat, up to 30 s, its pulls failing meanwhile)
-            await self.heartbeat_all()
+        """The subscribed topics' routes, fetched now (at start, and ``refresh_routes()``), in a round of the
+        instance's (:meth:`~rocketroute.client.instance.ClientInstance.refresh_routes`: offline brokers forgotten,
+        a heartbeat at once to a broker that came)."""
+        instance = self.consumer._instance
+        assert instance is not None
+        await instance.refresh_routes(list(self.consumer._subs), self.consumer.settings.mq_client_api_timeout)
 
     async def refresh_route(self, topic: str) -> bool:
         """``updateTopicRouteInfoFromNameServer`` for one topic, through the instance: True when a route was

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
 from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
-from ...remoting.acl import Credentials
+from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
 from ...selector import MessageQueueSelector
@@ -113,9 +113,7 @@ class Producer:
         self.settings: ProducerSettings = cfg
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
-        if credentials is not None and not isinstance(credentials, Credentials):
-            raise TypeError(f"credentials must be a rocketroute.Credentials, not {type(credentials).__name__}")
-        self.credentials = credentials
+        self.credentials = check_credentials(credentials)
         if backend is None:
             import rocketroute as backend
         self._rr = backend

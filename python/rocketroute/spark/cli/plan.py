@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
+    CREDENTIALS_ENV,
     add_credentials_args,
     add_overwrite_arg,
     add_spark_args,
@@ -204,7 +205,7 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv (and .json), summary.json")
 
 
-_LIVE_ONLY = {"json": None, "check": False, "access_key": None, "secret_key": None, "security_token": None}
+_LIVE_ONLY = {"json": None, "check": False, **dict.fromkeys(CREDENTIALS_ENV)}
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
