@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from . import _backend
 from .consumer_config import consumer_defaults
 from .errors import (
+    AccessDeniedError,
+    AuthenticationError,
     BrokerResponseError,
     BrokerUnreachableError,
     IllegalArgumentError,
@@ -21,6 +23,7 @@ from .errors import (
     JavaArithmeticError,
     NullPointerError,
     NumberFormatError,
+    PermissionDeniedError,
     RocketRouteError,
     SendFailedError,
 )
@@ -136,11 +139,14 @@ __all__ = [
     "SubscriptionLoadBalancer",
     "MAX_QUEUES",
     "MAX_VIRTUAL_NODES",
+    "AccessDeniedError",
+    "AuthenticationError",
     "BrokerData",
     "BrokerResponseError",
     "BrokerUnreachableError",
     "CommunicationMode",
     "IllegalArgumentError",
+    "PermissionDeniedError",
     "IndexOutOfBoundsError",
     "JavaArithmeticError",
     "JavaRandom",

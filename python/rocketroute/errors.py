@@ -14,6 +14,8 @@ identical to Java's (``"currentCID is empty"``); JDK exceptions keep the JDK's w
 | java.lang.NullPointerException         | NullPointerError (TypeError)                   |
 | java.lang.ArrayIndexOutOfBoundsException | IndexOutOfBoundsError (IndexError)           |
 | MQClientException (send gave up)       | SendFailedError                                |
+| AclException / AuthenticationException | AuthenticationError (AccessDeniedError)        |
+| AclException / AuthorizationException  | PermissionDeniedError (AccessDeniedError)      |
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ __all__ = [
     "SendFailedError",
     "BrokerUnreachableError",
     "BrokerResponseError",
+    "AccessDeniedError",
+    "AuthenticationError",
+    "PermissionDeniedError",
     "JAVA_EXCEPTIONS",
 ]
 
@@ -108,6 +113,80 @@ class BrokerResponseError(RocketRouteError):
     def __init__(self, response_code: int, message: str = "") -> None:
         super().__init__(f"CODE: {response_code}  DESC: {message}")
         self.response_code = response_code
+
+
+class AccessDeniedError(RocketRouteError, PermissionError):
+    """A server refused a request for its credentials: the base of :class:`AuthenticationError` (who the client
+    is) and :class:`PermissionDeniedError` (what it may do). Raised at once: the producer does not retry it on
+    another broker (the broker is not down, and Java's retry of ``NO_PERMISSION`` would only send the refused
+    message again), and nothing it refused is acknowledged.
+
+    Apache's servers send no dedicated code: a 4.9 broker with ``aclEnable`` answers ``SYSTEM_ERROR`` (1) with the
+    remark ``org.apache.rocketmq.acl.common.AclException: <why>, <where>``; a 5.x broker with ACL 2.0 answers
+    ``NO_PERMISSION`` (16) with its authentication or authorization handler's message. The remark decides (see
+    :func:`rocketroute.remoting.errors.response_error`); ``NO_PERMISSION`` for a topic or broker that is not
+    writable ("... sending message is forbidden") stays a :class:`BrokerResponseError`, retried as Java does.
+
+    ``request_code``: the refused request's code (``None`` when not known); ``code`` (also ``response_code``) and
+    ``remark``: the response's; ``addr``: the server's ``host:port``; ``reason``: the remark without the Java
+    exception's class and stack frame."""
+
+    java_class: ClassVar[str | None] = "org.apache.rocketmq.client.exception.MQBrokerException"
+
+    def __init__(
+        self,
+        code: int,
+        remark: str | None,
+        *,
+        addr: str | None = None,
+        request_code: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        self.code = self.response_code = code
+        self.remark = remark
+        self.addr = addr
+        self.request_code = request_code
+        self.reason = reason if reason is not None else " ".join((remark or "").split())
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        from .remoting.codes import REQUEST_CODE_NAMES  # not at import time: remoting imports this module
+
+        if self.request_code is None:
+            what = "a request"
+        else:
+            name = REQUEST_CODE_NAMES.get(self.request_code)
+            what = f"{name} ({self.request_code})" if name else f"request {self.request_code}"
+        where = f" by {self.addr}" if self.addr else ""
+        return f"{self.KIND}: {what} refused{where}: {self.reason} (CODE: {self.code})"
+
+    KIND: ClassVar[str] = "access denied"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_access, (type(self), self.code, self.remark, self.addr, self.request_code, self.reason))
+
+
+def _rebuild_access(
+    cls: type[AccessDeniedError], code: int, remark: str | None, addr: str | None, request_code: int | None,
+    reason: str | None,
+) -> AccessDeniedError:  # fmt: skip
+    return cls(code, remark, addr=addr, request_code=request_code, reason=reason)
+
+
+class AuthenticationError(AccessDeniedError):
+    """The server did not accept who the client says it is: no credentials, an unknown access key or user, a
+    wrong secret (the signature does not check), a disabled user. Java's ``AclException`` (4.9's plain ACL) or
+    ``AuthenticationException`` (5.x ACL 2.0) on the server."""
+
+    KIND = "authentication failed"
+
+
+class PermissionDeniedError(AccessDeniedError):
+    """The server knows the client but its user may not do this: publish to or subscribe to a topic, use a
+    consumer group, an admin request. Java's ``AclException`` "No default permission for ..." (4.9) or
+    ``AuthorizationException`` "... has no permission to access ..." (5.x ACL 2.0) on the server."""
+
+    KIND = "permission denied"
 
 
 JAVA_EXCEPTIONS: dict[str, type[RocketRouteError]] = {

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .errors import BrokerResponseError, BrokerUnreachableError, SendFailedError
+from .errors import AccessDeniedError, BrokerResponseError, BrokerUnreachableError, SendFailedError
 from .remoting.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
 
@@ -148,6 +148,12 @@ class _SendLoop:
         """Record an attempt that raised; re-raise ``e`` when Java would not retry it. True when the loop ends
         here with an earlier not-stored result (:attr:`result`), as Java returns it rather than throw."""
         self.last_error = e
+        if isinstance(e, AccessDeniedError):
+            # the broker refused the credentials: not down, and another try (Java retries NO_PERMISSION and
+            # SYSTEM_ERROR) would be refused the same way, or store on another broker what this one refused
+            self._record(e, isolation=False, reachable=True)
+            self.times += 1
+            raise e
         if isinstance(e, BrokerResponseError):
             self._record(e, isolation=True, reachable=False)
             if e.response_code not in self.retry_response_codes:
@@ -216,10 +222,12 @@ def send_default(
     ``ConnectionError`` or ``TimeoutError`` isolate the broker (Java's RemotingException; unreachable too
     when the strategy's detector is on); :class:`BrokerResponseError` isolates it and marks it unreachable,
     and is retried only for a code in ``retry_response_codes`` (default: ``DefaultMQProducer``'s for the
-    strategy's compat profile, :func:`default_retry_response_codes`); any other ``Exception`` reports the latency
-    and is retried (Java's MQClientException). After the last attempt the last error is raised again, with
-    a note listing the attempts. ``clock.now_ms()`` times the calls (default: a monotonic clock);
-    ``attempts``, if given, receives a :class:`SendAttempt` per attempt.
+    strategy's compat profile, :func:`default_retry_response_codes`); an
+    :class:`~rocketroute.errors.AccessDeniedError` (the broker refused the credentials) reports the latency and is
+    raised at once, never retried (rocketroute's choice: Java retries the ``NO_PERMISSION`` and ``SYSTEM_ERROR``
+    these come as); any other ``Exception`` reports the latency and is retried (Java's MQClientException). After
+    the last attempt the last error is raised again, with a note listing the attempts. ``clock.now_ms()`` times
+    the calls (default: a monotonic clock); ``attempts``, if given, receives a :class:`SendAttempt` per attempt.
 
     ``retry_result(result)``, when given, is asked about each result: True sends again on another broker
     (Java's ``retryAnotherBrokerWhenNotStoreOK`` for a status other than ``SEND_OK``), and when no later

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rocketroute import TopicRouteData
+from rocketroute import Credentials, TopicRouteData
 from rocketroute.reference.route import quote_numeric_keys
 from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
 
@@ -464,6 +464,9 @@ class Cluster:
     ``namesrv_log_filter``: the Rust servers' ``--log-filter``. ``keep_dirs``: keep the temp dirs after close
     (default: ``$ROCKETROUTE_CLUSTER_KEEP``). ``broker_names``: the brokers' names (default ``broker-a``,
     ``broker-b``, ...). ``broker_config``: extra broker config keys (Apache only: ``broker.conf`` properties).
+    ``broker_files``: files written into each broker's home (``ROCKETMQ_HOME``) before it starts, path relative to
+    it -> text (Apache 4.9's ``conf/plain_acl.yml``). ``credentials``: a :class:`rocketroute.Credentials` the
+    harness signs its own requests with (a cluster whose brokers authenticate).
 
     Facts of both implementations the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and
     its HA port (``listenPort + 1``); it unregisters from every name server on SIGTERM; a name server drops a broker
@@ -490,6 +493,8 @@ class Cluster:
         keep_dirs: bool | None = None,
         broker_names: Sequence[str] | None = None,
         broker_config: Mapping[str, str] | None = None,
+        broker_files: Mapping[str, str] | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         if namesrvs < 1:
             raise ValueError("a cluster needs at least one name server")
@@ -519,6 +524,8 @@ class Cluster:
             raise ValueError(f"{brokers} brokers need {brokers} names, not {list(broker_names)}")
         self._broker_name_list = list(broker_names) if broker_names is not None else _broker_names(brokers)
         self._broker_config = dict(broker_config or {})
+        self._broker_files = dict(broker_files or {})
+        self.credentials = credentials
         self._base_parent = base_dir
         self.start_timeout_s = start_timeout_s
         self.request_timeout_ms = request_timeout_ms
@@ -633,6 +640,10 @@ class Cluster:
         self._apply(srv, self.impl.namesrv(srv.home, srv.port))
 
     def _configure_broker(self, srv: _Server) -> None:
+        for rel, text in self._broker_files.items():
+            path = srv.home / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
         srv.port = _free_ports(self.impl.broker_port_offsets)
         launch = self.impl.broker(
             srv.home, name=srv.name, port=srv.port, namesrv_addr=self.namesrv_addr, config=self._broker_config
@@ -779,7 +790,7 @@ class Cluster:
     def client(self) -> RemotingClient:
         """The harness's :class:`rocketroute.remoting.RemotingClient` (created on first use, closed by close)."""
         if self._client is None:
-            self._client = RemotingClient()
+            self._client = RemotingClient(credentials=self.credentials)
         return self._client
 
     def invoke(

@@ -44,6 +44,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..errors import AccessDeniedError
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.acl import Credentials
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
@@ -308,25 +309,31 @@ class ClientInstance:
             task.cancel()
         self._timers.clear()
 
-    async def heartbeat_all(self, timeout_ms: int) -> None:
+    async def heartbeat_all(self, timeout_ms: int) -> list[AccessDeniedError]:
         """``sendHeartbeatToAllBroker``: one HEART_BEAT per broker node carrying every consumer group's
         subscriptions and every producer group of this instance; to the masters only when it has no consumer, as
         Java's. A consumer still starting is left out until it sends its own first heartbeat (after it checked
         that no other member of its group runs with its client id). A broker that does not answer is logged and
-        tried again at the next heartbeat."""
+        tried again at the next heartbeat. Returns the refusals of the credentials (logged as errors; a starting
+        consumer raises the first)."""
         from .consumer.subscription import heartbeat_body  # not at import time: the consumer package imports this
 
         consumers = [c for c in self.users("consumer") if c._registered]
         producers = self.users("producer")
         if not consumers and not producers:
-            return
+            return []
         body = heartbeat_body(self.client_id, [c._consumer_data() for c in consumers], [p.group for p in producers])
+        refused: list[AccessDeniedError] = []
         for name, addr in self.broker_addrs.nodes(masters_only=not consumers):
             request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
             try:
                 await self.remoting.async_client.invoke_checked(addr, request, timeout_ms)
+            except AccessDeniedError as e:
+                log.error("heartbeat to %s refused: %s", name, e)
+                refused.append(e)
             except Exception as e:
                 log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+        return refused
 
     async def unregister(
         self, *, producer_group: str | None = None, consumer_group: str | None = None, timeout_ms: int

@@ -22,11 +22,11 @@ from .acl import Credentials, check_credentials, sign_request
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
-    RemotingCommandError,
     RemotingConnectError,
     RemotingError,
     RemotingSendRequestError,
     RemotingTimeoutError,
+    response_error,
 )
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 from .response_code import ResponseCode
@@ -524,10 +524,12 @@ class AsyncRemotingClient:
         ok_codes: Collection[int] = _SUCCESS,
     ) -> RemotingCommand:
         """:meth:`invoke`, raising :class:`RemotingCommandError` (code, remark, addr) when the response's code is
-        not in ``ok_codes`` (default: SUCCESS only)."""
+        not in ``ok_codes`` (default: SUCCESS only), or :class:`~rocketroute.errors.AuthenticationError` /
+        :class:`~rocketroute.errors.PermissionDeniedError` when the server refused the client's credentials
+        (:func:`~rocketroute.remoting.errors.response_error`)."""
         response = await self.invoke(addr, request, timeout_ms)
         if response.code not in ok_codes:
-            raise RemotingCommandError(response.code, response.remark, addr)
+            raise response_error(response.code, response.remark, addr, request_code=request.code)
         return response
 
     async def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
@@ -748,10 +750,11 @@ class RemotingClient:
         timeout_ms: int = 3000,
         ok_codes: Collection[int] = _SUCCESS,
     ) -> RemotingCommand:
-        """:meth:`invoke`, raising :class:`RemotingCommandError` when the code is not in ``ok_codes``."""
+        """:meth:`invoke`, raising :class:`RemotingCommandError` when the code is not in ``ok_codes`` (an
+        :class:`~rocketroute.errors.AccessDeniedError` for a refusal of the credentials, as the async client's)."""
         response = self.invoke(addr, request, timeout_ms)
         if response.code not in ok_codes:
-            raise RemotingCommandError(response.code, response.remark, addr)
+            raise response_error(response.code, response.remark, addr, request_code=request.code)
         return response
 
     def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:

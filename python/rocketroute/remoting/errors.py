@@ -21,7 +21,16 @@ How :func:`rocketroute.send_default` treats them: the ``ConnectionError`` and ``
 
 from __future__ import annotations
 
-from ..errors import BrokerResponseError, BrokerUnreachableError, RocketRouteError
+import re
+
+from ..errors import (
+    AccessDeniedError,
+    AuthenticationError,
+    BrokerResponseError,
+    BrokerUnreachableError,
+    PermissionDeniedError,
+    RocketRouteError,
+)
 
 __all__ = [
     "RemotingError",
@@ -31,6 +40,8 @@ __all__ = [
     "FrameError",
     "RemotingCommandError",
     "one_line",
+    "access_error",
+    "response_error",
 ]
 
 
@@ -120,3 +131,56 @@ class RemotingCommandError(RemotingError, BrokerResponseError):
         self.response_code = code
         self.code = code
         self.remark = remark
+
+
+# 4.9's plain ACL (and 5.x's ACL 1.0): the broker's RPC hook throws AclException; its remoting answers SYSTEM_ERROR
+# with RemotingHelper.exceptionSimpleDesc: "org.apache.rocketmq.acl.common.AclException: <why>, <first frame>"
+_ACL_V1 = re.compile(r"^\s*(?:[\w.$]+\.)?AclException:\s*(?P<why>.*?)(?:, [\w.$]+\([\w.]+:\d+\))?\s*$", re.DOTALL)
+# 5.x ACL 2.0: the broker answers NO_PERMISSION with its authentication handler's message ...
+_AUTHN_V2 = re.compile(
+    r"username cannot be null|check signature failed|User:\S* (?:is )?(?:not found|disabled)|"
+    r"Authentication failed|authenticationMetadataProvider is not configured",
+    re.IGNORECASE,
+)
+# ... or its authorization handler's. Its other NO_PERMISSION answers are not about credentials ("the topic[t]
+# sending message is forbidden", "subscription group no permission, g": a perm or a group switched off)
+_AUTHZ_V2 = re.compile(
+    r"has no permission to access|Authorization failed|authorizationMetadataProvider is not configured", re.IGNORECASE
+)
+
+
+def access_error(
+    code: int, remark: str | None, *, addr: str | None = None, request_code: int | None = None
+) -> AccessDeniedError | None:
+    """The :class:`~rocketroute.errors.AuthenticationError` or :class:`~rocketroute.errors.PermissionDeniedError` a
+    refused response stands for, or ``None`` when it is not a refusal of the client's credentials.
+
+    - 4.9 broker, ``aclEnable=true`` (plain ACL): ``SYSTEM_ERROR`` (1), remark ``...AclException: <why>, <frame>``.
+      A ``why`` that speaks of a permission ("No default permission for topic:T", "Need admin permission for
+      request code=17 ...") is a permission error; the others ("No accessKey is configured", "No acl config for
+      K", "Check signature failed for accessKey=K") are authentication errors.
+    - 5.x broker, ACL 2.0: ``NO_PERMISSION`` (16) with the authentication handler's message ("username cannot be
+      null.", "check signature failed.", "User:u is not found.") or the authorization handler's ("User:u has no
+      permission to access Topic:T from 127.0.0.1, no matched policies.").
+    """
+    text = remark or ""
+    v1 = _ACL_V1.match(text) if code in (1, 16) else None
+    if v1 is not None:
+        why = " ".join(v1.group("why").split())
+        cls: type[AccessDeniedError] = PermissionDeniedError if "permission" in why.lower() else AuthenticationError
+        return cls(code, remark, addr=addr, request_code=request_code, reason=why)
+    if code == 16:
+        if _AUTHZ_V2.search(text):
+            return PermissionDeniedError(code, remark, addr=addr, request_code=request_code)
+        if _AUTHN_V2.search(text):
+            return AuthenticationError(code, remark, addr=addr, request_code=request_code)
+    return None
+
+
+def response_error(
+    code: int, remark: str | None, addr: str | None = None, *, request_code: int | None = None
+) -> RemotingCommandError | AccessDeniedError:
+    """The exception for a response whose code is not a success: :func:`access_error`'s when the server refused
+    the client's credentials, else a :class:`RemotingCommandError`."""
+    refused = access_error(code, remark, addr=addr, request_code=request_code)
+    return refused if refused is not None else RemotingCommandError(code, remark, addr)

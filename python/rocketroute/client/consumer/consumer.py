@@ -392,7 +392,9 @@ class Consumer:
         if clustering:
             await self._rebalancer.check_unique_client_id(registered=False)
         self._registered = True  # in the instance's heartbeats from this one on
-        await self._coordinator.heartbeat_all()
+        refused = await self._coordinator.heartbeat_all()
+        if refused:  # Java only logs it; a consumer its brokers refuse would never receive a message
+            raise refused[0]
         if clustering:
             await self._rebalancer.check_unique_client_id(registered=True)
         await self._rebalancer.rebalance_all()

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...errors import AccessDeniedError
 from ...remoting import RemotingCommand
 from ...remoting.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
@@ -110,11 +111,13 @@ class Coordinator:
             unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
         )
 
-    async def heartbeat_all(self) -> None:
+    async def heartbeat_all(self) -> list[AccessDeniedError]:
         """``sendHeartbeatToAllBroker`` of this consumer's instance: every known broker node (masters and slaves)
-        gets one heartbeat carrying every group of the instance."""
-        if self.consumer._instance is not None:
-            await self.consumer._instance.heartbeat_all(self.consumer.settings.mq_client_api_timeout)
+        gets one heartbeat carrying every group of the instance. Returns the brokers' refusals of the
+        credentials."""
+        if self.consumer._instance is None:
+            return []
+        return await self.consumer._instance.heartbeat_all(self.consumer.settings.mq_client_api_timeout)
 
     def on_notify(self, cmd: RemotingCommand, addr: str) -> None:
         """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...remoting import AsyncRemotingClient
-from ...remoting.errors import RemotingCommandError, RemotingConnectError
+from ...remoting.errors import RemotingCommandError, RemotingConnectError, response_error
 from ...remoting.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
 from ...remoting.response_code import ResponseCode
 
@@ -103,7 +103,7 @@ class RemoteBrokerOffsetStore(OffsetStore):
         if response.code == ResponseCode.QUERY_NOT_FOUND:
             return -1
         if response.code != ResponseCode.SUCCESS:
-            raise RemotingCommandError(response.code, response.remark, addr)
+            raise response_error(response.code, response.remark, addr, request_code=request.code)
         try:
             offset = int(response.ext_fields["offset"])
         except (KeyError, ValueError):

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...remoting import RemotingCommand
-from ...remoting.errors import RemotingCommandError
+from ...remoting.codes import RequestCode
+from ...remoting.errors import RemotingCommandError, response_error
 from ...remoting.headers import PullMessageRequestHeader
 from ...remoting.response_code import ResponseCode
 from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_messages
@@ -138,10 +139,11 @@ def pull_result(
     (:func:`~rocketroute.client.message_decode.decode_messages` with ``read_body``, ``decompress_body``,
     ``max_body_size`` and ``undecodable``), filtered by the subscription's tags, and get
     ``MIN_OFFSET`` / ``MAX_OFFSET`` properties and ``broker_name`` as Java's. Any other response code raises
-    :class:`~rocketroute.remoting.RemotingCommandError` (Java's ``MQBrokerException``)."""
+    :class:`~rocketroute.remoting.RemotingCommandError` (Java's ``MQBrokerException``), or an
+    :class:`~rocketroute.errors.AccessDeniedError` when the broker refused the credentials."""
     status = _STATUS_OF_CODE.get(response.code)
     if status is None:
-        raise RemotingCommandError(response.code, response.remark, addr)
+        raise response_error(response.code, response.remark, addr, request_code=RequestCode.PULL_MESSAGE)
     result = PullResult(
         status,
         _int_field(response, "nextBeginOffset"),

@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
+from ...errors import AccessDeniedError
 from ..message_decode import MessageDecodeError
 from ._shared import _now_ms, log
 from .process_queue import ProcessQueue
@@ -95,13 +96,14 @@ class Puller:
             except Exception as e:
                 self.consumer.stats.add(pull_errors=1)
                 failures += 1
-                # the first failure in a row is a WARNING (an ERROR for a response that cannot be read), the
+                # the first failure in a row is a WARNING (an ERROR for a response that cannot be read or a refusal
+                # of the credentials, which the consumer keeps trying as Java does: an ACL can change), the
                 # ones after it DEBUG: a queue that stops moving is never silent, a broker down is not a flood
                 level = (
                     logging.DEBUG
                     if failures > 1
                     else logging.ERROR
-                    if isinstance(e, MessageDecodeError)
+                    if isinstance(e, (MessageDecodeError, AccessDeniedError))
                     else logging.WARNING
                 )
                 log.log(level, "pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)

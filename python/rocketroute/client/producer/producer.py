@@ -378,6 +378,7 @@ class Producer:
             remark=response.remark,
             broker_addr=addr,
             compat=self.compat,
+            request_code=enc.code,
         )
 
     def _retry_result(self) -> Callable[[SendResult], bool] | None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import BrokerResponseError, NullPointerError
 from ...reference.compat import parse_compat
 from ...reference.route import java_parse_int
+from ...remoting.errors import access_error
 from ...remoting.headers.send import java_parse_long
 from ...remoting.response_code import ResponseCode
 
@@ -107,12 +108,15 @@ def send_result_from_response(
     remark: str | None = None,
     broker_addr: str | None = None,
     compat: str | None = "5.3",
+    request_code: int | None = None,
 ) -> SendResult:
     """``MQClientAPIImpl.processSendResponse``: the :class:`SendResult` of a send response, or the error.
 
     - ``code`` not one of 0, 10, 11, 12: raises :class:`~rocketroute.errors.BrokerResponseError` with ``code``
       and Java's text ``"CODE: c  DESC: remark BROKER: addr"`` (``remark`` ``None`` reads ``null``, as Java
-      prints it; ``BROKER`` only with ``broker_addr``).
+      prints it; ``BROKER`` only with ``broker_addr``); an :class:`~rocketroute.errors.AuthenticationError` or
+      :class:`~rocketroute.errors.PermissionDeniedError` (naming ``request_code``) when the broker refused the
+      producer's credentials (:func:`~rocketroute.remoting.errors.access_error`).
     - ``msg_id``: the message's ``UNIQ_KEY`` (for a batch, 5.3.3's batch ``UNIQ_KEY``). For a batch, pass its
       messages' ids as ``batch_msg_ids``: the result's ``msg_id`` is them joined by ``","``, except in 5.3.3
       when the response carries ``batchUniqId`` (an inner batch), where it stays ``msg_id``.
@@ -122,6 +126,9 @@ def send_result_from_response(
     compat = parse_compat(compat)
     status = _STATUS_BY_CODE.get(code)
     if status is None:
+        refused = access_error(code, remark, addr=broker_addr, request_code=request_code)
+        if refused is not None:
+            raise refused
         text = "null" if remark is None else remark
         if broker_addr is not None:
             text = f"{text} BROKER: {broker_addr}"
