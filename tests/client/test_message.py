@@ -343,3 +343,58 @@ def test_unknown_compression_type_has_javas_text():
 def test_invalid_compression_level():
     with pytest.raises(IllegalArgumentError):
         compress_body(b"x", 10)
+
+
+# --- 5.x timer messages --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "prop"),
+    [("delay_sec", "TIMER_DELAY_SEC"), ("delay_ms", "TIMER_DELAY_MS"), ("deliver_time_ms", "TIMER_DELIVER_MS")],
+)
+def test_a_timer_field_sets_its_property_as_java_5s_setter(field, prop):
+    msg = Message("T", b"x", tags="TagA", **{field: 1_700_000_000_123})
+    assert msg.property_items() == [("TAGS", "TagA"), ("WAIT", "true"), (prop, "1700000000123")]
+    enc = encode_for_send(msg, msg_id=UNIQ)
+    assert string_to_properties(enc.properties)[prop] == "1700000000123"
+    assert prop in SYSTEM_PROPERTY_NAMES["5.3"]  # so a user property of that name is refused, as putUserProperty
+    # a delay of 0 is a property too (Java puts whatever long it is given)
+    assert (prop, "0") in Message("T", b"x", **{field: 0}).property_items()
+
+
+@pytest.mark.parametrize("field", ["delay_sec", "delay_ms", "deliver_time_ms"])
+def test_the_49_client_has_no_timer_messages(field):
+    msg = Message("T", b"x", **{field: 5})
+    with pytest.raises(IllegalArgumentError, match=f"{field}: the 4.9 client has no timer messages"):
+        encode_for_send(msg, compat="4.9", msg_id=UNIQ)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"delay_level": 2, "delay_ms": 10},
+        {"delay_ms": 0, "delay_sec": 1},
+        {"delay_sec": 1, "deliver_time_ms": 1},
+        {"delay_level": 1, "deliver_time_ms": 0},
+    ],
+)
+def test_a_message_takes_one_delay(kwargs):
+    with pytest.raises(IllegalArgumentError, match="a message takes one of delay_level, delay_sec"):
+        Message("T", b"x", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [(-1, IllegalArgumentError), (2**63, IllegalArgumentError), (1.5, TypeError), (True, TypeError), ("5", TypeError)],
+)
+@pytest.mark.parametrize("field", ["delay_sec", "delay_ms", "deliver_time_ms"])
+def test_timer_fields_are_non_negative_java_longs(field, value, error):
+    with pytest.raises(error, match=field):
+        Message("T", b"x", **{field: value})
+
+
+def test_a_batch_refuses_timer_messages():
+    from rocketroute.client import encode_batch
+
+    with pytest.raises(MessageError, match=r"a timer message \(delay_ms\) is not supported for batching"):
+        encode_batch([Message("T", b"a"), Message("T", b"b", delay_ms=100)])

@@ -322,6 +322,14 @@ def _normalize_keys(keys: object) -> str | None:
     return KEY_SEPARATOR.join(items)
 
 
+_TIMER_FIELDS = {
+    "delay_sec": PROPERTY_TIMER_DELAY_SEC,
+    "delay_ms": PROPERTY_TIMER_DELAY_MS,
+    "deliver_time_ms": PROPERTY_TIMER_DELIVER_MS,
+}
+"""Message field -> the 5.x timer property it sets."""
+
+
 @dataclass
 class Message:
     """``org.apache.rocketmq.common.message.Message`` as built by
@@ -336,6 +344,15 @@ class Message:
     - ``flag``: the message's int flag (``Message.flag``, header field ``h``).
     - ``wait_store_msg_ok``: the ``WAIT`` property, always set (``"true"``/``"false"``), as the Java constructor
       does.
+    - ``delay_sec``, ``delay_ms``, ``deliver_time_ms``: a 5.x timer message (Java 5.x's ``setDelayTimeSec``,
+      ``setDelayTimeMs``, ``setDeliverTimeMs``: the ``TIMER_DELAY_SEC``, ``TIMER_DELAY_MS`` and
+      ``TIMER_DELIVER_MS`` properties). The broker keeps the message until then (a 5.x broker with
+      ``timerWheelEnable=true``, its default; its ``timerMaxDelaySec``, 3 days by default, bounds the delay). A
+      delay is >= 0; ``deliver_time_ms`` is a wall-clock time in ms since the epoch (``time.time() * 1000``).
+      The 4.9 client has no timer messages: ``compat="4.9"`` refuses them when the message is encoded.
+
+    A message takes at most one of ``delay_level``, ``delay_sec``, ``delay_ms`` and ``deliver_time_ms``
+    (Java lets a message carry several and leaves the broker to pick one; rocketroute refuses the ambiguity).
 
     ``topic`` and ``body`` may be ``None`` here (Java's constructor accepts null): sending such a message
     fails the checks of :func:`check_message`, with Java's texts. Encoding never changes the message: the
@@ -350,6 +367,9 @@ class Message:
     delay_level: int = 0
     flag: int = 0
     wait_store_msg_ok: bool = True
+    delay_sec: int | None = None
+    delay_ms: int | None = None
+    deliver_time_ms: int | None = None
 
     def __post_init__(self) -> None:
         if self.topic is not None and not isinstance(self.topic, str):
@@ -376,11 +396,26 @@ class Message:
             raise IllegalArgumentError(f"delay_level must be >= 0, not {self.delay_level}")
         if not isinstance(self.wait_store_msg_ok, bool):
             raise TypeError(f"wait_store_msg_ok must be a bool, not {type(self.wait_store_msg_ok).__name__}")
+        for name in _TIMER_FIELDS:
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{name} must be an int or None, not {type(v).__name__}")
+            if not 0 <= v < 2**63:
+                raise IllegalArgumentError(f"{name} must be >= 0 and a Java long, not {v}")
+        given = ["delay_level"] if self.delay_level > 0 else []
+        given += [n for n in _TIMER_FIELDS if getattr(self, n) is not None]
+        if len(given) > 1:
+            raise IllegalArgumentError(
+                "a message takes one of delay_level, delay_sec, delay_ms and deliver_time_ms, not "
+                + " and ".join(given)
+            )
 
     def property_items(self, compat: str | None = "5.3") -> list[tuple[str, str]]:
         """The message's properties in the order Java puts them into its ``HashMap``: ``TAGS``, ``KEYS``,
-        ``WAIT`` (the constructor), ``DELAY``, then the user properties. (The order of the puts decides the
-        order of names that share a ``HashMap`` bin.) User properties are checked as
+        ``WAIT`` (the constructor), ``DELAY`` or the timer property, then the user properties. (The order of the
+        puts decides the order of names that share a ``HashMap`` bin.) User properties are checked as
         ``Message.putUserProperty`` checks them, against ``compat``'s reserved names."""
         system = SYSTEM_PROPERTY_NAMES[parse_compat(compat)]
         items: list[tuple[str, str]] = []
@@ -394,6 +429,16 @@ class Message:
         items.append((PROPERTY_WAIT_STORE_MSG_OK, "true" if self.wait_store_msg_ok else "false"))
         if self.delay_level > 0:
             items.append((PROPERTY_DELAY_TIME_LEVEL, str(self.delay_level)))
+        for field_name, prop in _TIMER_FIELDS.items():
+            value = getattr(self, field_name)
+            if value is None:
+                continue
+            if parse_compat(compat) == "4.9":
+                raise IllegalArgumentError(
+                    f"{field_name}: the 4.9 client has no timer messages (compat='4.9'); use delay_level, or "
+                    "compat='5.3' with a 5.x broker"
+                )
+            items.append((prop, str(value)))
         for name, value in self.properties.items():
             if name in system:
                 # Java throws a plain RuntimeException here
@@ -731,6 +776,9 @@ def encode_batch(
             raise TypeError(f"a batch holds Message objects, not {type(m).__name__}")
         if m.delay_level > 0:
             raise _batch_error("TimeDelayLevel is not supported for batching")
+        timer = next((n for n in _TIMER_FIELDS if getattr(m, n) is not None), None)
+        if timer is not None:  # rocketroute's check: the broker does not apply an inner message's timer
+            raise _batch_error(f"a timer message ({timer}) is not supported for batching")
         if m.topic is None:
             raise _batch_error("a message has no topic", NullPointerError("topic is None"))
         if m.topic.startswith(RETRY_GROUP_TOPIC_PREFIX):
