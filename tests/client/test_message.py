@@ -325,10 +325,10 @@ def test_zlib_output_matches_javas_deflater():
     assert compress_body(b"abc" * 100, 5).hex() == "785e4b4c4a4e1c45c42100884d72d9"
 
 
-@pytest.mark.parametrize("name", ["LZ4", "zstd", CompressionType.LZ4])
-def test_lz4_and_zstd_are_refused_clearly(name):
-    with pytest.raises(IllegalArgumentError, match="not supported by rocketroute"):
-        encode_for_send(Message("T", b"x" * 5000), compress_type=name)
+@pytest.mark.parametrize(("name", "flag"), [("LZ4", 0x101), ("zstd", 0x201), (CompressionType.LZ4, 0x101)])
+def test_lz4_and_zstd_are_sent_with_their_flag(name, flag):
+    enc = encode_for_send(Message("T", b"x" * 5000), compress_type=name)
+    assert enc.sys_flag == flag and enc.body == compress_body(b"x" * 5000, 5, name)
     # a small body is not compressed, so the type is not used (as in Java)
     assert encode_for_send(Message("T", b"x"), compress_type=name).sys_flag == 0
 

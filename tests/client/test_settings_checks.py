@@ -125,9 +125,10 @@ def test_subscriptions_must_be_a_mapping_or_a_list_of_topics() -> None:
         ({"unit_mode": "false"}, TypeError, "unit_mode must be True or False"),
         ({"send_latency_fault_enable": "no"}, TypeError, "send_latency_fault_enable must be True or False"),
         ({"retry_another_broker_when_not_store_ok": 1}, TypeError, "must be True or False"),
-        ({"compress_level": 99}, ValueError, r"compress_level Out of range \[-1, 9\]"),
+        ({"compress_level": 99}, ValueError, "invalid compression level"),  # ZLIB's, Deflater's text
+        ({"compress_level": 1.5}, TypeError, "compress_level must be an int"),
         ({"compress_msg_body_over_howmuch": "4096"}, TypeError, "compress_msg_body_over_howmuch must be an int"),
-        ({"compress_type": "LZ4"}, ValueError, "not supported for sending"),
+        ({"compress_type": "LZ4", "compress_level": 1}, ValueError, "the LZ4 frame writer has no level"),
         ({"compress_type": "SNAPPY"}, ValueError, "Unsupported compress type name"),
         ({"send_msg_timeout": 0}, ValueError, "send_msg_timeout Out of range"),
         ({"default_topic_queue_nums": 0}, ValueError, "default_topic_queue_nums Out of range"),

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...errors import IllegalArgumentError
 from ...producer_config import producer_defaults
 from ..settings_base import ClientSettings
 from ..settings_check import DEFAULT_LANGUAGE, check_bool, check_int, check_language, check_positive_ms
@@ -42,9 +41,10 @@ class ProducerSettings(ClientSettings):
     compress_msg_body_over_howmuch: int = 4096
     """Bodies longer than this (bytes) are compressed."""
     compress_level: int = 5
-    """The zlib level (-1 to 9); 4.9's is the system property ``rocketmq.message.compressLevel``."""
+    """The compressor's level: ZLIB -1 to 9, ZSTD -131072 to 22; LZ4 has none (only the default is taken). 4.9's
+    is the system property ``rocketmq.message.compressLevel``."""
     compress_type: str = "ZLIB"
-    """Only ZLIB (Java's default) is supported for sending."""
+    """``"ZLIB"`` (Java's default), ``"LZ4"`` or ``"ZSTD"`` (those two need ``rocketroute[compression]``)."""
     max_message_size: int = 4 * 1024 * 1024
     """A message (or a batch) larger than this is refused before it is sent."""
     default_topic_queue_nums: int = 4
@@ -110,14 +110,10 @@ class ProducerSettings(ClientSettings):
         for name in ("retry_another_broker_when_not_store_ok", "send_latency_fault_enable", "unit_mode"):
             check_bool(name, getattr(self, name))
         check_int("compress_msg_body_over_howmuch", self.compress_msg_body_over_howmuch, 0)
-        from ..message import CompressionType
+        from ..message import check_compression
 
-        ctype = CompressionType.of(self.compress_type)  # Java's CompressionType.of: trimmed, any case
-        if ctype is not CompressionType.ZLIB:
-            raise IllegalArgumentError(
-                f"compress_type={self.compress_type!r} is not supported for sending (ZLIB, Java's default, is)"
-            )
-        check_int("compress_level", self.compress_level, -1, 9)  # java.util.zip.Deflater's levels
+        check_int("compress_level", self.compress_level, -(2**31))
+        check_compression(self.compress_type, self.compress_level)  # CompressionType.of: trimmed, any case
         check_int("default_topic_queue_nums", self.default_topic_queue_nums, 1)
         if not isinstance(self.create_topic_key, str) or not self.create_topic_key:
             raise TypeError(f"create_topic_key must be a topic name, not {self.create_topic_key!r}")
