@@ -47,6 +47,7 @@ from typing import Any
 from rocketroute import Credentials, TopicRouteData
 from rocketroute.reference.route import quote_numeric_keys
 from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
+from rocketroute.remoting.tls import TLS
 
 from .impls import (
     BROKER_BINARY,
@@ -466,7 +467,9 @@ class Cluster:
     ``broker-b``, ...). ``broker_config``: extra broker config keys (Apache only: ``broker.conf`` properties).
     ``broker_files``: files written into each broker's home (``ROCKETMQ_HOME``) before it starts, path relative to
     it -> text (Apache 4.9's ``conf/plain_acl.yml``). ``credentials``: a :class:`rocketroute.Credentials` the
-    harness signs its own requests with (a cluster whose brokers authenticate).
+    harness signs its own requests with (a cluster whose brokers authenticate). ``jvm_options``: more options of
+    the name servers' and brokers' JVMs (Apache only: ``-Dtls.server.mode=enforcing``, ...). ``tls``: the harness's
+    own connections are TLS (``True`` or an :class:`ssl.SSLContext`, as the clients' ``tls=``).
 
     Facts of both implementations the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and
     its HA port (``listenPort + 1``); it unregisters from every name server on SIGTERM; a name server drops a broker
@@ -495,6 +498,8 @@ class Cluster:
         broker_config: Mapping[str, str] | None = None,
         broker_files: Mapping[str, str] | None = None,
         credentials: Credentials | None = None,
+        jvm_options: Sequence[str] = (),
+        tls: TLS = None,
     ) -> None:
         if namesrvs < 1:
             raise ValueError("a cluster needs at least one name server")
@@ -526,6 +531,8 @@ class Cluster:
         self._broker_config = dict(broker_config or {})
         self._broker_files = dict(broker_files or {})
         self.credentials = credentials
+        self.jvm_options = tuple(jvm_options)
+        self.tls = tls
         self._base_parent = base_dir
         self.start_timeout_s = start_timeout_s
         self.request_timeout_ms = request_timeout_ms
@@ -637,7 +644,7 @@ class Cluster:
 
     def _configure_namesrv(self, srv: _Server) -> None:
         srv.port = _free_ports([0])
-        self._apply(srv, self.impl.namesrv(srv.home, srv.port))
+        self._apply(srv, self.impl.namesrv(srv.home, srv.port, jvm_options=self.jvm_options))
 
     def _configure_broker(self, srv: _Server) -> None:
         for rel, text in self._broker_files.items():
@@ -646,7 +653,12 @@ class Cluster:
             path.write_text(text)
         srv.port = _free_ports(self.impl.broker_port_offsets)
         launch = self.impl.broker(
-            srv.home, name=srv.name, port=srv.port, namesrv_addr=self.namesrv_addr, config=self._broker_config
+            srv.home,
+            name=srv.name,
+            port=srv.port,
+            namesrv_addr=self.namesrv_addr,
+            config=self._broker_config,
+            jvm_options=self.jvm_options,
         )
         self._apply(srv, launch)
 
@@ -790,7 +802,7 @@ class Cluster:
     def client(self) -> RemotingClient:
         """The harness's :class:`rocketroute.remoting.RemotingClient` (created on first use, closed by close)."""
         if self._client is None:
-            self._client = RemotingClient(credentials=self.credentials)
+            self._client = RemotingClient(credentials=self.credentials, tls=self.tls)
         return self._client
 
     def invoke(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,11 +108,18 @@ class ServerImpl:
         """Raise :class:`ServersMissingError` when the implementation is not installed."""
         raise NotImplementedError
 
-    def namesrv(self, home: Path, port: int) -> Launch:
+    def namesrv(self, home: Path, port: int, *, jvm_options: Sequence[str] = ()) -> Launch:
         raise NotImplementedError
 
     def broker(
-        self, home: Path, *, name: str, port: int, namesrv_addr: str, config: Mapping[str, str] | None = None
+        self,
+        home: Path,
+        *,
+        name: str,
+        port: int,
+        namesrv_addr: str,
+        config: Mapping[str, str] | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> Launch:
         raise NotImplementedError
 
@@ -182,7 +189,7 @@ class ApacheImpl(ServerImpl):
             )
         self.java  # noqa: B018 (raises when there is no java)
 
-    def jvm(self, home: Path, heap_mb: int, direct_mb: int) -> list[str]:
+    def jvm(self, home: Path, heap_mb: int, direct_mb: int, extra: Sequence[str] = ()) -> list[str]:
         opts = [
             self.java,
             "-server",
@@ -204,7 +211,7 @@ class ApacheImpl(ServerImpl):
                 "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
             ]
-        return [*opts, "-cp", str(self.lib_dir / "*")]
+        return [*opts, *extra, "-cp", str(self.lib_dir / "*")]
 
     def env(self, home: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"))}
@@ -223,15 +230,27 @@ class ApacheImpl(ServerImpl):
             for k in ("namesrv", "broker", "tools"):
                 (conf / f"logback_{k}.xml").write_text(_LOGBACK_49.format(log=home / "logs" / f"{k}.log"))
 
-    def namesrv(self, home: Path, port: int) -> Launch:
+    def namesrv(self, home: Path, port: int, *, jvm_options: Sequence[str] = ()) -> Launch:
         self._conf_dir(home)
         conf = home / "namesrv.properties"
         conf.write_text(_properties({"listenPort": port, "bindAddress": "127.0.0.1"}))
-        argv = [*self.jvm(home, 256, 64), "org.apache.rocketmq.namesrv.NamesrvStartup", "-c", str(conf)]
+        argv = [
+            *self.jvm(home, 256, 64, jvm_options),
+            "org.apache.rocketmq.namesrv.NamesrvStartup",
+            "-c",
+            str(conf),
+        ]
         return Launch(argv, self.env(home), [], self._logs(home, "namesrv"))
 
     def broker(
-        self, home: Path, *, name: str, port: int, namesrv_addr: str, config: Mapping[str, str] | None = None
+        self,
+        home: Path,
+        *,
+        name: str,
+        port: int,
+        namesrv_addr: str,
+        config: Mapping[str, str] | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> Launch:
         self._conf_dir(home)
         store = home / "store"
@@ -269,7 +288,7 @@ class ApacheImpl(ServerImpl):
         values.update(config or {})
         conf = home / "broker.conf"
         conf.write_text(_properties(values))
-        argv = [*self.jvm(home, 512, 256), "org.apache.rocketmq.broker.BrokerStartup", "-c", str(conf)]
+        argv = [*self.jvm(home, 512, 256, jvm_options), "org.apache.rocketmq.broker.BrokerStartup", "-c", str(conf)]
         return Launch(argv, self.env(home), [port - 2, port + 1], self._logs(home, "broker"))
 
     def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
@@ -379,7 +398,9 @@ class RustImpl(ServerImpl):
     def check(self) -> None:
         self.binaries()
 
-    def namesrv(self, home: Path, port: int) -> Launch:
+    def namesrv(self, home: Path, port: int, *, jvm_options: Sequence[str] = ()) -> Launch:
+        if jvm_options:
+            raise ValueError(f"{self.name}: JVM options are for Apache's servers")
         argv = [
             str(self.binaries()[0]),
             "--rocketmqHome",  # without it the name server may fail with "Service lifecycle operation failed"
@@ -394,10 +415,19 @@ class RustImpl(ServerImpl):
         return Launch(argv, {**os.environ, "ROCKETMQ_HOME": str(home)}, [], [])
 
     def broker(
-        self, home: Path, *, name: str, port: int, namesrv_addr: str, config: Mapping[str, str] | None = None
+        self,
+        home: Path,
+        *,
+        name: str,
+        port: int,
+        namesrv_addr: str,
+        config: Mapping[str, str] | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> Launch:
-        if config:
-            raise ValueError(f"{self.name}: extra broker config is not supported (the Rust broker rejects keys)")
+        if config or jvm_options:
+            raise ValueError(
+                f"{self.name}: extra broker config and JVM options are not supported (the Rust broker rejects keys)"
+            )
         (home / "broker.toml").write_text(
             _broker_toml(name=name, namesrv_addr=namesrv_addr, port=port, ha_port=port + 1, store=home / "store")
         )

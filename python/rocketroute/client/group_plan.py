@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from ..remoting import RemotingClient, RemotingError
 from ..remoting.acl import Credentials
+from ..remoting.tls import TLS
 from ..views import ViewReport, analyse_views
 from .consumer.subscription import query_consumer_ids
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
@@ -208,11 +209,12 @@ def snapshot_group(
     timeout_ms: int = 3000,
     backend: Any = None,
     credentials: Credentials | None = None,
+    tls: TLS = None,
 ) -> GroupSnapshot:
     """:func:`fetch_group_snapshot` from a caller without an event loop (a remoting client of its own, its
-    requests signed with ``credentials``)."""
+    requests signed with ``credentials``, its connections TLS with ``tls``)."""
     addrs = parse_namesrv_addrs(namesrv)
-    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials) as client:
+    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials, tls=tls) as client:
         coro = fetch_group_snapshot(
             client.async_client, addrs, group, topic, compat=compat, timeout_ms=timeout_ms, backend=backend
         )

@@ -49,6 +49,7 @@ from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.acl import Credentials
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..remoting.response_code import ResponseCode
+from ..remoting.tls import TLS
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
 from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers
@@ -103,9 +104,11 @@ class ClientInstance:
         language: str,
         backend: Any,
         credentials: Credentials | None = None,
+        tls: TLS = None,
     ) -> None:
         self.client_id = client_id
         self.credentials = credentials
+        self.tls = tls
         self.timeout_ms = timeout_ms
         self.namesrv_addrs = list(namesrv_addrs)
         self.compat = compat
@@ -120,6 +123,7 @@ class ClientInstance:
             backend=backend,
             language=language,
             credentials=credentials,
+            tls=tls,
         )
         self.broker_addrs = BrokerAddrTable()  # brokerAddrTable
         self.routes: dict[str, Any] = {}  # topicRouteTable
@@ -368,7 +372,7 @@ class ClientInstance:
         return dispatch
 
     def _check_same(
-        self, namesrv_addrs: Sequence[str], compat: str, language: str, credentials: Credentials | None
+        self, namesrv_addrs: Sequence[str], compat: str, language: str, credentials: Credentials | None, tls: TLS
     ) -> None:
         if credentials != self.credentials:  # not shown: a secret is never put in a message
             raise ValueError(
@@ -380,6 +384,7 @@ class ClientInstance:
             ("name servers", self.namesrv_addrs, list(namesrv_addrs)),
             ("compat", self.compat, compat),
             ("language", self.language, language),
+            ("tls", self.tls, tls),
         ):
             if ours != theirs:
                 raise ValueError(
@@ -439,7 +444,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 f"this {kind} started"
             )
         if instance is not None:
-            instance._check_same(namesrv_addrs, compat, language, user.credentials)
+            instance._check_same(namesrv_addrs, compat, language, user.credentials, user.tls)
             ref = instance._users.get((kind, group))
             if ref is not None and ref() is not None:
                 raise DuplicateClientIdError(
@@ -456,6 +461,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 language=language,
                 backend=user._rr,
                 credentials=user.credentials,
+                tls=user.tls,
             )
             _instances[client_id] = instance
         instance._users[(kind, group)] = weakref.ref(user)

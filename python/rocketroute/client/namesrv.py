@@ -27,6 +27,7 @@ from ..remoting.command import MQ_VERSIONS
 from ..remoting.errors import one_line
 from ..remoting.headers import GetRouteInfoRequestHeader
 from ..remoting.response_code import ResponseCode
+from ..remoting.tls import TLS
 
 __all__ = [
     "MASTER_ID",
@@ -170,15 +171,17 @@ def fetch_route(
     compat: str = "5.3",
     backend: Any = None,
     credentials: Credentials | None = None,
+    tls: TLS = None,
 ) -> Any:
     """The topic's route from the name servers (``"host:port;host:port"`` or a list): a
     :class:`~rocketroute.TopicRouteData`. The name server is chosen and failed over as Java's client does;
     raises :class:`TopicNotExistError` (code 17) when the topic has no route, and
     :class:`~rocketroute.remoting.RemotingConnectError` when no name server could be reached. ``backend``: the
     module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package). ``credentials``
-    (:class:`~rocketroute.Credentials`) sign the request, for name servers that check them."""
+    (:class:`~rocketroute.Credentials`) sign the request, for name servers that check them; ``tls``: connect with TLS
+    (:mod:`rocketroute.remoting.tls`)."""
     addrs = parse_namesrv_addrs(namesrv)
-    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials) as client:
+    with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials, tls=tls) as client:
         names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
         future = asyncio.run_coroutine_threadsafe(names.get_route(topic), client.loop)
         return future.result()
@@ -192,10 +195,11 @@ def connect_name_servers(
     backend: Any = None,
     language: str | None = None,
     credentials: Credentials | None = None,
+    tls: TLS = None,
 ) -> tuple[RemotingClient, NameServerClient]:
     """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
-    ``timeout_ms`` to connect, ``language`` written in every request, every request signed with ``credentials``)
-    and a :class:`NameServerClient` over it for ``addrs``."""
-    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language, credentials=credentials)
+    ``timeout_ms`` to connect, ``language`` written in every request, every request signed with ``credentials``,
+    every connection TLS with ``tls``) and a :class:`NameServerClient` over it for ``addrs``."""
+    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language, credentials=credentials, tls=tls)
     names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
     return remoting, names

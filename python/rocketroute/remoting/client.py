@@ -13,6 +13,7 @@ import collections
 import concurrent.futures
 import inspect
 import logging
+import ssl
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
@@ -30,6 +31,7 @@ from .errors import (
 )
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 from .response_code import ResponseCode
+from .tls import TLS, check_tls
 
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
@@ -63,6 +65,11 @@ def parse_addr(addr: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _closed_before_sent(conn: _Connection) -> str:
+    reason = "the connection was closed before the request was sent"
+    return f"{reason} ({conn.close_reason})" if conn.close_reason else reason
+
+
 class _Connection(asyncio.Protocol):
     """One connection: writes coalesced per event-loop pass, responses matched to their waiters by opaque.
 
@@ -77,9 +84,14 @@ class _Connection(asyncio.Protocol):
         max_frame_size: int,
         processors: Mapping[int, Processor] | None = None,
         max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
+        *,
+        tls: bool = False,
     ) -> None:
         self.loop = loop
         self.addr = addr
+        self.tls = tls
+        self.received_any = False
+        self.close_reason: str | None = None  # why it closed, for a request that finds it closed
         self.processors: Mapping[int, Processor] = processors if processors is not None else {}
         self.decoder = FrameDecoder(max_frame_size)
         self.pending: dict[int, tuple[Any, int]] = {}
@@ -101,6 +113,7 @@ class _Connection(asyncio.Protocol):
         transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)  # type: ignore[attr-defined]
 
     def data_received(self, data: bytes) -> None:
+        self.received_any = True
         pending = self.pending
         try:
             for cmd in self.decoder.feed(data):
@@ -132,6 +145,9 @@ class _Connection(asyncio.Protocol):
             expected = self.decoder.expected
             total = f" of {expected}" if expected is not None else ""
             reason = f"connection closed by the peer in the middle of a frame ({buffered}{total} bytes received)"
+        elif not self.received_any and not self.tls:
+            # Apache's servers with -Dtls.server.mode=enforcing close a plain connection at its first bytes
+            reason = "connection closed by the peer before it answered anything (does the server require TLS? tls=True)"
         else:
             reason = "connection closed by the peer"
         self.close(lambda: RemotingSendRequestError(self.addr, reason), cause=exc)
@@ -267,6 +283,8 @@ class _Connection(asyncio.Protocol):
         if graceful:
             self._flush()
         self.closed = True
+        first = make_error()
+        self.close_reason = getattr(first, "reason", None) or str(first)
         self._out.clear()
         self._out_bytes = 0
         if self.on_close is not None:
@@ -294,7 +312,8 @@ class AsyncRemotingClient:
     ``max_write_queue`` bounds the bytes of frames waiting to be written on one connection
     (:data:`DEFAULT_MAX_WRITE_QUEUE`, 64 MiB); ``language``, when given, is written in every request's header
     (Java's ``ClientConfig.language``; else each command's own, ``PYTHON`` by default); ``credentials``, when
-    given, sign every request as Java's ``AclClientRPCHook`` does (:mod:`rocketroute.remoting.acl`).
+    given, sign every request as Java's ``AclClientRPCHook`` does (:mod:`rocketroute.remoting.acl`); ``tls``
+    (``True`` or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
 
     Every request ends at its timeout, whether or not the peer reads: frames are handed to the socket only while
     its buffer is under 1 MiB, the rest wait in the connection's queue, and a request that times out (or is
@@ -316,8 +335,11 @@ class AsyncRemotingClient:
         max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
         language: str | None = None,
         credentials: Credentials | None = None,
+        tls: TLS = None,
     ) -> None:
         self.credentials = check_credentials(credentials)
+        self.tls = tls
+        self._ssl = check_tls(tls)
         if language is not None and language not in LANGUAGE_CODES:
             raise ValueError(
                 f"language must be a LanguageCode name ({', '.join(sorted(LANGUAGE_CODES))}), not {language!r}"
@@ -370,14 +392,28 @@ class AsyncRemotingClient:
         try:
             _, conn = await asyncio.wait_for(
                 loop.create_connection(
-                    lambda: _Connection(loop, addr, self.max_frame_size, self._processors, self.max_write_queue),
+                    lambda: _Connection(
+                        loop,
+                        addr,
+                        self.max_frame_size,
+                        self._processors,
+                        self.max_write_queue,
+                        tls=self._ssl is not None,
+                    ),
                     host,
                     port,
+                    ssl=self._ssl,
+                    ssl_handshake_timeout=self.connect_timeout_ms / 1000 if self._ssl is not None else None,
                 ),
                 self.connect_timeout_ms / 1000,
             )
         except asyncio.TimeoutError:
             raise RemotingConnectError(addr, f"not connected within {self.connect_timeout_ms}(ms)") from None
+        except ssl.SSLError as e:
+            raise RemotingConnectError(addr, f"TLS handshake failed: {e} (does the server speak TLS?)") from e
+        except ConnectionResetError as e:
+            reason = f"{e} during the TLS handshake (does the server speak TLS?)" if self._ssl is not None else str(e)
+            raise RemotingConnectError(addr, reason) from e
         except OSError as e:
             raise RemotingConnectError(addr, str(e)) from e
         if self._closed:
@@ -428,7 +464,7 @@ class AsyncRemotingClient:
         previous one's with the same timeout), served by one loop timer for the whole client: cheaper than a
         ``call_later`` handle per request, whose heap orders its entries with a Python ``__lt__``."""
         if conn.closed:
-            raise RemotingSendRequestError(conn.addr, "the connection was closed before the request was sent")
+            raise RemotingSendRequestError(conn.addr, _closed_before_sent(conn))
         opaque = request.opaque
         pending = conn.pending
         if opaque in pending:
@@ -554,7 +590,7 @@ class AsyncRemotingClient:
 
     def _write_oneway(self, conn: _Connection, request: RemotingCommand) -> None:
         if conn.closed:
-            raise RemotingSendRequestError(conn.addr, "the connection was closed before the request was sent")
+            raise RemotingSendRequestError(conn.addr, _closed_before_sent(conn))
         request.flag |= RPC_ONEWAY
         frame = self._encode_request(request)
         if not conn.room_for(len(frame)):
@@ -677,6 +713,7 @@ class RemotingClient:
         max_write_queue: int = DEFAULT_MAX_WRITE_QUEUE,
         language: str | None = None,
         credentials: Credentials | None = None,
+        tls: TLS = None,
     ) -> None:
         self.async_client = AsyncRemotingClient(
             connect_timeout_ms=connect_timeout_ms,
@@ -684,6 +721,7 @@ class RemotingClient:
             max_write_queue=max_write_queue,
             language=language,
             credentials=credentials,
+            tls=tls,
         )
         self.connect_timeout_ms = connect_timeout_ms
         self.loop = asyncio.new_event_loop()

@@ -34,6 +34,7 @@ from typing import Any
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingClient
 from ...remoting.acl import Credentials, check_credentials
+from ...remoting.tls import TLS, check_tls
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..namesrv import parse_namesrv_addrs
@@ -78,6 +79,8 @@ class Consumer:
     client id (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one
     process have distinct ids. ``instance=`` (another client's :attr:`instance`) joins that client instance
     instead: one connection per broker, one route table and heartbeat (:mod:`rocketroute.client.instance`).
+    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
+    (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -97,6 +100,7 @@ class Consumer:
         client_ip: str | None = None,
         instance: ClientInstance | None = None,
         credentials: Credentials | None = None,
+        tls: TLS = None,
         on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
         backend: Any = None,
         settings: ConsumerSettings | None = None,
@@ -151,6 +155,8 @@ class Consumer:
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)
+        check_tls(tls)  # a bad value is refused here, not at start
+        self.tls = tls
         self.stats = ConsumerStats()
         self._state = "created"
         self._started_ms = 0

@@ -29,6 +29,7 @@ from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestC
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
+from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector
 from ...send import CommunicationMode, send_default, send_default_async, send_select
 from ..broker_addrs import BrokerAddrTable
@@ -86,6 +87,8 @@ class Producer:
     ``instance_name`` and ``client_ip`` make the client id (``ip@instance``; the default instance name is
     ``<pid>#<nanos>``, as Java's 5.x clients); clients with one client id share one client instance. ``instance=``
     (another client's :attr:`instance`) joins that instance instead (:mod:`rocketroute.client.instance`).
+    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
+    (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -102,6 +105,7 @@ class Producer:
         client_ip: str | None = None,
         instance: ClientInstance | None = None,
         credentials: Credentials | None = None,
+        tls: TLS = None,
         settings: ProducerSettings | None = None,
         **overrides: Any,
     ) -> None:
@@ -114,6 +118,8 @@ class Producer:
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)
+        check_tls(tls)  # a bad value is refused here, not at start
+        self.tls = tls
         if backend is None:
             import rocketroute as backend
         self._rr = backend

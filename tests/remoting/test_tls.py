@@ -1,0 +1,124 @@
+"""``tls=``: what the clients take (:mod:`rocketroute.remoting.tls`), TLS against a Python TLS peer, and the one-line
+hints when one side speaks TLS and the other does not. Apache's servers with TLS on: tests/cluster/test_tls.py."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from pathlib import Path
+
+import pytest
+
+from rocketroute.client import Consumer, Producer
+from rocketroute.remoting import AsyncRemotingClient, RemotingCommand, RemotingConnectError, RemotingError
+from rocketroute.remoting.frame import FrameDecoder, encode_frame
+from rocketroute.remoting.tls import check_tls, tls_context
+
+from .._tls_certs import Certs, make_certs
+from ..client._fake_cluster import FakeCluster
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
+    return make_certs(tmp_path_factory.mktemp("tls-unit") / "certs")
+
+
+def test_what_tls_takes():
+    assert check_tls(None) is None and check_tls(False) is None
+    java_default = check_tls(True)
+    assert java_default.verify_mode == ssl.CERT_NONE and not java_default.check_hostname  # Java's test mode
+    ctx = ssl.create_default_context()
+    assert check_tls(ctx) is ctx
+    with pytest.raises(TypeError, match=r"tls must be a bool or an ssl\.SSLContext, not str"):
+        check_tls("yes")
+    with pytest.raises(ValueError, match="not a server one"):
+        check_tls(ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER))
+    with pytest.raises(TypeError, match="tls must be"):
+        Producer("127.0.0.1:9876", "PG", tls=1)
+    with pytest.raises(TypeError, match="tls must be"):
+        Consumer("127.0.0.1:9876", "CG", ["T"], tls="on")
+
+
+def test_tls_context_from_pem_files(certs: Certs):
+    ctx = tls_context(ca_file=certs.ca, cert_file=certs.client_cert, key_file=certs.client_key)
+    assert ctx.verify_mode == ssl.CERT_REQUIRED and not ctx.check_hostname
+    assert tls_context(ca_file=certs.ca, check_hostname=True).check_hostname
+    with pytest.raises(ValueError, match="needs its key"):
+        tls_context(cert_file=certs.client_cert)
+    with pytest.raises(ValueError, match="check_hostname needs ca_file"):
+        tls_context(check_hostname=True)
+
+
+async def _peer(certs: Certs | None, *, require_cert: bool = False) -> asyncio.AbstractServer:
+    """A peer that answers every request with SUCCESS, over TLS when ``certs`` are given."""
+    server_ctx = None
+    if certs is not None:
+        server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_ctx.load_cert_chain(certs.server_cert, certs.server_key)
+        if require_cert:
+            server_ctx.load_verify_locations(certs.ca)
+            server_ctx.verify_mode = ssl.CERT_REQUIRED
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = FrameDecoder()
+        try:
+            while data := await reader.read(65536):
+                for cmd in decoder.feed(data):
+                    writer.write(encode_frame(RemotingCommand.response_to(cmd, 0, "ok")))
+        except (ConnectionError, ssl.SSLError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(serve, "127.0.0.1", 0, ssl=server_ctx)
+
+
+def _run(certs: Certs | None, tls: object, *, require_cert: bool = False) -> RemotingCommand:
+    async def main() -> RemotingCommand:
+        server = await _peer(certs, require_cert=require_cert)
+        addr = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        client = AsyncRemotingClient(tls=tls, connect_timeout_ms=2000)
+        try:
+            return await client.invoke(addr, RemotingCommand.request(105, {"topic": "T"}), 2000)
+        finally:
+            await client.close()
+            server.close()
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("tls", ["java-default", "verified", "verified-with-cert"])
+def test_requests_over_tls(certs: Certs, tls: str):
+    ctx = {
+        "java-default": True,
+        "verified": certs.client_context(with_cert=False),
+        "verified-with-cert": certs.client_context(),
+    }[tls]
+    assert _run(certs, ctx, require_cert=tls == "verified-with-cert").remark == "ok"
+
+
+def test_a_server_certificate_from_another_ca_is_refused_when_checked(certs: Certs, tmp_path: Path):
+    other = make_certs(tmp_path / "other")
+    with pytest.raises(RemotingConnectError, match=r"TLS handshake failed: .*CERTIFICATE_VERIFY_FAILED"):
+        _run(certs, other.client_context(with_cert=False))
+
+
+def test_a_tls_client_to_a_plain_peer_says_so_in_one_line():
+    with pytest.raises(RemotingConnectError) as info:
+        _run(None, True)
+    message = str(info.value)
+    assert "does the server speak TLS?" in message and "\n" not in message, message
+
+
+def test_a_plain_client_to_a_tls_peer_says_so_in_one_line(certs: Certs):
+    with pytest.raises(RemotingError) as info:
+        _run(certs, None)
+    message = str(info.value)
+    assert "does the server require TLS? tls=True" in message and "\n" not in message, message
+
+
+def test_clients_of_one_instance_must_have_the_same_tls():
+    same = {"instance_name": "shared-tls", "client_ip": "10.1.2.3"}
+    with FakeCluster() as cluster, Producer(cluster.namesrv_addr, "PG1", **same):
+        with pytest.raises(ValueError, match="tls"):
+            Producer(cluster.namesrv_addr, "PG2", tls=True, **same).start()
