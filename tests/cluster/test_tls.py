@@ -112,3 +112,20 @@ def test_a_plain_client(tls_cluster: tuple[str, Cluster]) -> None:
     assert "does the server require TLS? tls=True" in message and "\n" not in message, message
     with pytest.raises(rr.SendFailedError, match="does the server require TLS"):
         _send(cluster, None)
+
+
+@pytest.mark.parametrize("tls_cluster", ["enforcing-client-auth"], indirect=True)
+def test_the_production_guide_example_runs(
+    tls_cluster: tuple[str, Cluster], certs: Certs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/guide/production.md's ```python tls-cluster block, with this test's CA and client certificate, on the
+    servers that ask for the client's certificate."""
+    from ..test_docs import ROOT, python_blocks
+
+    _, cluster = tls_cluster
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python tls-cluster")
+    code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", TOPIC)
+    for file, path in (("ca.pem", certs.ca), ("client.pem", certs.client_cert), ("client.key", certs.client_key)):
+        code = code.replace(f'"{file}"', repr(str(path)))
+    exec(compile(code, "production.md tls-cluster block", "exec"), {})
+    assert capsys.readouterr().out == "SEND_OK\n"

@@ -122,3 +122,49 @@ def test_clients_of_one_instance_must_have_the_same_tls():
     with FakeCluster() as cluster, Producer(cluster.namesrv_addr, "PG1", **same):
         with pytest.raises(ValueError, match="tls"):
             Producer(cluster.namesrv_addr, "PG2", tls=True, **same).start()
+
+
+def test_the_command_line_tls_options(certs: Certs, tmp_path: Path):
+    import argparse
+
+    from rocketroute.cli.args import tls_from_args
+    from rocketroute.errors import RocketRouteError
+
+    def args(**kw: object) -> argparse.Namespace:
+        return argparse.Namespace(**{"tls": False, "tls_ca": None, "tls_cert": None, "tls_key": None, **kw})
+
+    assert tls_from_args(args()) is None
+    assert tls_from_args(args(tls=True)) is True
+    ctx = tls_from_args(args(tls_ca=str(certs.ca), tls_cert=str(certs.client_cert), tls_key=str(certs.client_key)))
+    assert isinstance(ctx, ssl.SSLContext) and ctx.verify_mode == ssl.CERT_REQUIRED
+    with pytest.raises(RocketRouteError, match="give both --tls-cert and --tls-key"):
+        tls_from_args(args(tls_cert=str(certs.client_cert)))
+    with pytest.raises(RocketRouteError, match="cannot load the TLS files"):
+        tls_from_args(args(tls_ca=str(tmp_path / "missing.pem")))
+
+
+def test_the_live_plan_connects_with_tls_and_the_offline_commands_refuse_it(certs: Certs, capsys, tmp_path: Path):
+    """``plan --namesrv ... --tls-ca --tls-cert --tls-key`` against a TLS peer would need a name server; here the
+    options reach the client: a plain peer is answered with the one-line TLS hint, and an offline plan refuses
+    them."""
+    import argparse
+
+    from rocketroute.cli import main
+
+    with FakeCluster() as cluster:
+        cluster.topic("T", queues=4)
+        argv = ["plan", "--namesrv", cluster.namesrv_addr, "--topic", "T", "--group", "G", "--timeout-ms", "2000"]
+        assert main([*argv, "--tls"]) == 2  # the fake cluster speaks plain TCP
+        assert "does the server speak TLS?" in capsys.readouterr().err
+        main(argv)
+        assert "does the server speak TLS?" not in capsys.readouterr().err
+    capsys.readouterr()
+    offline = ["plan", "--load", str(tmp_path / "load.csv"), "--topic", "T", "--out", str(tmp_path / "o")]
+    assert main([*offline, "--tls"]) == 2
+    assert "--tls: only for the live plan" in capsys.readouterr().err
+    from rocketroute.errors import RocketRouteError
+    from rocketroute.spark.cli.common import queue_spec_from_args
+
+    route_args = argparse.Namespace(namesrv=None, topic="T", queues=4, route=None, compat="5.3", tls_ca=str(certs.ca))
+    with pytest.raises(RocketRouteError, match="--tls-ca: only with --namesrv"):
+        queue_spec_from_args(route_args)

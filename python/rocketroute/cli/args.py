@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import ssl
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,11 @@ __all__ = [
     "DefaultsHelpFormatter",
     "Parser",
     "CREDENTIALS_ENV",
-    "add_credentials_args",
+    "ACCESS_OPTIONS",
+    "TLS_OPTIONS",
+    "add_access_args",
+    "given_access_options",
+    "tls_from_args",
     "check_json_out",
     "credentials_from_args",
     "int_arg",
@@ -110,9 +115,21 @@ CREDENTIALS_ENV = {
 """The environment variables the credentials options fall back on (a secret there stays out of ``ps``)."""
 
 
-def add_credentials_args(p: argparse.ArgumentParser) -> None:
-    """``--access-key``, ``--secret-key``, ``--security-token``: an ACL user's keys, for clusters that check
-    signatures (each falls back on its ``ROCKETROUTE_*`` variable: :data:`CREDENTIALS_ENV`)."""
+TLS_OPTIONS = {"tls": False, "tls_ca": None, "tls_cert": None, "tls_key": None}
+"""The TLS options (argparse names) and their defaults."""
+ACCESS_OPTIONS = {**dict.fromkeys(CREDENTIALS_ENV), **TLS_OPTIONS}
+"""Every option of :func:`add_access_args` and its default: options that only a command asking a cluster reads."""
+
+
+def given_access_options(args: argparse.Namespace) -> list[str]:
+    """The :data:`ACCESS_OPTIONS` given on the command line (``--tls``, ``--access-key``, ...)."""
+    return [f"--{k.replace('_', '-')}" for k, default in ACCESS_OPTIONS.items() if getattr(args, k, default) != default]
+
+
+def add_access_args(p: argparse.ArgumentParser) -> None:
+    """The options of a command that asks a cluster: ``--access-key``, ``--secret-key``, ``--security-token`` (an
+    ACL user's keys, for clusters that check signatures; each falls back on its ``ROCKETROUTE_*`` variable:
+    :data:`CREDENTIALS_ENV`) and ``--tls``, ``--tls-ca``, ``--tls-cert``, ``--tls-key`` (:func:`tls_from_args`)."""
     g = p.add_argument_group(
         "credentials", "for a cluster with ACL: every request is signed as Java's AclClientRPCHook signs it"
     )
@@ -122,6 +139,29 @@ def add_credentials_args(p: argparse.ArgumentParser) -> None:
         help=f"the secret key (default: ${CREDENTIALS_ENV['secret_key']}, which keeps it off the command line)",
     )
     g.add_argument("--security-token", help=f"a session's token (default: ${CREDENTIALS_ENV['security_token']})")
+    t = p.add_argument_group("TLS", "for a cluster whose servers run with -Dtls.server.mode=enforcing or permissive")
+    t.add_argument(
+        "--tls", action="store_true", help="connect with TLS, trusting any server certificate (Java's default)"
+    )
+    t.add_argument("--tls-ca", metavar="PEM", help="check the servers' certificates against this CA (implies --tls)")
+    t.add_argument("--tls-cert", metavar="PEM", help="this client's certificate, for servers that ask for one")
+    t.add_argument("--tls-key", metavar="PEM", help="the key of --tls-cert (PKCS#8 or PKCS#1, not encrypted)")
+
+
+def tls_from_args(args: argparse.Namespace) -> bool | ssl.SSLContext | None:
+    """What ``tls=`` gets from the TLS options: ``None`` (plain), ``True`` (``--tls`` alone) or a context from the
+    PEM files; a file that cannot be read is refused in one line."""
+    ca, cert, key = (getattr(args, k, None) for k in ("tls_ca", "tls_cert", "tls_key"))
+    if ca is None and cert is None and key is None:
+        return True if getattr(args, "tls", False) else None
+    from ..remoting.tls import tls_context
+
+    try:
+        return tls_context(ca_file=ca, cert_file=cert, key_file=key)
+    except ValueError as e:
+        raise RocketRouteError(str(e).replace("cert_file and key_file", "--tls-cert and --tls-key")) from None
+    except (OSError, ssl.SSLError) as e:
+        raise RocketRouteError(f"cannot load the TLS files: {e}") from None
 
 
 def credentials_from_args(args: argparse.Namespace) -> Credentials | None:

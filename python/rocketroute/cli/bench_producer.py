@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RocketRouteError
-from .args import add_credentials_args, check_json_out, int_arg, positive_float_arg
+from .args import add_access_args, check_json_out, int_arg, positive_float_arg
 
 __all__ = ["add_parser", "cmd_bench_producer"]
 
@@ -81,5 +81,5 @@ def add_parser(subparsers: Any) -> None:
     bp.add_argument("--compat", default="5.3", choices=("5.3", "4.9"), help="RocketMQ profile")
     bp.add_argument("--fault-tolerance", action="store_true", help="send_latency_fault_enable")
     bp.add_argument("--json", help="also write the summary to this JSON file (its folder must exist)")
-    add_credentials_args(bp)
+    add_access_args(bp)
     bp.set_defaults(func=cmd_bench_producer)

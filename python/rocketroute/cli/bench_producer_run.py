@@ -83,14 +83,15 @@ class BenchConfig:
     compat: str = "5.3"
     fault_tolerance: bool = False
     credentials: Credentials | None = None
+    tls: Any = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> BenchConfig:
-        from .args import credentials_from_args
+        from .args import credentials_from_args, tls_from_args
 
-        names = {f.name for f in dataclasses.fields(cls)} - {"credentials"}
+        names = {f.name for f in dataclasses.fields(cls)} - {"credentials", "tls"}
         given = {k: v for k, v in vars(args).items() if k in names}
-        cfg = cls(**given, credentials=credentials_from_args(args))
+        cfg = cls(**given, credentials=credentials_from_args(args), tls=tls_from_args(args))
         cfg.check()
         return cfg
 
@@ -268,6 +269,7 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
         compat=cfg.compat,
         send_latency_fault_enable=cfg.fault_tolerance,
         credentials=cfg.credentials,
+        tls=cfg.tls,
     )
     workers: list[threading.Thread] = []
     interrupted = False

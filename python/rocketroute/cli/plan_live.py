@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RocketRouteError
-from .args import credentials_from_args, log
+from .args import credentials_from_args, log, tls_from_args
 
 __all__ = ["cmd_plan_live"]
 
@@ -68,6 +68,7 @@ def cmd_plan_live(args: argparse.Namespace) -> int:
             compat=args.compat,
             timeout_ms=args.timeout_ms,
             credentials=credentials_from_args(args),
+            tls=tls_from_args(args),
         )
         plans = [plan_group(snapshot, strategy, strategy_name=name) for name, strategy in strategies]
     except (RemotingError, ValueError) as e:

@@ -408,7 +408,10 @@ class AsyncRemotingClient:
                 self.connect_timeout_ms / 1000,
             )
         except asyncio.TimeoutError:
-            raise RemotingConnectError(addr, f"not connected within {self.connect_timeout_ms}(ms)") from None
+            reason = f"not connected within {self.connect_timeout_ms}(ms)"
+            if self._ssl is not None:  # a plain server takes the TLS hello for the start of a huge frame and waits
+                reason += " (the TLS handshake did not finish: does the server speak TLS?)"
+            raise RemotingConnectError(addr, reason) from None
         except ssl.SSLError as e:
             raise RemotingConnectError(addr, f"TLS handshake failed: {e} (does the server speak TLS?)") from e
         except ConnectionResetError as e:

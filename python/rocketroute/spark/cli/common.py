@@ -24,16 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from ...cli.args import (  # noqa: F401 (the command modules of the pipeline import them from here)
+    ACCESS_OPTIONS,
     CREDENTIALS_ENV,
     JAVA_INT_MAX,
     DefaultsHelpFormatter,
     Parser,
-    add_credentials_args,
+    add_access_args,
     check_json_out,
     credentials_from_args,
+    given_access_options,
     int_arg,
     log,
     positive_float_arg,
+    tls_from_args,
 )
 from ...errors import RocketRouteError
 from .inputs import input_format
@@ -233,7 +236,7 @@ def queue_spec_from_args(args: argparse.Namespace) -> Any:
     ``--queues``."""
     from ..jobs.route import queue_spec
 
-    given = [f"--{k.replace('_', '-')}" for k in CREDENTIALS_ENV if getattr(args, k, None)]
+    given = given_access_options(args)
     if given and not getattr(args, "namesrv", None):
         raise RocketRouteError(f"{', '.join(given)}: only with --namesrv (the one source that asks the cluster)")
     if getattr(args, "namesrv", None):
@@ -256,7 +259,13 @@ def live_route_json(args: argparse.Namespace) -> str:
     from ...remoting import RemotingError
 
     try:
-        route = fetch_route(args.namesrv, args.topic, compat=args.compat, credentials=credentials_from_args(args))
+        route = fetch_route(
+            args.namesrv,
+            args.topic,
+            compat=args.compat,
+            credentials=credentials_from_args(args),
+            tls=tls_from_args(args),
+        )
     except (RemotingError, LookupError, ValueError) as e:
         raise RocketRouteError(f"cannot fetch the route of {args.topic!r} from {args.namesrv}: {e}") from None
     args._live_route = route.to_json()
@@ -407,7 +416,7 @@ def add_queue_args(p: argparse.ArgumentParser) -> None:
         "--namesrv", help='the live route from these name servers ("host:port" or "host:port;host:port")'
     )
     p.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
-    add_credentials_args(p)  # for --namesrv
+    add_access_args(p)  # for --namesrv
 
 
 def add_spark_args(p: argparse.ArgumentParser) -> None:

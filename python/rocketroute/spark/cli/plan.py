@@ -13,8 +13,8 @@ from typing import Any
 
 from ...errors import RocketRouteError
 from .common import (
-    CREDENTIALS_ENV,
-    add_credentials_args,
+    ACCESS_OPTIONS,
+    add_access_args,
     add_overwrite_arg,
     add_spark_args,
     check_out,
@@ -205,7 +205,7 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv (and .json), summary.json")
 
 
-_LIVE_ONLY = {"json": None, "check": False, **dict.fromkeys(CREDENTIALS_ENV)}
+_LIVE_ONLY = {"json": None, "check": False, **ACCESS_OPTIONS}
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -275,7 +275,7 @@ def add_parser(subparsers: Any) -> None:
         "whose view differs because the name servers or the brokers disagree",
     )
     live.add_argument("--namesrv", help='the name servers, "host:port" or "host:port;host:port" (each one is asked)')
-    add_credentials_args(pl)
+    add_access_args(pl)
     live.add_argument("--group", help="the consumer group (its members are asked of every broker of the topic)")
     live.add_argument("--compat", default="5.3", help="RocketMQ profile: 5.3 or 4.9")
     live.add_argument("--timeout-ms", type=int_arg(1), default=3000, help="per request, in ms")
