@@ -56,6 +56,8 @@ BACKEND = _backend.BACKEND
 _CLIENT_NAMES = {
     "Producer": "client.producer",
     "ProducerSettings": "client.producer",
+    "TransactionProducer": "client.producer",
+    "LocalTransactionState": "client.producer",
     "ConsumerSettings": "client.consumer",
     "UnsupportedSettingError": "client.settings_base",
     "Message": "client.message",
@@ -88,6 +90,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "Producer",
     "ProducerSettings",
+    "TransactionProducer",
+    "LocalTransactionState",
     "Consumer",
     "ConsumerSettings",
     "UnsupportedSettingError",

@@ -58,8 +58,12 @@ from .producer.producer import Producer
 from .producer.route_change import RouteChange, key_move_share, route_change
 from .producer.send_result import SendResult, SendStatus, send_result_from_response
 from .producer.settings import ProducerSettings
+from .producer.transaction import LocalTransactionState, TransactionProducer, TransactionSendResult
 
 __all__ = [
+    "LocalTransactionState",
+    "TransactionProducer",
+    "TransactionSendResult",
     "Credentials",
     "Consumer",
     "ConsumerSettings",

@@ -141,6 +141,7 @@ class ClientInstance:
             (RequestCode.CONSUME_MESSAGE_DIRECTLY, "_on_consume_directly"),
         ):
             self.remoting.register_processor(code, self._dispatcher(name))
+        self.remoting.register_processor(RequestCode.CHECK_TRANSACTION_STATE, self._on_check_transaction)
 
     def users(self, kind: str | None = None) -> list[Any]:
         """The producers and consumers registered (``kind``: ``"producer"`` or ``"consumer"`` only)."""
@@ -370,6 +371,27 @@ class ClientInstance:
             )
 
         return dispatch
+
+    def _on_check_transaction(self, cmd: RemotingCommand, addr: str) -> None:
+        """CHECK_TRANSACTION_STATE (oneway): the half message in the body names its producer group (``PGROUP``);
+        that group's transactional producer checks it (Java's ``ClientRemotingProcessor.checkTransactionState``).
+        Nothing is answered: the producer ends the transaction with its own oneway END_TRANSACTION."""
+        from .message_decode import decode_messages
+
+        try:
+            (msg,) = decode_messages(cmd.body or b"")
+        except Exception as e:
+            log.warning("a transaction check from %s without a readable half message: %s", addr, e)
+            return None
+        group = msg.properties.get("PGROUP")
+        ref = self._users.get(("producer", group)) if group is not None else None
+        producer = ref() if ref is not None else None
+        if producer is None or not hasattr(producer, "_on_check_transaction"):
+            log.warning("a transaction check from %s for producer group %s, which has no transactional producer "
+                        "here", addr, group)  # fmt: skip
+            return None
+        producer._on_check_transaction(cmd, addr, msg)
+        return None
 
     def _check_same(
         self, namesrv_addrs: Sequence[str], compat: str, language: str, credentials: Credentials | None, tls: TLS

@@ -351,6 +351,10 @@ class Message:
       delay is >= 0; ``deliver_time_ms`` is a wall-clock time in ms since the epoch (``time.time() * 1000``).
       The 4.9 client has no timer messages: ``compat="4.9"`` refuses them when the message is encoded.
 
+    - ``transaction_id``: Java's ``Message.transactionId``, not sent: the
+      :class:`~rocketroute.client.producer.transaction.TransactionProducer` gives its executor a copy of the
+      message with the half message's id here (``sendMessageInTransaction``'s ``msg.setTransactionId``).
+
     A message takes at most one of ``delay_level``, ``delay_sec``, ``delay_ms`` and ``deliver_time_ms``
     (Java lets a message carry several and leaves the broker to pick one; rocketroute refuses the ambiguity).
 
@@ -370,6 +374,7 @@ class Message:
     delay_sec: int | None = None
     delay_ms: int | None = None
     deliver_time_ms: int | None = None
+    transaction_id: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.topic is not None and not isinstance(self.topic, str):
@@ -707,6 +712,7 @@ def encode_for_send(
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     msg_id: str | None = None,
     check: bool = True,
+    transaction_group: str | None = None,
 ) -> EncodedMessage:
     """One message as ``DefaultMQProducerImpl.sendDefaultImpl``/``sendKernelImpl`` sends it.
 
@@ -722,6 +728,11 @@ def encode_for_send(
     4. ``MessageDecoder.messageProperties2String`` of the properties (:meth:`Message.property_items` plus
        ``UNIQ_KEY``), in Java's ``HashMap`` order.
 
+    ``transaction_group``: the message is the half message of a transaction of that producer group
+    (``sendMessageInTransaction``): ``TRAN_MSG=true`` and ``PGROUP`` are put after the user properties, and
+    ``sys_flag`` gets ``TRANSACTION_PREPARED_TYPE``. Java clears a delay level of a transactional message; a delay
+    or timer is refused here instead.
+
     The message itself is left as it was.
     """
     compat = parse_compat(compat)
@@ -730,13 +741,23 @@ def encode_for_send(
     items = msg.property_items(compat)
     if check:
         _check_message_fields(msg, max_message_size, compat)
+    sys_flag = 0
+    if transaction_group is not None:
+        delayed = ["delay_level"] if msg.delay_level > 0 else []
+        delayed += [n for n in _TIMER_FIELDS if getattr(msg, n) is not None]
+        if delayed:
+            raise IllegalArgumentError(
+                f"a transactional message cannot be delayed ({delayed[0]}): Java drops the delay of a half message"
+            )
+        items.append((PROPERTY_TRANSACTION_PREPARED, "true"))
+        items.append((PROPERTY_PRODUCER_GROUP, transaction_group))
+        sys_flag |= TRANSACTION_PREPARED_TYPE
     if msg_id is None:
         msg_id = create_uniq_id()
     items.append((PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX, msg_id))
     body = msg.body
     if body is None:
         raise NullPointerError("the message body is null")
-    sys_flag = 0
     if len(body) >= compress_over:
         ctype = CompressionType.of(compress_type)
         body = compress_body(body, compress_level, ctype)

@@ -196,6 +196,12 @@ class MessageExt:
         return self.properties.get(PROPERTY_KEYS)
 
     @property
+    def transaction_id(self) -> str | None:
+        """The transaction's id: the ``UNIQ_KEY`` property, as Java's ``checkTransactionState`` sets
+        ``transactionId`` on the half message it hands the checker (``None`` when not set)."""
+        return self.properties.get(PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX) or None
+
+    @property
     def delay_time_level(self) -> int:
         """``getDelayTimeLevel()``: the ``DELAY`` property as ``Integer.parseInt`` reads it (raising
         :class:`~rocketroute.errors.NumberFormatError` as Java throws), 0 when not set."""

@@ -332,7 +332,7 @@ class Producer:
 
     # -- encoding ---------------------------------------------------------------------------------------------
 
-    def _encode(self, msg: Message) -> _Encoded:
+    def _encode(self, msg: Message, *, transaction: bool = False) -> _Encoded:
         s = self.settings
         if not isinstance(msg, Message):
             raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
@@ -343,6 +343,7 @@ class Producer:
             compress_level=s.compress_level,
             compress_type=s.compress_type,
             max_message_size=s.max_message_size,
+            transaction_group=self.group if transaction else None,
         )
         return _Encoded(msg.topic or "", e, msg.flag)
 

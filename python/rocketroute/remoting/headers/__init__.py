@@ -9,6 +9,7 @@ into the request itself (``request(compat)``).
 - ``consumer``: pull, the offsets (query, commit, max, search by time), send-back, lock and unlock.
 - ``client``: heartbeat, unregister, a group's member list, a topic's route.
 - ``send``: the send's :class:`SendMessageRequestHeader`, with ``SEND_MESSAGE_V2``'s short field names.
+- ``transaction``: END_TRANSACTION and CHECK_TRANSACTION_STATE.
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ from .consumer import (
     UpdateConsumerOffsetRequestHeader,
 )
 from .send import SendMessageRequestHeader, send_header_v1, send_header_v2
+from .transaction import CheckTransactionStateRequestHeader, EndTransactionRequestHeader
 
 __all__ = [
+    "CheckTransactionStateRequestHeader",
     "ConsumerSendMsgBackRequestHeader",
+    "EndTransactionRequestHeader",
     "GetConsumerListByGroupRequestHeader",
     "GetMaxOffsetRequestHeader",
     "GetRouteInfoRequestHeader",

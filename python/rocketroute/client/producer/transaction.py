@@ -1,0 +1,248 @@
+"""Transactional messages: ``TransactionMQProducer`` and ``TransactionListener``.
+
+A transaction is a half message and the producer's word on it:
+
+1. :meth:`TransactionProducer.send_message_in_transaction` sends the message as a half message (``TRAN_MSG=true``,
+   ``PGROUP``, sysFlag ``TRANSACTION_PREPARED_TYPE``) with the sync send and its retries; the broker stores it
+   where no consumer sees it.
+2. Once the broker has it (``SEND_OK``), the ``executor(msg, arg)`` runs the local transaction and returns a
+   :class:`LocalTransactionState`; any other status rolls back (Java's ``sendMessageInTransaction``).
+3. END_TRANSACTION (37), oneway, to that broker: commit (the message becomes visible), rollback (it never does) or
+   unknown (no word: the broker will ask).
+4. For a half message without a word after ``transactionTimeOut`` (6 s), the broker sends CHECK_TRANSACTION_STATE
+   (39) to a connection of a producer of the group, every ``transactionCheckInterval`` and up to
+   ``transactionCheckMax`` times; the ``checker(msg)`` answers it on the producer's check threads, and the
+   producer ends the transaction with that answer (``fromTransactionCheck=true``). The check may reach any producer
+   of the group that heartbeats to the broker: one restarted after a crash between steps 1 and 3 too.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import enum
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...remoting import RemotingCommand
+from ...remoting.headers.transaction import (
+    TRANSACTION_COMMIT_TYPE,
+    TRANSACTION_NOT_TYPE,
+    TRANSACTION_ROLLBACK_TYPE,
+    CheckTransactionStateRequestHeader,
+    EndTransactionRequestHeader,
+)
+from ...send import CommunicationMode
+from ..message import Message
+from ..message_decode import MessageExt
+from .producer import Producer
+from .send_result import SendResult, SendStatus
+
+__all__ = ["LocalTransactionState", "TransactionProducer", "TransactionSendResult"]
+
+log = logging.getLogger("rocketroute.producer")
+
+
+class LocalTransactionState(enum.Enum):
+    """``LocalTransactionState``: what the local transaction came to (``UNKNOW`` is Java's spelling;
+    ``UNKNOWN`` is the same member)."""
+
+    COMMIT_MESSAGE = "COMMIT_MESSAGE"
+    ROLLBACK_MESSAGE = "ROLLBACK_MESSAGE"
+    UNKNOW = "UNKNOW"
+    UNKNOWN = "UNKNOW"
+
+    @property
+    def end_type(self) -> int:
+        """END_TRANSACTION's ``commitOrRollback``: 8, 12, or 0 for unknown."""
+        return _END_TYPES[self.value]
+
+
+_END_TYPES = {
+    "COMMIT_MESSAGE": TRANSACTION_COMMIT_TYPE,
+    "ROLLBACK_MESSAGE": TRANSACTION_ROLLBACK_TYPE,
+    "UNKNOW": TRANSACTION_NOT_TYPE,
+}
+
+
+@dataclass(frozen=True)
+class TransactionSendResult(SendResult):
+    """``TransactionSendResult``: the half message's :class:`SendResult` and the local transaction's state."""
+
+    local_transaction_state: LocalTransactionState = LocalTransactionState.UNKNOW
+
+
+Executor = Callable[[Message, Any], "LocalTransactionState | None"]
+Checker = Callable[[MessageExt], "LocalTransactionState | None"]
+
+
+def _commit_log_offset(offset_msg_id: str | None) -> int:
+    """``MessageDecoder.decodeMessageId(offsetMsgId).getOffset()``: the last 8 bytes of the broker's message id
+    (its store host, 8 or 20 bytes, then the commit-log offset), in hex."""
+    if not offset_msg_id or len(offset_msg_id) not in (32, 56):
+        raise ValueError(f"the send result has no broker message id to end the transaction with: {offset_msg_id!r}")
+    return int(offset_msg_id[-16:], 16)
+
+
+class TransactionProducer(Producer):
+    """``TransactionMQProducer``: a :class:`~rocketroute.client.Producer` (every argument and setting of it, and its
+    plain sends) that also sends transactional messages (see the module).
+
+    ``executor(msg, arg)``: ``TransactionListener.executeLocalTransaction``, called on the sending thread once the
+    half message is stored; ``msg`` is a copy of the message with ``transaction_id`` set. ``checker(msg)``:
+    ``checkLocalTransaction``, called on one of ``check_threads`` threads (Java's ``checkThreadPoolMinSize``, 1)
+    with the half message as the broker stored it (:class:`~rocketroute.client.MessageExt`, ``transaction_id``
+    set). Each returns a :class:`LocalTransactionState`; ``None`` or an exception counts as ``UNKNOW`` (the broker
+    asks again later), as in Java, and is logged. ``check_queue``: the checks that may wait for a thread (Java's
+    ``checkRequestHoldMax``, 2000); a broker's check beyond it is dropped (the broker asks again)."""
+
+    def __init__(
+        self,
+        namesrv: str | Sequence[str],
+        group: str = "DEFAULT_PRODUCER",
+        *,
+        executor: Executor,
+        checker: Checker,
+        check_threads: int = 1,
+        check_queue: int = 2000,
+        **kwargs: Any,
+    ) -> None:
+        if not callable(executor) or not callable(checker):
+            raise TypeError("a TransactionProducer needs an executor(msg, arg) and a checker(msg), both callables")
+        for name, value in (("check_threads", check_threads), ("check_queue", check_queue)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
+        super().__init__(namesrv, group, **kwargs)
+        self.executor = executor
+        self.checker = checker
+        self.check_threads = check_threads
+        self.check_queue = check_queue
+        self._checks: concurrent.futures.ThreadPoolExecutor | None = None
+        self._checks_waiting = 0
+
+    def start(self) -> TransactionProducer:
+        if self._checks is None:
+            self._checks = concurrent.futures.ThreadPoolExecutor(
+                self.check_threads, thread_name_prefix=f"rocketroute-tx-check-{self.group}"
+            )
+        super().start()
+        # Java's producer has create_topic_key (TBW102) in its publish table from its start: that route names the
+        # brokers, so the heartbeat under the group reaches them within a second, before any send. A broker checks
+        # a transaction through a producer of the group that heartbeats to it: one started after a crash too.
+        try:
+            timeout_s = self.settings.mq_client_api_timeout / 1000
+            self._submit(self._find_publish_info(self.settings.create_topic_key), timeout_s)
+        except Exception as e:  # no such route (autoCreateTopicEnable off): the first send's route brings them
+            log.info("the route of %s did not come at start: %r", self.settings.create_topic_key, e)
+        return self
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        if self._checks is not None:  # checks not begun are dropped: the broker asks again
+            self._checks.shutdown(wait=False, cancel_futures=True)
+
+    # -- the transaction ------------------------------------------------------------------------------------------
+
+    def send_message_in_transaction(
+        self, msg: Message, arg: Any = None, *, timeout_ms: int | None = None
+    ) -> TransactionSendResult:
+        """``sendMessageInTransaction``: send ``msg`` as a half message, run the executor, end the transaction (see
+        the module). A send that fails raises as :meth:`send` does, and the executor does not run. The result's
+        ``local_transaction_state`` is what the producer told the broker."""
+        enc = self._encode(msg, transaction=True)
+        result: SendResult = self._send_sync(enc, msg, None, None, timeout_ms, CommunicationMode.SYNC)
+        state = LocalTransactionState.UNKNOW
+        failure: BaseException | None = None
+        if result.send_status is SendStatus.SEND_OK:
+            try:
+                said = self.executor(dataclasses.replace(msg, transaction_id=enc.msg_id), arg)
+                state = self._state_of(said, "executor")
+            except Exception as e:  # Java: the state stays UNKNOW and the broker will check
+                log.warning("the local transaction of %s raised, its state is UNKNOW: %r", enc.msg_id, e)
+                failure = e
+        else:  # not stored safely (flush or slave timeout): Java rolls back
+            state = LocalTransactionState.ROLLBACK_MESSAGE
+        try:
+            self._end(result, state, failure)
+        except Exception as e:  # Java logs it: the broker checks a half message that got no word
+            log.warning("ending transaction %s with %s failed (the broker will check it): %r", enc.msg_id, state, e)
+        return TransactionSendResult(**{f.name: getattr(result, f.name) for f in dataclasses.fields(SendResult)},
+                                     local_transaction_state=state)  # fmt: skip
+
+    @staticmethod
+    def _state_of(said: object, who: str) -> LocalTransactionState:
+        if said is None:
+            return LocalTransactionState.UNKNOW
+        if not isinstance(said, LocalTransactionState):
+            raise TypeError(f"the {who} returned {said!r}, not a LocalTransactionState")
+        return said
+
+    def _end(self, result: SendResult, state: LocalTransactionState, failure: BaseException | None) -> None:
+        """``endTransaction``: END_TRANSACTION oneway to the broker that stored the half message."""
+        remoting, _ = self._running()
+        broker_name = self._broker_name_of(result.queue)
+        addr = self._broker_addr(broker_name)
+        if addr is None:
+            raise LookupError(f"the broker {broker_name} is not in the route any more")
+        header = EndTransactionRequestHeader(
+            producer_group=self.group,
+            tran_state_table_offset=result.queue_offset,
+            commit_log_offset=_commit_log_offset(result.offset_msg_id),
+            commit_or_rollback=state.end_type,
+            from_transaction_check=False,
+            msg_id=result.msg_id,
+            transaction_id=result.transaction_id,
+            topic=result.queue.topic,
+            broker_name=broker_name,
+        )
+        request = header.request(self.compat)
+        if failure is not None:
+            request.remark = f"executeLocalTransactionBranch exception: {failure!r}"
+        remoting.invoke_oneway(addr, request)
+
+    # -- the broker's check -----------------------------------------------------------------------------------
+
+    def _on_check_transaction(self, cmd: RemotingCommand, addr: str, msg: MessageExt) -> None:
+        """CHECK_TRANSACTION_STATE from the broker at ``addr`` (on the loop): the check goes to a check thread."""
+        pool = self._checks
+        if pool is None or self._state != "running":
+            return
+        if self._checks_waiting >= self.check_queue:
+            log.warning("transaction check of %s dropped: %d checks wait already", msg.transaction_id, self.check_queue)
+            return
+        header = CheckTransactionStateRequestHeader.from_ext_fields(cmd.ext_fields)
+        self._checks_waiting += 1
+        try:
+            pool.submit(self._check, addr, header, msg)
+        except RuntimeError:  # shut down meanwhile
+            self._checks_waiting -= 1
+
+    def _check(self, addr: str, header: CheckTransactionStateRequestHeader, msg: MessageExt) -> None:
+        self._checks_waiting -= 1
+        failure: BaseException | None = None
+        try:
+            state = self._state_of(self.checker(msg), "checker")
+        except Exception as e:
+            log.warning("the transaction check of %s raised, its state is UNKNOW: %r", msg.transaction_id, e)
+            state, failure = LocalTransactionState.UNKNOW, e
+        end = EndTransactionRequestHeader(
+            producer_group=self.group,
+            tran_state_table_offset=header.tran_state_table_offset,
+            commit_log_offset=header.commit_log_offset,
+            commit_or_rollback=state.end_type,
+            from_transaction_check=True,
+            msg_id=msg.transaction_id or header.msg_id,
+            transaction_id=header.transaction_id,
+            topic=header.topic,
+            broker_name=header.broker_name,
+        )
+        request = end.request(self.compat)
+        if failure is not None:
+            request.remark = f"checkLocalTransactionState exception: {failure!r}"
+        try:
+            remoting, _ = self._running()
+            remoting.invoke_oneway(addr, request)
+        except Exception as e:
+            log.warning("answering the transaction check of %s failed: %r", msg.transaction_id, e)
