@@ -21,6 +21,7 @@ from ...remoting.headers import (
     ConsumerSendMsgBackRequestHeader,
 )
 from ..message_decode import reset_retry_topic
+from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -70,8 +71,11 @@ class ConsumeService:
     def call_listener(self, msgs: list[Any], context: Any) -> Any:
         listener = self.consumer.listener
         assert listener is not None
+        namespace = self.consumer.namespace
         for m in msgs:
-            reset_retry_topic(m, self.consumer.group)
+            reset_retry_topic(m, self.consumer.group)  # resetRetryAndNamespace: the retry topic, then the namespace
+            if namespace:
+                m.topic = unwrap(namespace, m.topic)
             m.properties["CONSUME_START_TIME"] = str(_now_ms())
         try:
             return listener(msgs, context)
@@ -219,7 +223,7 @@ class ConsumeService:
             group=self.consumer.group,
             delay_level=delay_level,
             origin_msg_id=msg.msg_id,
-            origin_topic=msg.topic,
+            origin_topic=wrap(self.consumer.namespace, msg.topic),  # Java: msg.setTopic(withNamespace(...))
             max_reconsume_times=self.max_reconsume_times(),
             broker_name=msg.broker_name,
         ).request(self.consumer.compat)

@@ -37,6 +37,7 @@ from ...remoting.acl import Credentials, check_credentials
 from ...remoting.tls import TLS, check_tls
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
+from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
@@ -81,6 +82,8 @@ class Consumer:
     instead: one connection per broker, one route table and heartbeat (:mod:`rocketroute.client.instance`).
     ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
     (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
+    ``namespace`` (Java 5.x's): the subscribed topics and the group go out as ``namespace%name``; the listener
+    gets messages with the plain topic (:mod:`rocketroute.client.namespace`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -101,6 +104,7 @@ class Consumer:
         instance: ClientInstance | None = None,
         credentials: Credentials | None = None,
         tls: TLS = None,
+        namespace: str | None = None,
         on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
         backend: Any = None,
         settings: ConsumerSettings | None = None,
@@ -122,6 +126,10 @@ class Consumer:
         if cfg.consume_timestamp is None:  # Java fixes it when the consumer object is built
             cfg = cfg.replace(consume_timestamp=java_timestamp_string(_now_ms() - 30 * 60 * 1000))
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
+        self.namespace = check_namespace(namespace)
+        # Java wraps the group at start (setConsumerGroup(wrapNamespace(...))) and each subscribed topic; here at
+        # once: every request, the retry topic (%RETRY%ns%group) and the offsets use the names on the wire
+        group = wrap(self.namespace, group)
         self.group = group
         self.compat = compat
         self.orderly = orderly
@@ -148,7 +156,9 @@ class Consumer:
                 raise TypeError(f"a subscribed topic must be a non-blank str, not {topic!r}")
             if expression is not None and not isinstance(expression, str):
                 raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
-        self._subs: dict[str, SubscriptionData] = {t: build_subscription(t, e) for t, e in subs.items()}
+        self._subs: dict[str, SubscriptionData] = {
+            wrap(self.namespace, t): build_subscription(wrap(self.namespace, t), e) for t, e in subs.items()
+        }
         if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
             self._subs.setdefault(rt, build_subscription(rt, "*"))

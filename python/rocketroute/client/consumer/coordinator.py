@@ -19,6 +19,7 @@ from ...errors import AccessDeniedError
 from ...remoting import RemotingCommand
 from ...remoting.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
+from ..namespace import unwrap
 from ..namesrv import MASTER_ID
 from ._shared import _DIRECT_RESULTS, _now_ms, log
 from .listener import (
@@ -208,6 +209,7 @@ class Coordinator:
         mq = self.consumer._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
         context: Any = ConsumeOrderlyContext(mq) if self.consumer.orderly else ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msg, self.consumer.group)
+        msg.topic = unwrap(self.consumer.namespace, msg.topic)
         begin = _now_ms()
         remark = None
         assert self.consumer.listener is not None

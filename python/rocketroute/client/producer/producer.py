@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import logging
 import threading
 import time
@@ -30,11 +31,12 @@ from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
 from ...remoting.tls import TLS, check_tls
-from ...selector import MessageQueueSelector
+from ...selector import MessageQueueSelector, as_selector
 from ...send import CommunicationMode, send_default, send_default_async, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
+from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread
@@ -89,6 +91,8 @@ class Producer:
     (another client's :attr:`instance`) joins that instance instead (:mod:`rocketroute.client.instance`).
     ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
     (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
+    ``namespace`` (Java 5.x's): topics and the group go out as ``namespace%name``; send results, route changes
+    and a selector's queues show the plain topic (:mod:`rocketroute.client.namespace`).
 
     Use it as a context manager, or call :meth:`start` and :meth:`shutdown`.
     """
@@ -106,13 +110,16 @@ class Producer:
         instance: ClientInstance | None = None,
         credentials: Credentials | None = None,
         tls: TLS = None,
+        namespace: str | None = None,
         settings: ProducerSettings | None = None,
         **overrides: Any,
     ) -> None:
         compat = check_compat(compat)
         cfg = ProducerSettings.resolve(compat, settings, overrides)
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
-        self.group = check_group(group, "producer group")
+        self.namespace = check_namespace(namespace)
+        # Java wraps the group at start (setProducerGroup(withNamespace(...))); here at once: the same name after
+        self.group = wrap(self.namespace, check_group(group, "producer group"))
         self.compat = compat
         self.settings: ProducerSettings = cfg
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
@@ -227,12 +234,13 @@ class Producer:
             raise
 
     def publish_info(self, topic: str) -> Any:
-        """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
-        return self._submit(self._find_publish_info(topic))
+        """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet; its
+        queues carry the topic as sent: ``namespace%topic`` in a namespace)."""
+        return self._submit(self._find_publish_info(wrap(self.namespace, topic)))
 
     def route(self, topic: str) -> Any:
         """The last ``TopicRouteData`` the client instance fetched for ``topic``, or ``None``."""
-        return None if self._instance is None else self._instance.routes.get(topic)
+        return None if self._instance is None else self._instance.routes.get(wrap(self.namespace, topic))
 
     def refresh_routes(self) -> list[RouteChange]:
         """Fetch the routes of the topics this producer published to now (what the instance's poll does every
@@ -308,6 +316,8 @@ class Producer:
         if info is None or not info.have_topic_router_info:
             return  # the topic's first route here: not a change
         change = route_change(topic, info.message_queues, new_info.message_queues)
+        if change is not None and self.namespace:
+            change = dataclasses.replace(change, topic=unwrap(self.namespace, topic))
         if change is not None:
             log.info("route change: %s", change.describe())
             if self.on_route_change is not None and self._callbacks is not None:
@@ -336,6 +346,7 @@ class Producer:
         s = self.settings
         if not isinstance(msg, Message):
             raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
+        msg = self._in_namespace(msg)
         e = encode_for_send(
             msg,
             compat=self.compat,
@@ -347,8 +358,33 @@ class Producer:
         )
         return _Encoded(msg.topic or "", e, msg.flag)
 
+    def _in_namespace(self, msg: Message) -> Message:
+        """``msg.setTopic(withNamespace(msg.getTopic()))``, on a copy: the user's message is left as it was."""
+        if not self.namespace or not isinstance(msg, Message) or not isinstance(msg.topic, str):
+            return msg
+        return dataclasses.replace(msg, topic=wrap(self.namespace, msg.topic))
+
+    def _user_selector(self, selector: Any) -> Any:
+        """A selector that shows ``selector`` the queues with their plain topic (Java's
+        ``parsePublishMessageQueues``) and maps its choice back to the queue as sent."""
+        if selector is None or not self.namespace:
+            return selector
+        chosen_by = as_selector(selector)
+        namespace, make_queue = self.namespace, self._rr.MessageQueue
+
+        def select(mqs: Sequence[Any], msg: Any, arg: Any) -> Any:
+            shown = [make_queue(unwrap(namespace, q.topic), q.broker_name, q.queue_id) for q in mqs]
+            mq = chosen_by.select(shown, msg, arg)
+            for q, sent in zip(shown, mqs, strict=True):
+                if q == mq:
+                    return sent
+            return mq
+
+        return select
+
     def _encode_batch(self, msgs: Iterable[Message]) -> _Encoded:
-        e = encode_batch(list(msgs), compat=self.compat, max_message_size=self.settings.max_message_size)
+        msgs = [self._in_namespace(m) for m in msgs]
+        e = encode_batch(msgs, compat=self.compat, max_message_size=self.settings.max_message_size)
         return _Encoded(e.topic, e, 0)
 
     def _request(self, enc: _Encoded, mq: Any) -> tuple[str, RemotingCommand]:
@@ -378,7 +414,7 @@ class Producer:
         return send_result_from_response(
             response.code,
             response.ext_fields,
-            topic=enc.topic,
+            topic=unwrap(self.namespace, enc.topic),
             broker_name=self._broker_name_of(mq),
             msg_id=enc.msg_id,
             batch_msg_ids=enc.batch_msg_ids,
@@ -456,7 +492,7 @@ class Producer:
             return self._result(enc, mq, addr, response)
 
         if selector is not None:
-            return send_select(info, selector, msg, arg, attempt, timeout_ms=timeout)
+            return send_select(info, self._user_selector(selector), msg, arg, attempt, timeout_ms=timeout)
         return send_default(
             info,
             self.strategy,
@@ -532,7 +568,7 @@ class Producer:
 
         if selector is not None:
             # sendSelectImpl's selection and checks, then one awaited attempt
-            mq = send_select(info, selector, msg, arg, lambda q: q, timeout_ms=timeout)
+            mq = send_select(info, self._user_selector(selector), msg, arg, lambda q: q, timeout_ms=timeout)
             return await attempt(mq)
         return await send_default_async(
             info,

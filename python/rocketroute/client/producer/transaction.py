@@ -37,6 +37,7 @@ from ...remoting.headers.transaction import (
 from ...send import CommunicationMode
 from ..message import Message
 from ..message_decode import MessageExt
+from ..namespace import unwrap, wrap
 from .producer import Producer
 from .send_result import SendResult, SendStatus
 
@@ -182,7 +183,9 @@ class TransactionProducer(Producer):
     def _end(self, result: SendResult, state: LocalTransactionState, failure: BaseException | None) -> None:
         """``endTransaction``: END_TRANSACTION oneway to the broker that stored the half message."""
         remoting, _ = self._running()
-        broker_name = self._broker_name_of(result.queue)
+        topic = wrap(self.namespace, result.queue.topic)  # the result shows the plain topic
+        sent_to = self._rr.MessageQueue(topic, result.queue.broker_name, result.queue.queue_id)
+        broker_name = self._broker_name_of(sent_to)
         addr = self._broker_addr(broker_name)
         if addr is None:
             raise LookupError(f"the broker {broker_name} is not in the route any more")
@@ -194,7 +197,7 @@ class TransactionProducer(Producer):
             from_transaction_check=False,
             msg_id=result.msg_id,
             transaction_id=result.transaction_id,
-            topic=result.queue.topic,
+            topic=topic,
             broker_name=broker_name,
         )
         request = header.request(self.compat)
@@ -205,7 +208,9 @@ class TransactionProducer(Producer):
     # -- the broker's check -----------------------------------------------------------------------------------
 
     def _on_check_transaction(self, cmd: RemotingCommand, addr: str, msg: MessageExt) -> None:
-        """CHECK_TRANSACTION_STATE from the broker at ``addr`` (on the loop): the check goes to a check thread."""
+        """CHECK_TRANSACTION_STATE from the broker at ``addr`` (on the loop): the check goes to a check thread
+        (the checker sees the message's plain topic, as Java's)."""
+        msg.topic = unwrap(self.namespace, msg.topic)
         pool = self._checks
         if pool is None or self._state != "running":
             return
