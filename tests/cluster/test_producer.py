@@ -101,7 +101,8 @@ def test_a_burst_of_async_sends_to_a_new_topic_fetches_its_route_once(cluster, f
     # 300 never answered); Java serialises route fetches under one lock, the producer shares one fetch
     topic = fresh_topic(queues=2)
     with Producer(cluster.namesrv_addrs, "pg-burst") as producer:
-        assert producer._instance is not None
+        assert producer._instance is not None and producer._prefetch is not None
+        producer._prefetch.result(10)  # TBW102's route, fetched at start as Java's first poll does
         names = producer._instance.names  # the client instance's: it fetches routes for all its clients
         asked: list[str] = []
         real = names.get_route
@@ -337,3 +338,17 @@ def test_a_producer_registers_its_group_with_the_brokers_and_leaves_at_shutdown(
             )
     for broker in ("broker-a", "broker-b"):
         assert cluster.producer_ids(broker, group) == []
+
+
+@pytest.mark.servers("apache-5.5.0", "rust-1.0.0")
+def test_a_producer_that_sent_nothing_is_listed_like_a_java_one(cluster, server_impl):
+    """Java's producer keeps ``TBW102`` in its publish table from start, so its first heartbeat (1 s) reaches the
+    brokers that route names before it sends anything; so does ours, and Apache's own admin tool
+    (``mqadmin producerConnection``) lists it."""
+    group = f"pg_idle_{time.monotonic_ns()}"
+    with Producer(cluster.namesrv_addrs, group) as producer:
+        for broker in cluster.broker_names:
+            wait_until(lambda b=broker: cluster.producer_ids(b, group) == [producer.client_id], 10, f"{broker}")
+        if server_impl.startswith("apache-"):
+            out = cluster.admin("producerConnection", "-g", group, "-t", "TBW102")
+            assert producer.client_id in out and "PYTHON" in out, out

@@ -35,6 +35,7 @@ heartbeats.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import ipaddress
 import logging
 import os
@@ -258,6 +259,24 @@ class ClientInstance:
         self.clean_offline_brokers()
         if self.broker_addrs.addresses() - known and any(c._registered for c in self.users("consumer")):
             await self.heartbeat_all(timeout_ms)
+
+    def fetch_route_soon(self, topic: str) -> concurrent.futures.Future[bool]:
+        """Fetch ``topic``'s route now, from any thread, without waiting for it: a producer's
+        ``create_topic_key`` at its start, which Java's first route poll (10 ms after start) fetches. The fetch
+        holds the instance only (a client dropped meanwhile can be collected) and is cancelled when the instance
+        closes."""
+        return asyncio.run_coroutine_threadsafe(self._tracked(topic), self.remoting.loop)
+
+    async def _tracked(self, topic: str) -> bool:
+        task = asyncio.current_task()
+        key = f"fetch {topic} {id(task)}"
+        if self.closed or task is None:
+            return False
+        self._timer_tasks[key] = task  # type: ignore[assignment]
+        try:
+            return await self.update_route(topic, self.timeout_ms)
+        finally:
+            self._timer_tasks.pop(key, None)
 
     # -- timers ------------------------------------------------------------------------------------------------
 

@@ -125,6 +125,7 @@ class Producer:
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)
+        self._prefetch: concurrent.futures.Future[bool] | None = None
         check_tls(tls)  # a bad value is refused here, not at start
         self.tls = tls
         if backend is None:
@@ -165,6 +166,13 @@ class Producer:
             # left open
             self._finalizer = weakref.finalize(self, _close_dropped, repr(self), instance, self.group, self._callbacks)
             self._state = "running"
+        # Java's producer puts create_topic_key (TBW102) in its publish table at start, and the instance's first
+        # route poll fetches it: that route names the brokers, so the heartbeat under the group reaches them within
+        # a second, before any send (the admin tools' producerConnection lists the producer; a broker can check a
+        # transaction through it). Not waited for: a send fetches what it needs itself.
+        key = self.settings.create_topic_key
+        self._publish.setdefault(key, self._rr.TopicPublishInfo([], compat=self.compat))
+        self._prefetch = instance.fetch_route_soon(key)
         return self
 
     def shutdown(self) -> None:
@@ -178,6 +186,8 @@ class Producer:
             self._state = "shut down"
             remoting = self._remoting
         assert remoting is not None
+        if self._prefetch is not None:
+            self._prefetch.cancel()
         if self._finalizer is not None:
             self._finalizer.detach()
         if self._callbacks is not None:

@@ -129,13 +129,12 @@ class TransactionProducer(Producer):
                 self.check_threads, thread_name_prefix=f"rocketroute-tx-check-{self.group}"
             )
         super().start()
-        # Java's producer has create_topic_key (TBW102) in its publish table from its start: that route names the
-        # brokers, so the heartbeat under the group reaches them within a second, before any send. A broker checks
-        # a transaction through a producer of the group that heartbeats to it: one started after a crash too.
+        # the route of create_topic_key that start() fetches names the brokers: wait for it here, so that the
+        # heartbeat under the group reaches them within a second (a producer started after a crash is checked)
         try:
-            timeout_s = self.settings.mq_client_api_timeout / 1000
-            self._submit(self._find_publish_info(self.settings.create_topic_key), timeout_s)
-        except Exception as e:  # no such route (autoCreateTopicEnable off): the first send's route brings them
+            if self._prefetch is not None:
+                self._prefetch.result(self.settings.mq_client_api_timeout / 1000 + 1)
+        except Exception as e:
             log.info("the route of %s did not come at start: %r", self.settings.create_topic_key, e)
         return self
 
