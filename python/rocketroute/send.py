@@ -153,6 +153,8 @@ class _SendLoop:
             # SYSTEM_ERROR) would be refused the same way, or store on another broker what this one refused
             self._record(e, isolation=False, reachable=True)
             self.times += 1
+            if self.has_result:  # as for a broker's error: an earlier not-stored result is returned
+                return True
             raise e
         if isinstance(e, BrokerResponseError):
             self._record(e, isolation=True, reachable=False)

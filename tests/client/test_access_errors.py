@@ -161,3 +161,25 @@ def test_a_remoting_client_raises_the_refusal_from_invoke_checked():
             server.close()
 
     asyncio.run(main())
+
+
+def test_a_refusal_after_a_not_stored_result_returns_that_result(backend):
+    """As for a broker's error answer: the loop ends with the earlier not-stored result (Java returns it)."""
+    tp, strategy, clock = _loop(backend)
+    calls = []
+
+    def send(mq):
+        calls.append(mq)
+        if len(calls) == 1:
+            return "FLUSH_DISK_TIMEOUT"
+        raise PermissionDeniedError(16, "refused", addr="a:1", request_code=310)
+
+    result = backend.send_default(tp, strategy, send, clock=clock, retry_result=lambda r: r != "SEND_OK")
+    assert result == "FLUSH_DISK_TIMEOUT" and len(calls) == 2
+
+
+def test_a_group_snapshot_records_a_refusing_source_and_goes_on():
+    from rocketroute.client.group_plan import _failure
+
+    refused = access_error(16, "check signature failed.", addr="a:1", request_code=38)
+    assert _failure(refused) == f"AuthenticationError: {refused}"

@@ -31,3 +31,19 @@ def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
     while stored() < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert stored() == 1 + 1 + 1 + 2  # send, ordered send, oneway, a batch of two
+
+
+def test_every_production_example_is_run_against_the_servers():
+    """Each ```python <feature>-cluster block of the production guide is run by a cluster test (the one that
+    proves its feature, against the servers with the feature switched on): a new example without its test fails
+    here."""
+    import re
+
+    from ..test_docs import ROOT
+
+    page = (ROOT / "docs" / "guide" / "production.md").read_text()
+    tags = set(re.findall(r"```(python [a-z-]+-cluster)\n", page))
+    assert tags >= {"python acl-cluster", "python tls-cluster", "python tx-cluster", "python ns-cluster"}
+    tests = "\n".join(p.read_text() for p in (ROOT / "tests" / "cluster").glob("test_*.py"))
+    runners = {tag for tag in tags if f'"{tag}"' in tests}
+    assert runners == tags, sorted(tags - runners)

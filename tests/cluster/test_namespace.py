@@ -69,6 +69,8 @@ def test_two_namespaces_with_the_same_names_do_not_see_each_other(cluster: Clust
                 return all(sum(1 for _, _, n in got[ns] if n == 1) == 1 for ns in spaces)
 
         wait_until(done, 60, "each namespace's 'again' message back once through its retry topic")
+        for c, ns in zip(consumers, spaces, strict=True):  # the plain topic names the queues it owns
+            assert {mq.topic for mq in c.assignment("Orders")} == {f"{ns}%Orders"}
         time.sleep(1)
     finally:
         for c in consumers:

@@ -168,3 +168,10 @@ def test_the_live_plan_connects_with_tls_and_the_offline_commands_refuse_it(cert
     route_args = argparse.Namespace(namesrv=None, topic="T", queues=4, route=None, compat="5.3", tls_ca=str(certs.ca))
     with pytest.raises(RocketRouteError, match="--tls-ca: only with --namesrv"):
         queue_spec_from_args(route_args)
+
+
+def test_tls_false_and_none_are_the_same_plain_connection_in_one_instance():
+    same = {"instance_name": "shared-plain", "client_ip": "10.1.2.3"}
+    with FakeCluster() as cluster, Producer(cluster.namesrv_addr, "PG1", tls=False, **same) as first:
+        with Producer(cluster.namesrv_addr, "PG2", tls=None, **same) as second:
+            assert second.instance is first.instance

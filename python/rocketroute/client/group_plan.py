@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..errors import AccessDeniedError
 from ..remoting import RemotingClient, RemotingError
 from ..remoting.acl import Credentials
 from ..remoting.tls import TLS
@@ -139,7 +140,7 @@ def _failure(e: BaseException) -> str | None:
     """Why a source did not answer, in words; ``None`` for anything else (a bug, raised as it is)."""
     if isinstance(e, TopicNotExistError):
         return "no route for the topic (TOPIC_NOT_EXIST)"
-    if isinstance(e, (RemotingError, ValueError)):
+    if isinstance(e, (RemotingError, AccessDeniedError, ValueError)):  # a refused source too: the others count
         return f"{type(e).__name__}: {e}"
     return None
 

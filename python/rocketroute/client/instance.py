@@ -274,7 +274,11 @@ class ClientInstance:
             return False
         self._timer_tasks[key] = task  # type: ignore[assignment]
         try:
-            return await self.update_route(topic, self.timeout_ms)
+            known = self.broker_addrs.addresses()
+            found = await self.update_route(topic, self.timeout_ms)
+            if self.broker_addrs.addresses() - known:  # brokers to register with now, not at the next heartbeat
+                await self.heartbeat_all(self.timeout_ms)
+            return found
         finally:
             self._timer_tasks.pop(key, None)
 
@@ -398,7 +402,9 @@ class ClientInstance:
         from .message_decode import decode_messages
 
         try:
-            (msg,) = decode_messages(cmd.body or b"")
+            # a body that does not decode (a codec missing here) still gets its check: the checker mostly needs
+            # the properties and the transaction id (its ``decode_error`` says why the body is None)
+            (msg,) = decode_messages(cmd.body or b"", compat=self.compat, undecodable="mark")
         except Exception as e:
             log.warning("a transaction check from %s without a readable half message: %s", addr, e)
             return None
@@ -425,7 +431,7 @@ class ClientInstance:
             ("name servers", self.namesrv_addrs, list(namesrv_addrs)),
             ("compat", self.compat, compat),
             ("language", self.language, language),
-            ("tls", self.tls, tls),
+            ("tls", self.tls or None, tls or None),  # False is plain too; a context must be the same object
         ):
             if ours != theirs:
                 raise ValueError(

@@ -65,6 +65,11 @@ def parse_addr(addr: str) -> tuple[str, int]:
     return host, int(port)
 
 
+_TLS_HINT_WITHIN_S = 2.0
+"""A plain connection closed this soon after it was made, before any answer, gets the hint that the server may
+require TLS (an enforcing server closes it at the first bytes; a broker restarting later does not get the hint)."""
+
+
 def _closed_before_sent(conn: _Connection) -> str:
     reason = "the connection was closed before the request was sent"
     return f"{reason} ({conn.close_reason})" if conn.close_reason else reason
@@ -92,6 +97,7 @@ class _Connection(asyncio.Protocol):
         self.tls = tls
         self.received_any = False
         self.close_reason: str | None = None  # why it closed, for a request that finds it closed
+        self.connected_at = loop.time()
         self.processors: Mapping[int, Processor] = processors if processors is not None else {}
         self.decoder = FrameDecoder(max_frame_size)
         self.pending: dict[int, tuple[Any, int]] = {}
@@ -109,6 +115,7 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.connected_at = self.loop.time()
         self.transport = transport  # type: ignore[assignment]
         transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)  # type: ignore[attr-defined]
 
@@ -145,7 +152,7 @@ class _Connection(asyncio.Protocol):
             expected = self.decoder.expected
             total = f" of {expected}" if expected is not None else ""
             reason = f"connection closed by the peer in the middle of a frame ({buffered}{total} bytes received)"
-        elif not self.received_any and not self.tls:
+        elif not self.received_any and not self.tls and self.loop.time() - self.connected_at < _TLS_HINT_WITHIN_S:
             # Apache's servers with -Dtls.server.mode=enforcing close a plain connection at its first bytes
             reason = "connection closed by the peer before it answered anything (does the server require TLS? tls=True)"
         else:

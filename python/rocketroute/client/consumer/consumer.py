@@ -338,12 +338,14 @@ class Consumer:
     # -- what a user can look at --------------------------------------------------------------------------------
 
     def assignment(self, topic: str | None = None) -> tuple[Any, ...]:
-        """The queues this consumer owns now (of ``topic``, or of all its topics but the retry topic), sorted."""
+        """The queues this consumer owns now (of ``topic``, or of all its topics but the retry topic), sorted. In a
+        namespace, ``topic`` is the plain name and the queues carry the topic as subscribed (``namespace%topic``)."""
         rt = retry_topic(self.group)
         mqs = [mq for mq, pq in list(self._pqs.items()) if not pq.dropped]
         if topic is None:
             return tuple(sorted(mq for mq in mqs if mq.topic != rt))
-        return tuple(sorted(mq for mq in mqs if mq.topic == topic))
+        wanted = wrap(self.namespace, topic)
+        return tuple(sorted(mq for mq in mqs if mq.topic == wanted))
 
     def committed_offsets(self) -> dict[Any, int]:
         """The offsets held in memory (the next message to consume of each owned queue)."""
@@ -355,7 +357,7 @@ class Consumer:
 
     def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""
-        return self._call(self._rebalancer.find_consumer_ids(topic))
+        return self._call(self._rebalancer.find_consumer_ids(wrap(self.namespace, topic)))
 
     def rebalance_now(self) -> None:
         """Run a rebalance now (what a NOTIFY_CONSUMER_IDS_CHANGED triggers) and return when it is done (and

@@ -165,14 +165,15 @@ class Producer:
             # strongly (the instance and the poll timer hold weak references), and a ResourceWarning says it was
             # left open
             self._finalizer = weakref.finalize(self, _close_dropped, repr(self), instance, self.group, self._callbacks)
+            # Java's producer puts create_topic_key (TBW102) in its publish table at start, and the instance's first
+            # route poll fetches it: that route names the brokers (where they create topics automatically), so the
+            # heartbeat under the group reaches them at once, before any send (the admin tools' producerConnection
+            # lists the producer; a broker can check a transaction through it). Not waited for: a send fetches
+            # what it needs itself.
+            key = self.settings.create_topic_key
+            self._publish.setdefault(key, self._rr.TopicPublishInfo([], compat=self.compat))
+            self._prefetch = instance.fetch_route_soon(key)
             self._state = "running"
-        # Java's producer puts create_topic_key (TBW102) in its publish table at start, and the instance's first
-        # route poll fetches it: that route names the brokers, so the heartbeat under the group reaches them within
-        # a second, before any send (the admin tools' producerConnection lists the producer; a broker can check a
-        # transaction through it). Not waited for: a send fetches what it needs itself.
-        key = self.settings.create_topic_key
-        self._publish.setdefault(key, self._rr.TopicPublishInfo([], compat=self.compat))
-        self._prefetch = instance.fetch_route_soon(key)
         return self
 
     def shutdown(self) -> None:
@@ -261,7 +262,9 @@ class Producer:
         changes = []
         for topic, old in before.items():
             info = self._publish.get(topic)
-            change = None if info is None else route_change(topic, old, info.message_queues)
+            if info is None or topic == self.settings.create_topic_key:  # fetched at start, not sent to
+                continue
+            change = route_change(unwrap(self.namespace, topic), old, info.message_queues)
             if change is not None:
                 changes.append(change)
         if self._callbacks is not None:
@@ -325,9 +328,9 @@ class Producer:
         self._publish[topic] = new_info
         if info is None or not info.have_topic_router_info:
             return  # the topic's first route here: not a change
-        change = route_change(topic, info.message_queues, new_info.message_queues)
-        if change is not None and self.namespace:
-            change = dataclasses.replace(change, topic=unwrap(self.namespace, topic))
+        if topic == self.settings.create_topic_key:
+            return  # fetched at start for its brokers (Java's publish table has it), not a topic sent to
+        change = route_change(unwrap(self.namespace, topic), info.message_queues, new_info.message_queues)
         if change is not None:
             log.info("route change: %s", change.describe())
             if self.on_route_change is not None and self._callbacks is not None:

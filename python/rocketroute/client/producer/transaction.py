@@ -22,6 +22,7 @@ import concurrent.futures
 import dataclasses
 import enum
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,8 +96,8 @@ class TransactionProducer(Producer):
     half message is stored; ``msg`` is a copy of the message with ``transaction_id`` set. ``checker(msg)``:
     ``checkLocalTransaction``, called on one of ``check_threads`` threads (Java's ``checkThreadPoolMinSize``, 1)
     with the half message as the broker stored it (:class:`~rocketroute.client.MessageExt`, ``transaction_id``
-    set). Each returns a :class:`LocalTransactionState`; ``None`` or an exception counts as ``UNKNOW`` (the broker
-    asks again later), as in Java, and is logged. ``check_queue``: the checks that may wait for a thread (Java's
+    set). Each returns a :class:`LocalTransactionState`; ``None`` or an exception (which is logged) counts as
+    ``UNKNOW`` (the broker asks again later), as in Java. ``check_queue``: the checks that may wait for a thread (Java's
     ``checkRequestHoldMax``, 2000); a broker's check beyond it is dropped (the broker asks again)."""
 
     def __init__(
@@ -122,6 +123,7 @@ class TransactionProducer(Producer):
         self.check_queue = check_queue
         self._checks: concurrent.futures.ThreadPoolExecutor | None = None
         self._checks_waiting = 0
+        self._checks_lock = threading.Lock()  # the count is raised on the loop thread, lowered on check threads
 
     def start(self) -> TransactionProducer:
         if self._checks is None:
@@ -213,18 +215,22 @@ class TransactionProducer(Producer):
         pool = self._checks
         if pool is None or self._state != "running":
             return
-        if self._checks_waiting >= self.check_queue:
-            log.warning("transaction check of %s dropped: %d checks wait already", msg.transaction_id, self.check_queue)
-            return
         header = CheckTransactionStateRequestHeader.from_ext_fields(cmd.ext_fields)
-        self._checks_waiting += 1
+        with self._checks_lock:
+            if self._checks_waiting >= self.check_queue:
+                log.warning("transaction check of %s dropped: %d checks wait already", msg.transaction_id,
+                            self.check_queue)  # fmt: skip
+                return
+            self._checks_waiting += 1
         try:
             pool.submit(self._check, addr, header, msg)
         except RuntimeError:  # shut down meanwhile
-            self._checks_waiting -= 1
+            with self._checks_lock:
+                self._checks_waiting -= 1
 
     def _check(self, addr: str, header: CheckTransactionStateRequestHeader, msg: MessageExt) -> None:
-        self._checks_waiting -= 1
+        with self._checks_lock:
+            self._checks_waiting -= 1
         failure: BaseException | None = None
         try:
             state = self._state_of(self.checker(msg), "checker")
