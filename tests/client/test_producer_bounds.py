@@ -103,3 +103,15 @@ def test_a_producer_shut_down_is_not_warned_about(stalled_namesrv) -> None:
         Producer(stalled_namesrv.addr, "PG").start().shutdown()
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_a_connect_in_flight_at_shutdown_is_ended_not_leaked(stalled_namesrv) -> None:
+    """A producer fetches create_topic_key's route at start; shut down at once, that connect (or request) is still
+    under way: closing the client cancels it and waits for it to end, so its socket is closed rather than left to
+    the garbage collector (it was, in about 2 of 3 quick start/shutdown pairs)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(30):
+            Producer(stalled_namesrv.addr, "PG").start().shutdown()
+        gc.collect()
+    assert not [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]

@@ -640,8 +640,11 @@ class AsyncRemotingClient:
         """Close every connection; requests in flight fail with :class:`RemotingSendRequestError`. Later calls
         raise :class:`RemotingError`."""
         self._closed = True
-        for task in list(self._connecting.values()):
+        connecting = list(self._connecting.values())
+        for task in connecting:
             task.cancel()
+        if connecting:  # let each connect in flight end (its socket closed) before the loop may stop
+            await asyncio.gather(*connecting, return_exceptions=True)
         for conn in list(self._conns.values()):
             conn.close(lambda c=conn: RemotingSendRequestError(c.addr, "the remoting client was closed"), graceful=True)
         self._conns.clear()
