@@ -155,15 +155,10 @@ class TransactionProducer(Producer):
         ``local_transaction_state`` is what the producer told the broker."""
         enc = self._encode(msg, transaction=True)
         result: SendResult = self._send_sync(enc, msg, None, None, timeout_ms, CommunicationMode.SYNC)
-        state = LocalTransactionState.UNKNOW
         failure: BaseException | None = None
         if result.send_status is SendStatus.SEND_OK:
-            try:
-                said = self.executor(dataclasses.replace(msg, transaction_id=enc.msg_id), arg)
-                state = self._state_of(said, "executor")
-            except Exception as e:  # Java: the state stays UNKNOW and the broker will check
-                log.warning("the local transaction of %s raised, its state is UNKNOW: %r", enc.msg_id, e)
-                failure = e
+            copy = dataclasses.replace(msg, transaction_id=enc.msg_id)
+            state, failure = self._ask("executor", lambda: self.executor(copy, arg), "local transaction", enc.msg_id)
         else:  # not stored safely (flush or slave timeout): Java rolls back
             state = LocalTransactionState.ROLLBACK_MESSAGE
         try:
@@ -174,16 +169,34 @@ class TransactionProducer(Producer):
                                      local_transaction_state=state)  # fmt: skip
 
     @staticmethod
-    def _state_of(said: object, who: str) -> LocalTransactionState:
-        if said is None:
-            return LocalTransactionState.UNKNOW
-        if not isinstance(said, LocalTransactionState):
-            raise TypeError(f"the {who} returned {said!r}, not a LocalTransactionState")
-        return said
+    def _ask(
+        who: str, call: Callable[[], object], what: str, transaction_id: str | None
+    ) -> tuple[LocalTransactionState, BaseException | None]:
+        """The state the executor or the checker (``who``) says, and the exception it raised: ``None`` or an
+        exception (logged) counts as ``UNKNOW``, as in Java (the broker checks later)."""
+        try:
+            said = call()
+            if said is None:
+                return LocalTransactionState.UNKNOW, None
+            if not isinstance(said, LocalTransactionState):
+                raise TypeError(f"the {who} returned {said!r}, not a LocalTransactionState")
+            return said, None
+        except Exception as e:
+            log.warning("the %s of %s raised, its state is UNKNOW: %r", what, transaction_id, e)
+            return LocalTransactionState.UNKNOW, e
+
+    def _send_end(self, addr: str, header: EndTransactionRequestHeader, failure: BaseException | None) -> None:
+        """END_TRANSACTION, oneway (Java's ``endTransactionOneway``), the executor's or checker's exception in the
+        remark as Java puts it there."""
+        remoting, _ = self._running()
+        request = header.request(self.compat)
+        if failure is not None:
+            branch = "checkLocalTransactionState" if header.from_transaction_check else "executeLocalTransactionBranch"
+            request.remark = f"{branch} exception: {failure!r}"
+        remoting.invoke_oneway(addr, request)
 
     def _end(self, result: SendResult, state: LocalTransactionState, failure: BaseException | None) -> None:
         """``endTransaction``: END_TRANSACTION oneway to the broker that stored the half message."""
-        remoting, _ = self._running()
         topic = wrap(self.namespace, result.queue.topic)  # the result shows the plain topic
         sent_to = self._rr.MessageQueue(topic, result.queue.broker_name, result.queue.queue_id)
         broker_name = self._broker_name_of(sent_to)
@@ -201,10 +214,7 @@ class TransactionProducer(Producer):
             topic=topic,
             broker_name=broker_name,
         )
-        request = header.request(self.compat)
-        if failure is not None:
-            request.remark = f"executeLocalTransactionBranch exception: {failure!r}"
-        remoting.invoke_oneway(addr, request)
+        self._send_end(addr, header, failure)
 
     # -- the broker's check -----------------------------------------------------------------------------------
 
@@ -231,12 +241,7 @@ class TransactionProducer(Producer):
     def _check(self, addr: str, header: CheckTransactionStateRequestHeader, msg: MessageExt) -> None:
         with self._checks_lock:
             self._checks_waiting -= 1
-        failure: BaseException | None = None
-        try:
-            state = self._state_of(self.checker(msg), "checker")
-        except Exception as e:
-            log.warning("the transaction check of %s raised, its state is UNKNOW: %r", msg.transaction_id, e)
-            state, failure = LocalTransactionState.UNKNOW, e
+        state, failure = self._ask("checker", lambda: self.checker(msg), "transaction check", msg.transaction_id)
         end = EndTransactionRequestHeader(
             producer_group=self.group,
             tran_state_table_offset=header.tran_state_table_offset,
@@ -248,11 +253,7 @@ class TransactionProducer(Producer):
             topic=header.topic,
             broker_name=header.broker_name,
         )
-        request = end.request(self.compat)
-        if failure is not None:
-            request.remark = f"checkLocalTransactionState exception: {failure!r}"
         try:
-            remoting, _ = self._running()
-            remoting.invoke_oneway(addr, request)
+            self._send_end(addr, end, failure)
         except Exception as e:
             log.warning("answering the transaction check of %s failed: %r", msg.transaction_id, e)
