@@ -111,6 +111,21 @@ def test_raises_the_last_error_after_all_attempts(backend, compat):
 
 
 @pytest.mark.parametrize("compat", COMPATS)
+def test_an_attempt_that_uses_up_the_budget_ends_in_java_s_timeout_naming_the_brokers(backend, compat):
+    tp, strategy, clock = _setup(backend, compat)
+    broker = FakeBroker(clock, failing={"broker-a"}, latency_ms=3001)
+    with pytest.raises(SendFailedError) as ei:
+        backend.send_default(tp, strategy, broker, clock=clock, timeout_ms=3000)
+    assert str(ei.value) == "sendDefaultImpl call timeout"
+    assert [c.broker_name for c in broker.calls] == ["broker-a"]  # no time left for the retry
+    assert ei.value.__cause__ is broker.raised[0]
+    # Java's brokersSent: the retry's broker is chosen before the budget is checked
+    assert_note(ei.value, "Send [1] times, still failed")
+    if sys.version_info >= (3, 11):
+        assert "BrokersSent: [broker-a, broker-b, null]" in ei.value.__notes__[0]
+
+
+@pytest.mark.parametrize("compat", COMPATS)
 def test_oneway_makes_one_attempt(backend, compat):
     tp, strategy, clock = _setup(backend, compat)
     broker = FakeBroker(clock, failing={"broker-a"})

@@ -173,13 +173,16 @@ class _SendLoop:
         """After the last attempt: an earlier result, or the error Java throws."""
         if self.has_result:
             return self.result
-        if self.timed_out:
-            raise SendFailedError("sendDefaultImpl call timeout", self.attempts or [])
         info = (
             f"Send [{self.times}] times, still failed, cost [{self.now() - self.first}]ms, Topic: "
             f"{_topic(self.tp_info)}, BrokersSent: [{', '.join('null' if b is None else b for b in self.brokers_sent)}]"
         )
         e = self.last_error
+        if self.timed_out:  # Java's bare message; the note says where the budget went, the cause what failed
+            timeout = SendFailedError("sendDefaultImpl call timeout", self.attempts or [])
+            if hasattr(timeout, "add_note"):  # Python >= 3.11
+                timeout.add_note(info)
+            raise timeout from e
         if e is None:
             raise SendFailedError(info, self.attempts)
         if hasattr(e, "add_note"):  # Python >= 3.11
