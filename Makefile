@@ -83,7 +83,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build peer bench-clients bench-clients-docs servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -98,6 +98,7 @@ help:
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
+	@echo "make bench-clients  rr.Producer (native, reference) against the Java client on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
@@ -137,10 +138,16 @@ $(UDF_JAR): $(UDF_SOURCES) $(STAMP)
 	mv $@.tmp $@; \
 	echo "jar: $@ ($$(jar --list --file $@ | grep -c '\.class$$') classes)"
 
-build: venv jar
+build: venv jar peer
 	$(call section,build: maturin develop --release)
 	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
+
+# The instant peer (rust/peer): the name server and broker that answers every send at once, for the client benchmarks
+# and the tests that drive a client at its own ceiling.
+peer:
+	$(call section,peer: cargo build --release -p rocketroute-instant-peer)
+	cargo build --release -p rocketroute-instant-peer
 	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
 servers: servers-apache servers-rust clients
@@ -231,8 +238,8 @@ test: venv build servers browser
 	$(call section,test: all passed)
 
 test-rust:
-	$(call section,test: cargo test -p rocketroute-core)
-	cargo test -p rocketroute-core
+	$(call section,test: cargo test -p rocketroute-core -p rocketroute-instant-peer)
+	cargo test -p rocketroute-core -p rocketroute-instant-peer
 
 # ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing.
 test-python:
@@ -244,7 +251,7 @@ test-python:
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" $(VPY) -m pytest -q benches --benchmark-disable
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q benches --benchmark-disable
 
 lint: venv
 	$(call section,lint: cargo fmt --check)
@@ -281,6 +288,7 @@ bench: venv build servers
 		--benchmark-min-time=0.00005 --benchmark-json=$(BENCH_JSON)
 	$(call section,bench: reference / native)
 	$(VPY) benches/ratios.py $(BENCH_JSON) $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE))
+	@$(MAKE) --no-print-directory bench-clients
 
 # The producer and consumer on real brokers alone (Apache 5.5.0's and RocketMQ-Rust's, side by side);
 # bench-cluster-docs keeps the run for the docs' benchmark page (docs/bench/cluster.json).
@@ -292,6 +300,19 @@ bench-cluster: venv build servers
 		benches/test_bench_cluster.py benches/test_bench_consumer.py --benchmark-only --benchmark-warmup=on \
 		--benchmark-json=$(BENCH_CLUSTER_JSON)
 	$(VPY) benches/ratios.py $(BENCH_CLUSTER_JSON)
+
+# rr.Producer against the Java client, same brokers, same run (benches/bench_clients.py); bench-clients-docs keeps it
+# for the docs' benchmark page (docs/bench/clients.json).
+BENCH_CLIENTS_JSON := out/bench/clients.json
+bench-clients: venv build servers
+	$(call section,bench: rr.Producer and the Java client on the instant peer and Apache 5.5.0's broker)
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
+		$(VPY) benches/bench_clients.py --json $(BENCH_CLIENTS_JSON)
+
+bench-clients-docs: venv build servers
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
+		$(VPY) benches/bench_clients.py --json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
+	@echo "docs/bench/clients.json: the benchmark page's client table (make docs)"
 
 bench-cluster-docs: bench-cluster
 	$(VPY) benches/ratios.py $(BENCH_CLUSTER_JSON) --keep docs/bench/cluster.json > /dev/null

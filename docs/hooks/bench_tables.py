@@ -12,14 +12,17 @@ from typing import Any
 
 MARKER = "<!-- bench-tables -->"
 CLUSTER_MARKER = "<!-- bench-cluster-tables -->"
+CLIENTS_MARKER = "<!-- bench-clients-table -->"
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "bench" / "results.json"
 CLUSTER_RESULTS = ROOT / "docs" / "bench" / "cluster.json"
 """The producer and consumer on real brokers, from a run of their own (``make bench-cluster-docs``)."""
+CLIENTS_RESULTS = ROOT / "docs" / "bench" / "clients.json"
+"""rr.Producer against the Java client (``make bench-clients-docs``, benches/bench_clients.py)."""
 
 
-def _ratios() -> Any:
-    spec = importlib.util.spec_from_file_location("_bench_ratios", ROOT / "benches" / "ratios.py")
+def _bench_module(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benches" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
@@ -30,13 +33,16 @@ def _ratios() -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if MARKER not in markdown:
         return markdown
-    ratios = _ratios()
+    ratios = _bench_module("ratios")
     lines = ratios.render(str(RESULTS), clients=False)
     markdown = markdown.replace(MARKER, "\n".join([_head(RESULTS, lines[0]), *lines[1:]]))
     if CLUSTER_MARKER in markdown:
         machine = ratios.render(str(CLUSTER_RESULTS), clients=False)[0]
         lines = ratios.client_tables(str(CLUSTER_RESULTS))
         markdown = markdown.replace(CLUSTER_MARKER, "\n".join([_head(CLUSTER_RESULTS, machine), *lines]))
+    if CLIENTS_MARKER in markdown:
+        table = _bench_module("bench_clients").table(json.loads(CLIENTS_RESULTS.read_text(encoding="utf-8")))
+        markdown = markdown.replace(CLIENTS_MARKER, "\n".join(table))
     return markdown
 
 

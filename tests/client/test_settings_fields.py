@@ -38,6 +38,9 @@ OTHER = {
         "mq_client_api_timeout": 500,
         "unit_mode": True,
         "language": "JAVA",
+        "enable_backpressure_for_async_mode": True,
+        "back_pressure_for_async_send_num": 10,
+        "back_pressure_for_async_send_size": 1024 * 1024,
     },
     ConsumerSettings: {
         "message_model": "BROADCASTING",

@@ -33,6 +33,17 @@ def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
     assert stored() == 1 + 1 + 1 + 2  # send, ordered send, oneway, a batch of two
 
 
+def test_the_back_pressure_example_runs(cluster, fresh_topic, capsys):
+    from ..test_docs import ROOT
+
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "python bp-cluster")
+    topic = fresh_topic(queues=4)
+    code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
+    exec(compile(code, "the producer guide's back-pressure block", "exec"), {})
+    assert capsys.readouterr().out == "10000 (0, 0)\n"
+    assert sum(cluster.max_offset(b, topic, q) for b in cluster.broker_names for q in range(4)) == 10_000
+
+
 def test_every_production_example_is_run_against_the_servers():
     """Each ```python <feature>-cluster block of the production guide is run by a cluster test (the one that
     proves its feature, against the servers with the feature switched on): a new example without its test fails

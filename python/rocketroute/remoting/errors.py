@@ -39,6 +39,7 @@ __all__ = [
     "RemotingTimeoutError",
     "FrameError",
     "RemotingCommandError",
+    "RemotingTooMuchRequestError",
     "one_line",
     "access_error",
     "response_error",
@@ -97,6 +98,18 @@ class RemotingTimeoutError(RemotingError, TimeoutError):
         RemotingError.__init__(self, message, addr=addr)
         self.timeout_ms = timeout_ms
         self.code = code
+
+
+class RemotingTooMuchRequestError(RemotingError, TimeoutError):
+    """An async send found no room within its budget: the producer's back-pressure
+    (``enable_backpressure_for_async_mode``) had ``back_pressure_for_async_send_num`` sends or
+    ``back_pressure_for_async_send_size`` body bytes in flight for the whole ``send_msg_timeout``. Java's
+    ``RemotingTooMuchRequestException`` ("send message tryAcquire semaphoreAsyncNum timeout"). Nothing was sent."""
+
+    java_class = "org.apache.rocketmq.remoting.exception.RemotingTooMuchRequestException"
+
+    def __init__(self, message: str) -> None:
+        RemotingError.__init__(self, message)
 
 
 class FrameError(RemotingError, ValueError):

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
-from ...remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode
+from ...remoting import RemotingClient, RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS
 from ...remoting.headers.send import send_header_v2
@@ -40,6 +40,7 @@ from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread
+from .backpressure import SendWindow
 from .route_change import RouteChange, route_change
 from .send_result import SendResult, SendStatus, send_result_from_response
 from .settings import ProducerSettings
@@ -134,6 +135,11 @@ class Producer:
         self.on_route_change = on_route_change
         self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg.send_latency_fault_enable)
         self._version = MQ_VERSIONS[compat]
+        self._window = (
+            SendWindow(cfg.back_pressure_for_async_send_num, cfg.back_pressure_for_async_send_size)
+            if cfg.enable_backpressure_for_async_mode
+            else None
+        )
         self._lock = threading.Lock()
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
@@ -540,12 +546,99 @@ class Producer:
         timed out (a broker's error answer is not retried, as in Java's async path). With ``selector``: one
         attempt on the selected queue. Await it from any event loop."""
         enc = self._encode(msg)
-        return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout_ms))
+        return await self._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
 
     async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """:meth:`send_batch` without blocking the caller's event loop."""
         enc = self._encode_batch(msgs)
-        return await self._on_loop(self._send_async(enc, None, None, None, timeout_ms))
+        return await self._send_async_admitted(enc, None, None, None, timeout_ms, len(enc.body))
+
+    def submit(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+        *,
+        timeout_ms: int | None = None,
+    ) -> concurrent.futures.Future[SendResult]:
+        """Send one message and return at once with a future of its result (Java's ``send(msg, SendCallback)``;
+        ``future.add_done_callback(fn)`` is the callback). From any thread, no event loop needed; the attempts are
+        :meth:`send_async`'s.
+
+        With ``enable_backpressure_for_async_mode`` the call first waits for room (it blocks the calling thread, as
+        Java's does), so a loop of ``submit`` calls runs at the broker's pace with bounded memory; no room within
+        the budget gives a future failed with ``RemotingTooMuchRequestError``. Callbacks run on the client's I/O
+        thread: keep them short and never block them on another send."""
+        enc = self._encode(msg)
+        remoting, _ = self._running()
+        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
+        size = _body_size(msg.body)
+        window = self._window
+        if window is not None:
+            begin = time.monotonic()
+            try:
+                on_loop = asyncio.get_running_loop() is remoting.loop
+            except RuntimeError:
+                on_loop = False
+            # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
+            admitted = size <= window.max_bytes and (
+                window.try_acquire(size) if on_loop else window.acquire(size, timeout / 1000)
+            )
+            if not admitted:
+                return _failed(self._too_much(size))
+            timeout -= int((time.monotonic() - begin) * 1000)
+            if timeout <= 0:
+                window.release(size)
+                return _failed(RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout"))
+        future = asyncio.run_coroutine_threadsafe(self._send_async(enc, msg, selector, arg, timeout), remoting.loop)  # type: ignore[arg-type]
+        if window is not None:
+            future.add_done_callback(lambda _: window.release(size))  # before the caller's callbacks, as in Java
+        return future
+
+    @property
+    def async_sends_in_flight(self) -> tuple[int, int]:
+        """(sends, body bytes) the back-pressure counts in flight now; (0, 0) without it (Java's
+        ``backPressureForAsyncSendNum`` less the semaphore's available permits)."""
+        return (0, 0) if self._window is None else self._window.in_flight
+
+    def _too_much(self, size: int) -> RemotingTooMuchRequestError:
+        """No room: Java's words (``semaphoreAsyncNum`` when the sends are the limit, else ``semaphoreAsyncSize``),
+        then what was in flight."""
+        window = self._window
+        assert window is not None
+        if size > window.max_bytes:  # Java would wait out the budget for it
+            return RemotingTooMuchRequestError(
+                f"send message tryAcquire semaphoreAsyncSize: a body of {size} bytes never fits in "
+                f"back_pressure_for_async_send_size ({window.max_bytes})"
+            )
+        sends, size_in_flight = window.in_flight
+        which = "Num" if sends >= window.max_sends else "Size"
+        return RemotingTooMuchRequestError(
+            f"send message tryAcquire semaphoreAsync{which} timeout ({sends} sends, {size_in_flight} body bytes in "
+            f"flight; back_pressure_for_async_send_num {window.max_sends}, back_pressure_for_async_send_size "
+            f"{window.max_bytes})"
+        )
+
+    async def _send_async_admitted(
+        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None, size: int
+    ) -> SendResult:
+        """The async send, after waiting on the caller's loop for room when the back-pressure is on."""
+        window = self._window
+        if window is None:
+            return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout_ms))
+        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
+        if size > window.max_bytes:
+            raise self._too_much(size)
+        begin = time.monotonic()
+        if not await window.acquire_async(size, timeout / 1000):
+            raise self._too_much(size)
+        try:
+            timeout -= int((time.monotonic() - begin) * 1000)
+            if timeout <= 0:
+                raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
+            return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout))
+        finally:
+            window.release(size)
 
     async def _on_loop(self, coro: Awaitable[T]) -> T:
         remoting, _ = self._running()
@@ -592,6 +685,17 @@ class Producer:
             timeout_ms=timeout,
             retry_response_codes=(),
         )
+
+
+def _body_size(body: bytes | None) -> int:
+    """What a send holds of the back-pressure's bytes: the body as given (Java's ``msgLen``, 1 without a body)."""
+    return len(body) if body else 1
+
+
+def _failed(error: BaseException) -> concurrent.futures.Future[Any]:
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    future.set_exception(error)
+    return future
 
 
 def _close_dropped(what: str, instance: ClientInstance, group: str, callbacks: CallbackThread) -> None:

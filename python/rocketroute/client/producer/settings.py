@@ -15,7 +15,6 @@ __all__ = ["ProducerSettings"]
 
 _CONSUMER_ONLY = "a consumer setting of Java's shared ClientConfig: a producer has nothing it would change"
 _NO_BATCHING = "automatic batching is not implemented (send_batch sends a batch you build)"
-_NO_BACKPRESSURE = "the async send's back-pressure is not implemented"
 _NO_DETECTOR = "the fault strategy's broker detector is not implemented (latencies come from real sends)"
 
 
@@ -60,10 +59,21 @@ class ProducerSettings(ClientSettings):
     """Requests other than sends (routes)."""
     unit_mode: bool = False
     """Written in the send header (``unitMode``)."""
+    enable_backpressure_for_async_mode: bool = False
+    """Bound the async sends in flight (``send_async``, ``send_batch_async``, ``submit``): a send waits for room,
+    up to its budget, then fails with ``RemotingTooMuchRequestError`` (5.x)."""
+    back_pressure_for_async_send_num: int = 10_000
+    """With the back-pressure: async sends in flight at most (at least 10, as Java's floor)."""
+    back_pressure_for_async_send_size: int = 100 * 1024 * 1024
+    """With the back-pressure: body bytes of the async sends in flight at most (at least 1 MiB, as Java's
+    floor)."""
     language: str = DEFAULT_LANGUAGE
     """The ``language`` of every request header (a ``LanguageCode`` name)."""
 
     CLIENT: ClassVar[str] = "producer"
+    ONLY_53: ClassVar[frozenset[str]] = frozenset(
+        {"enable_backpressure_for_async_mode", "back_pressure_for_async_send_num", "back_pressure_for_async_send_size"}
+    )
     NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {
         "persist_consumer_offset_interval": _CONSUMER_ONLY,
         "pull_time_delay_mills_when_exception": _CONSUMER_ONLY,
@@ -82,9 +92,6 @@ class ProducerSettings(ClientSettings):
         "batch_max_delay_ms": _NO_BATCHING,
         "batch_max_bytes": _NO_BATCHING,
         "total_batch_max_bytes": _NO_BATCHING,
-        "enable_backpressure_for_async_mode": _NO_BACKPRESSURE,
-        "back_pressure_for_async_send_num": _NO_BACKPRESSURE,
-        "back_pressure_for_async_send_size": _NO_BACKPRESSURE,
         "enable_heartbeat_channel_event_listener": "heartbeats go on their timer only",
         "trace_msg_batch_num": "message tracing is not implemented",
     }
@@ -107,8 +114,16 @@ class ProducerSettings(ClientSettings):
         # loop long before, so a larger value is a mistake
         check_int("retry_times_when_send_failed", self.retry_times_when_send_failed, 0, 1000)
         check_int("retry_times_when_send_async_failed", self.retry_times_when_send_async_failed, 0, 1000)
-        for name in ("retry_another_broker_when_not_store_ok", "send_latency_fault_enable", "unit_mode"):
+        for name in (
+            "retry_another_broker_when_not_store_ok",
+            "send_latency_fault_enable",
+            "unit_mode",
+            "enable_backpressure_for_async_mode",
+        ):
             check_bool(name, getattr(self, name))
+        # Java raises a smaller value to its floor (and logs it at INFO); here it is refused, not changed unseen
+        check_int("back_pressure_for_async_send_num", self.back_pressure_for_async_send_num, 10, 2**31 - 1)
+        check_int("back_pressure_for_async_send_size", self.back_pressure_for_async_send_size, 1024 * 1024, 2**31 - 1)
         check_int("compress_msg_body_over_howmuch", self.compress_msg_body_over_howmuch, 0)
         from ..message import check_compression
 

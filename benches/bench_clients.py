@@ -1,0 +1,430 @@
+"""``make bench-clients``: rocketroute's producer against the Java client's, in one run, on the same brokers.
+
+Clients: the real Java ``DefaultMQProducer`` (the 5.5.0 jar ``make clients`` resolves; ``tests/peers/java/
+ProducerBench.java`` drives it), and ``rr.Producer`` on the native and on the reference backend. Each run is a
+process of its own, so its CPU time (user + system, every thread) is the client's alone.
+
+Brokers: the instant peer (``rust/peer``: a name server and broker in one that answers every send at once from a
+canned response and stores nothing, so the client's own ceiling shows) and Apache RocketMQ 5.5.0's name server
+and broker (small heap, this machine). Each broker's own ceiling is measured in the same run by the peer's
+``raw-send``: pre-encoded SEND_MESSAGE_V2 frames pipelined on one connection (256 unanswered).
+
+Figures per shape: messages/s, p50 / p99 latency of a send (of a batch for ``batch32``), and client CPU per
+message, each beside the Java client's as a ratio. ``--json`` keeps the run; ``--keep`` writes the docs' copy.
+
+    python benches/bench_clients.py [--quick] [--servers instant,apache-5.5.0] [--json out/bench/clients.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER_BINARY = ROOT / "target" / "release" / "rocketroute-instant-peer"
+TOPIC = "BenchTopic"
+QUEUES = 8
+JAVA_CLIENT = "5.5.0"
+CLIENTS = ("java", "native", "reference")
+SERVERS = ("instant", "apache-5.5.0")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One way of sending: ``mode`` sync (``threads`` senders), async (``in_flight`` unanswered) or batch (sync
+    batches of ``in_flight``); ``count`` messages measured after ``warmup``."""
+
+    name: str
+    mode: str
+    threads: int = 1
+    in_flight: int = 1
+    body: int = 1024
+    keyed: bool = False
+    count: int = 20_000
+    warmup: int = 5_000
+
+
+SHAPES = (
+    Shape("sync 1 thread", "sync", count=10_000, warmup=3_000),
+    Shape("sync 8 threads", "sync", threads=8, count=20_000),
+    Shape("async 1 in flight", "async", count=10_000, warmup=3_000),
+    Shape("async 64 in flight", "async", in_flight=64, count=50_000, warmup=10_000),
+    Shape("async 1024 in flight", "async", in_flight=1024, count=50_000, warmup=10_000),
+    Shape("batch 32", "batch", in_flight=32, count=64_000, warmup=16_000),
+    Shape("sync 1 thread, 16 KiB", "sync", body=16 * 1024, count=5_000, warmup=2_000),
+    Shape("async 64 in flight, 16 KiB", "async", in_flight=64, body=16 * 1024, count=20_000, warmup=5_000),
+    Shape("sync 1 thread, keyed", "sync", keyed=True, count=10_000, warmup=3_000),
+    Shape("async 64 in flight, keyed", "async", in_flight=64, keyed=True, count=50_000, warmup=10_000),
+)
+
+
+def quick(shape: Shape) -> Shape:
+    """The shape with a few hundred messages: the CI smoke run (every client, every shape, figures meaningless)."""
+    per = shape.in_flight if shape.mode == "batch" else 1
+    return Shape(**{**asdict(shape), "count": 200 * per, "warmup": 50 * per})
+
+
+def body(size: int) -> bytes:
+    """Printable bytes that compress as text does (both clients compress bodies over 4 KiB); the Java driver makes
+    the same ones."""
+    out = bytearray(size)
+    x = 12345
+    for i in range(size):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out[i] = ord("a") + (x >> 16) % 26
+    return bytes(out)
+
+
+# -- one client run, in a process of its own -------------------------------------------------------------------
+
+
+def run_python(namesrv: str, shape: Shape) -> dict[str, Any]:
+    """``rr.Producer`` (the backend ``ROCKETROUTE_BACKEND`` chose) sends ``shape``; the figures as the Java driver
+    writes them."""
+    import rocketroute as rr
+    from rocketroute.client import Message, SendStatus
+    from rocketroute.client.producer import Producer
+
+    payload = body(shape.body)
+    selector = rr.SelectMessageQueueByHash() if shape.keyed else None
+    with Producer(namesrv, "bench-python", send_msg_timeout=10_000) as producer:
+
+        def check(result: Any) -> None:
+            if result.send_status is not SendStatus.SEND_OK:
+                raise RuntimeError(f"send status {result.send_status}")
+
+        def sync(n: int) -> list[float]:
+            lat = [0.0] * n
+            lock = threading.Lock()
+            counter = iter(range(n))
+            errors: list[BaseException] = []
+
+            def sender() -> None:
+                try:
+                    while True:
+                        with lock:
+                            i = next(counter, None)
+                        if i is None:
+                            return
+                        t0 = time.perf_counter()
+                        msg = Message(TOPIC, payload)
+                        r = producer.send(msg, selector, f"k{i % 1000}") if selector else producer.send(msg)
+                        lat[i] = time.perf_counter() - t0
+                        check(r)
+                except BaseException as e:
+                    errors.append(e)
+
+            workers = [threading.Thread(target=sender) for _ in range(shape.threads)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            if errors:
+                raise errors[0]
+            return lat
+
+        def run_async(n: int) -> list[float]:
+            lat = [0.0] * n
+
+            async def main() -> None:
+                counter = iter(range(n))
+
+                async def sender() -> None:
+                    for i in counter:
+                        t0 = time.perf_counter()
+                        msg = Message(TOPIC, payload)
+                        if selector:
+                            r = await producer.send_async(msg, selector, f"k{i % 1000}")
+                        else:
+                            r = await producer.send_async(msg)
+                        lat[i] = time.perf_counter() - t0
+                        check(r)
+
+                await asyncio.gather(*(sender() for _ in range(shape.in_flight)))
+
+            asyncio.run(main())
+            return lat
+
+        def batch(n: int) -> list[float]:
+            lat = []
+            for _ in range(n // shape.in_flight):
+                msgs = [Message(TOPIC, payload) for _ in range(shape.in_flight)]
+                t0 = time.perf_counter()
+                check(producer.send_batch(msgs))
+                lat.append(time.perf_counter() - t0)
+            return lat
+
+        run = {"sync": sync, "async": run_async, "batch": batch}[shape.mode]
+        run(shape.warmup)
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        lat = run(shape.count)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    msgs = len(lat) * shape.in_flight if shape.mode == "batch" else shape.count
+    lat.sort()
+    return {
+        "msgs": msgs,
+        "seconds": wall,
+        "msgs_per_s": msgs / wall,
+        "p50_ms": lat[int(len(lat) * 0.5)] * 1e3,
+        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3,
+        "cpu_s": cpu,
+    }
+
+
+def rss_mib() -> float:
+    """This process's resident memory now (Linux ``VmRSS``)."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def run_memory(namesrv: str, count: int, back_pressure: bool) -> dict[str, Any]:
+    """``count`` calls of ``Producer.submit`` as fast as they return, to a broker slower than that; the resident
+    memory after each tenth of them, then the wait for every answer."""
+    from rocketroute.client import Message
+    from rocketroute.client.producer import Producer
+
+    payload = body(1024)
+    settings: dict[str, Any] = {"send_msg_timeout": 600_000}
+    if back_pressure:
+        settings.update(enable_backpressure_for_async_mode=True, back_pressure_for_async_send_num=1024)
+    samples, pending = [], []
+    with Producer(namesrv, "bench-memory", **settings) as producer:
+        producer.send(Message(TOPIC, payload))
+        t0 = time.perf_counter()
+        step = max(1, count // 10)
+        for i in range(count):
+            pending.append(producer.submit(Message(TOPIC, payload)))
+            if (i + 1) % step == 0:
+                samples.append(round(rss_mib(), 1))
+                pending = [f for f in pending if not f.done()]
+        submitted_s = time.perf_counter() - t0
+        failed = sum(1 for f in pending if f.exception() is not None)
+    return {
+        "count": count,
+        "back_pressure": back_pressure,
+        "rss_mib": samples,
+        "submit_s": submitted_s,
+        "total_s": time.perf_counter() - t0,
+        "failed": failed,
+    }
+
+
+class JavaProducer:
+    """``ProducerBench.java`` compiled once against the Java client's jars."""
+
+    def __init__(self, workdir: Path) -> None:
+        sys.path.insert(0, str(ROOT))
+        from tests._java_peers import JavaPeer
+
+        class _Dirs:  # what JavaPeer asks of pytest's tmp_path_factory
+            @staticmethod
+            def mktemp(name: str) -> Path:
+                return Path(tempfile.mkdtemp(prefix=name, dir=workdir))
+
+        self.workdir = workdir
+        self.peer = JavaPeer("ProducerBench", JAVA_CLIENT, _Dirs())  # type: ignore[arg-type]
+
+    def run(self, namesrv: str, shape: Shape) -> dict[str, Any]:
+        out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
+        args = (namesrv, TOPIC, shape.mode, shape.threads, shape.in_flight, shape.warmup, shape.count, shape.body)
+        cmd = self.peer.command(self.workdir, *map(str, args), str(shape.keyed).lower(), str(out))
+        done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not out.read_text().strip():
+            raise RuntimeError(f"the Java producer failed ({done.returncode}): {done.stderr[-2000:]}")
+        return dict(json.loads(out.read_text()))
+
+
+def run_client(client: str, namesrv: str, shape: Shape, java: JavaProducer) -> dict[str, Any]:
+    if client == "java":
+        return java.run(namesrv, shape)
+    env = {**os.environ, "ROCKETROUTE_BACKEND": client}
+    cmd = [sys.executable, str(Path(__file__)), "child", namesrv, json.dumps(asdict(shape))]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    if done.returncode != 0:
+        raise RuntimeError(f"the {client} producer failed ({done.returncode}): {done.stderr[-2000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+# -- the brokers -------------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def instant_peer(*args: str) -> Iterator[str]:
+    """The peer on a free port; yields its address (name server and broker)."""
+    if not PEER_BINARY.is_file():
+        raise FileNotFoundError(f"{PEER_BINARY} is missing: run `make peer` (cargo build -p rocketroute-instant-peer)")
+    proc = subprocess.Popen(
+        [str(PEER_BINARY), "serve", "--queues", str(QUEUES), *args], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("listening "):
+            raise RuntimeError(f"the instant peer did not start: {line!r}")
+        yield line.split()[1]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@contextmanager
+def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
+    """One Apache name server and broker (the cluster tests' harness) with the benchmark topic; yields the name
+    server's and the broker's addresses."""
+    sys.path.insert(0, str(ROOT))
+    from tests.cluster.harness import Cluster
+
+    cluster = Cluster(namesrvs=1, brokers=1, impl=impl)
+    cluster.start()
+    try:
+        cluster.create_topic(TOPIC, QUEUES)
+        yield cluster.namesrv_addrs[0], cluster.broker_addr("broker-a")
+    finally:
+        cluster.close()
+
+
+def raw_ceiling(broker_addr: str, count: int) -> dict[str, Any]:
+    """The broker's own msgs/s: ``raw-send`` pipelining 1 KiB SEND_MESSAGE_V2 frames, 256 unanswered."""
+    cmd = [str(PEER_BINARY), "raw-send", "--addr", broker_addr, "--count", str(count), "--window", "256"]
+    cmd += ["--topic", TOPIC, "--queues", str(QUEUES), "--body-size", "1024"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+# -- the run and its table ---------------------------------------------------------------------------------------
+
+
+SLOW_DELAY_US = 100
+"""The slow broker of the memory runs: the instant peer answering one send per 100 µs (10k msgs/s), slower than
+``submit`` returns."""
+
+
+def memory_runs(count: int) -> list[dict[str, Any]]:
+    """``count`` submits with the back-pressure on, and a fifth of them with it off, each to a slow broker."""
+    runs = []
+    for n, mode in ((count, "on"), (max(1, count // 5), "off")):
+        with instant_peer("--delay-us", str(SLOW_DELAY_US)) as addr:
+            cmd = [sys.executable, str(Path(__file__)), "memory-child", addr, str(n), mode]
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=ROOT)
+        if done.returncode != 0:
+            raise RuntimeError(f"the memory run failed ({done.returncode}): {done.stderr[-2000:]}")
+        runs.append(dict(json.loads(done.stdout.strip().splitlines()[-1])))
+        print(f"memory, back-pressure {mode}: {runs[-1]['rss_mib']} MiB", file=sys.stderr)
+    return runs
+
+
+def run_all(servers: list[str], shapes: list[Shape], clients: list[str], workdir: Path) -> dict[str, Any]:
+    java = JavaProducer(workdir)
+    rows: list[dict[str, Any]] = []
+    ceilings: dict[str, Any] = {}
+    raw_count = 2_000 if shapes and shapes[0].count < 1_000 else 200_000
+    for server in servers:
+        if server == "instant":
+            ctx: Any = instant_peer()
+        else:
+            ctx = apache_broker(server)
+        with ctx as addrs:
+            namesrv, broker = (addrs, addrs) if server == "instant" else addrs
+            ceilings[server] = raw_ceiling(broker, raw_count)
+            print(f"{server}: raw ceiling {ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
+            for shape in shapes:
+                for client in clients:
+                    figures = run_client(client, namesrv, shape, java)
+                    rows.append({"server": server, "shape": shape.name, "client": client, **figures})
+                    print(f"{server} | {shape.name} | {client}: {figures['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
+    return {
+        "datetime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, Java client {JAVA_CLIENT}",
+        "ceilings": ceilings,
+        "rows": rows,
+    }
+
+
+def table(run: dict[str, Any]) -> list[str]:
+    """Markdown: per server and shape, each client's figures and the ratio to the Java client's (msgs/s: higher is
+    better; CPU per message: lower is better)."""
+    java = {(r["server"], r["shape"]): r for r in run["rows"] if r["client"] == "java"}
+    header = (
+        "server", "shape", "client", "msgs/s", "p50 ms", "p99 ms", "CPU µs/msg", "msgs/s vs Java", "CPU/msg vs Java",
+    )  # fmt: skip
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * 6) + "|"]
+    for r in run["rows"]:
+        cpu = r["cpu_s"] / r["msgs"] * 1e6
+        ref = java.get((r["server"], r["shape"]))
+        rate = f"{r['msgs_per_s'] / ref['msgs_per_s']:.2f}" if ref else "n/a"
+        per = f"{cpu / (ref['cpu_s'] / ref['msgs'] * 1e6):.2f}" if ref else "n/a"
+        cells = (
+            r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", f"{r['p50_ms']:.3f}",
+            f"{r['p99_ms']:.3f}", f"{cpu:.1f}", rate, per,
+        )  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    ceilings = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["ceilings"].items())
+    out = [f"{run['machine']}; {run['datetime']}", "", *lines, "", f"Raw ceilings (1 KiB, 256 in flight): {ceilings}"]
+    if run.get("memory"):
+        out += ["", f"Memory of `submit` to a broker answering one send per {SLOW_DELAY_US} µs (1 KiB bodies):", ""]
+        out += ["| back-pressure | submits | resident MiB after each tenth | submits took s | all answered s |"]
+        out += ["|---|--:|---|--:|--:|"]
+        for m in run["memory"]:
+            mode = "on (1024 sends)" if m["back_pressure"] else "off"
+            rss = ", ".join(f"{v:.0f}" for v in m["rss_mib"])
+            out.append(f"| {mode} | {m['count']:,} | {rss} | {m['submit_s']:.1f} | {m['total_s']:.1f} |")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["child"]:  # one Python client run: the figures as one JSON line
+        shape = Shape(**json.loads(argv[2]))
+        print(json.dumps(run_python(argv[1], shape)))
+        return 0
+    if argv[:1] == ["memory-child"]:
+        print(json.dumps(run_memory(argv[1], int(argv[2]), argv[3] == "on")))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few hundred messages per run (a smoke test)")
+    parser.add_argument("--servers", default=",".join(SERVERS), help=f"comma-separated, of {', '.join(SERVERS)}")
+    parser.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}")
+    parser.add_argument("--shapes", help="comma-separated shape names (default: all)")
+    parser.add_argument(
+        "--memory", type=int, metavar="N", help="submits of the memory run (default 1,000,000; --quick 2,000; 0: none)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the run here")
+    parser.add_argument("--keep", metavar="FILE", help="also write it here (the docs' copy)")
+    args = parser.parse_args(argv)
+    shapes = [s for s in SHAPES if not args.shapes or s.name in args.shapes.split(",")]
+    if args.quick:
+        shapes = [quick(s) for s in shapes]
+    servers, clients = args.servers.split(","), args.clients.split(",")
+    for name, given, known in (("server", servers, SERVERS), ("client", clients, CLIENTS)):
+        if unknown := [g for g in given if g not in known]:
+            parser.error(f"unknown {name}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    with tempfile.TemporaryDirectory(prefix="bench-clients-") as tmp:
+        run = run_all(servers, shapes, clients, Path(tmp))
+    memory = args.memory if args.memory is not None else (2_000 if args.quick else 1_000_000)
+    if memory:
+        run["memory"] = memory_runs(memory)
+    print("\n".join(table(run)))
+    for dest in filter(None, (args.json, args.keep)):
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        Path(dest).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""``make bench-clients`` (benches/bench_clients.py) as a smoke test: every client sends a few hundred messages in
+a few shapes to the instant peer and the table has each one's row with its ratios to the Java client. The figures of
+such short runs mean nothing; the full run is ``make bench-clients``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import bench_clients
+import pytest
+
+SHAPES = ("sync 1 thread", "async 64 in flight", "batch 32")
+
+
+def test_every_client_sends_every_shape_to_the_instant_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "clients.json"
+    assert (
+        bench_clients.main(["--quick", "--servers", "instant", "--shapes", ",".join(SHAPES), "--json", str(out)]) == 0
+    )
+    run = json.loads(out.read_text())
+    rows = {(r["shape"], r["client"]): r for r in run["rows"]}
+    assert set(rows) == {(s, c) for s in SHAPES for c in bench_clients.CLIENTS}
+    for (shape, client), r in rows.items():
+        expected = next(bench_clients.quick(s) for s in bench_clients.SHAPES if s.name == shape)
+        assert r["msgs"] == expected.count, (shape, client)
+        assert r["msgs_per_s"] > 0 and r["cpu_s"] >= 0 and 0 < r["p50_ms"] <= r["p99_ms"], (shape, client, r)
+    assert run["ceilings"]["instant"]["msgs"] == 2_000
+    table = capsys.readouterr().out
+    for shape in SHAPES:
+        assert f"| instant | {shape} | java | " in table and f"| instant | {shape} | native | " in table
+
+
+def test_an_unknown_server_name_is_refused() -> None:
+    with pytest.raises(SystemExit):
+        bench_clients.main(["--servers", "instanty"])
+
+
+def test_the_docs_table_comes_from_a_kept_full_run() -> None:
+    root = Path(__file__).resolve().parent.parent
+    assert "<!-- bench-clients-table -->" in (root / "docs" / "benchmarks.md").read_text()
+    run = json.loads((root / "docs" / "bench" / "clients.json").read_text())
+    rows = {(r["server"], r["shape"], r["client"]) for r in run["rows"]}
+    shapes = [s.name for s in bench_clients.SHAPES]
+    assert rows == {(v, s, c) for v in bench_clients.SERVERS for s in shapes for c in bench_clients.CLIENTS}
+    assert all(r["msgs"] >= 5_000 for r in run["rows"]), "the kept run is a full one, not --quick"
+    lines = bench_clients.table(run)
+    assert sum(line.startswith("| instant | sync 1 thread | ") for line in lines) == 3
