@@ -38,7 +38,8 @@ PEER_BINARY = ROOT / "target" / "release" / "rocketroute-instant-peer"
 TOPIC = "BenchTopic"
 QUEUES = 8
 JAVA_CLIENT = "5.5.0"
-CLIENTS = ("java", "native", "reference")
+CLIENTS = ("java", "native", "reference", "aio")
+"""``aio`` is ``rr.aio.Producer`` (native backend) on the sender's own loop, for the async shapes."""
 SERVERS = ("instant", "apache-5.5.0")
 
 
@@ -89,6 +90,54 @@ def body(size: int) -> bytes:
 
 
 # -- one client run, in a process of its own -------------------------------------------------------------------
+
+
+def run_aio(namesrv: str, shape: Shape) -> dict[str, Any]:
+    """``rr.aio.Producer`` sends an async ``shape`` from ``in_flight`` coroutines on its own loop."""
+    import rocketroute as rr
+    from rocketroute.client import Message, SendStatus
+
+    payload = body(shape.body)
+    selector = rr.SelectMessageQueueByHash() if shape.keyed else None
+
+    async def main() -> tuple[list[float], float, float]:
+        async with rr.aio.Producer(namesrv, "bench-aio", send_msg_timeout=10_000) as producer:
+
+            async def run(n: int) -> list[float]:
+                lat = [0.0] * n
+                counter = iter(range(n))
+
+                async def sender() -> None:
+                    for i in counter:
+                        t0 = time.perf_counter()
+                        msg = Message(TOPIC, payload)
+                        r = await (producer.send(msg, selector, f"k{i % 1000}") if selector else producer.send(msg))
+                        lat[i] = time.perf_counter() - t0
+                        if r.send_status is not SendStatus.SEND_OK:
+                            raise RuntimeError(f"send status {r.send_status}")
+
+                await asyncio.gather(*(sender() for _ in range(shape.in_flight)))
+                return lat
+
+            await run(shape.warmup)
+            cpu0, t0 = time.process_time(), time.perf_counter()
+            lat = await run(shape.count)
+            return lat, time.perf_counter() - t0, time.process_time() - cpu0
+
+    lat, wall, cpu = asyncio.run(main())
+    return _figures(lat, shape.count, wall, cpu)
+
+
+def _figures(lat: list[float], msgs: int, wall: float, cpu: float) -> dict[str, Any]:
+    lat = sorted(lat)
+    return {
+        "msgs": msgs,
+        "seconds": wall,
+        "msgs_per_s": msgs / wall,
+        "p50_ms": lat[int(len(lat) * 0.5)] * 1e3,
+        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3,
+        "cpu_s": cpu,
+    }
 
 
 def run_python(namesrv: str, shape: Shape) -> dict[str, Any]:
@@ -172,16 +221,7 @@ def run_python(namesrv: str, shape: Shape) -> dict[str, Any]:
         cpu0, t0 = time.process_time(), time.perf_counter()
         lat = run(shape.count)
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    msgs = len(lat) * shape.in_flight if shape.mode == "batch" else shape.count
-    lat.sort()
-    return {
-        "msgs": msgs,
-        "seconds": wall,
-        "msgs_per_s": msgs / wall,
-        "p50_ms": lat[int(len(lat) * 0.5)] * 1e3,
-        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3,
-        "cpu_s": cpu,
-    }
+    return _figures(lat, len(lat) * shape.in_flight if shape.mode == "batch" else shape.count, wall, cpu)
 
 
 def rss_mib() -> float:
@@ -253,8 +293,9 @@ class JavaProducer:
 def run_client(client: str, namesrv: str, shape: Shape, java: JavaProducer) -> dict[str, Any]:
     if client == "java":
         return java.run(namesrv, shape)
-    env = {**os.environ, "ROCKETROUTE_BACKEND": client}
-    cmd = [sys.executable, str(Path(__file__)), "child", namesrv, json.dumps(asdict(shape))]
+    env = {**os.environ, "ROCKETROUTE_BACKEND": "native" if client == "aio" else client}
+    cmd = [sys.executable, str(Path(__file__)), "aio-child" if client == "aio" else "child", namesrv]
+    cmd.append(json.dumps(asdict(shape)))
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"the {client} producer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -344,6 +385,8 @@ def run_all(servers: list[str], shapes: list[Shape], clients: list[str], workdir
             print(f"{server}: raw ceiling {ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             for shape in shapes:
                 for client in clients:
+                    if client == "aio" and shape.mode != "async":
+                        continue
                     figures = run_client(client, namesrv, shape, java)
                     rows.append({"server": server, "shape": shape.name, "client": client, **figures})
                     print(f"{server} | {shape.name} | {client}: {figures['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
@@ -392,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["child"]:  # one Python client run: the figures as one JSON line
         shape = Shape(**json.loads(argv[2]))
         print(json.dumps(run_python(argv[1], shape)))
+        return 0
+    if argv[:1] == ["aio-child"]:
+        print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])))))
         return 0
     if argv[:1] == ["memory-child"]:
         print(json.dumps(run_memory(argv[1], int(argv[2]), argv[3] == "on")))

@@ -81,6 +81,8 @@ def __getattr__(name: str) -> object:
     if name == "__version__":
         globals()["__version__"] = value = _version()
         return value
+    if name == "aio":  # the asyncio-native clients, a subpackage imported on first use
+        return importlib.import_module(".aio", __name__)
     module = _CLIENT_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")

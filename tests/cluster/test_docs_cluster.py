@@ -44,6 +44,18 @@ def test_the_back_pressure_example_runs(cluster, fresh_topic, capsys):
     assert sum(cluster.max_offset(b, topic, q) for b in cluster.broker_names for q in range(4)) == 10_000
 
 
+def test_the_asyncio_example_runs(cluster, fresh_topic, capsys):
+    from ..test_docs import ROOT
+
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "python aio-cluster")
+    topic = fresh_topic(queues=4)
+    code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
+    exec(compile(code, "the producer guide's asyncio block", "exec"), {"__name__": "docs"})
+    printed = capsys.readouterr().out
+    assert printed.startswith("SEND_OK MessageQueue [topic=") and printed.endswith(" 100\n"), printed
+    assert sum(cluster.max_offset(b, topic, q) for b in cluster.broker_names for q in range(4)) == 102
+
+
 def test_every_production_example_is_run_against_the_servers():
     """Each ```python <feature>-cluster block of the production guide is run by a cluster test (the one that
     proves its feature, against the servers with the feature switched on): a new example without its test fails

@@ -106,6 +106,7 @@ class ClientInstance:
         backend: Any,
         credentials: Credentials | None = None,
         tls: TLS = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.client_id = client_id
         self.credentials = credentials
@@ -125,6 +126,7 @@ class ClientInstance:
             language=language,
             credentials=credentials,
             tls=tls,
+            loop=loop,
         )
         self.broker_addrs = BrokerAddrTable()  # brokerAddrTable
         self.routes: dict[str, Any] = {}  # topicRouteTable
@@ -490,8 +492,15 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 f"the client instance {client_id!r} given as instance= was closed (its last client shut down) before "
                 f"this {kind} started"
             )
+        loop = getattr(user, "_bind_loop", None)  # an asyncio-native client: its instance runs on the caller's loop
         if instance is not None:
             instance._check_same(namesrv_addrs, compat, language, user.credentials, user.tls)
+            if (None if instance.remoting.owns_loop else instance.remoting.loop) is not loop:
+                raise ValueError(
+                    f"the client instance {client_id!r} runs on {'its own loop thread' if loop else 'another loop'}: "
+                    f"an asyncio-native client and a threaded one (or two on different loops) cannot share a client "
+                    f"id; give this {kind} another instance_name"
+                )
             ref = instance._users.get((kind, group))
             if ref is not None and ref() is not None:
                 raise DuplicateClientIdError(
@@ -509,6 +518,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 backend=user._rr,
                 credentials=user.credentials,
                 tls=user.tls,
+                loop=loop,
             )
             _instances[client_id] = instance
         instance._users[(kind, group)] = weakref.ref(user)
@@ -516,13 +526,14 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
     return instance
 
 
-def release_instance(instance: ClientInstance, kind: str, group: str) -> None:
+def release_instance(instance: ClientInstance, kind: str, group: str, *, close: bool = True) -> bool:
     """Unregister the ``kind`` of ``group``; the last user's release closes the instance (its connections and its
-    loop thread)."""
+    loop thread) and returns True. ``close=False`` leaves the connections to the caller (``await
+    instance.remoting.aclose()`` on the caller's loop, for an asyncio-native client)."""
     with _registry:
         instance._users.pop((kind, group), None)
         if any(ref() is not None for ref in instance._users.values()) or instance.closed:
-            return
+            return False
         instance.closed = True
         if _instances.get(instance.client_id) is instance:
             del _instances[instance.client_id]
@@ -530,7 +541,9 @@ def release_instance(instance: ClientInstance, kind: str, group: str) -> None:
         instance.remoting.loop.call_soon_threadsafe(instance._stop_timers)
     except RuntimeError:  # the loop is closed already
         pass
-    instance.remoting.close()
+    if close:
+        instance.remoting.close()
+    return True
 
 
 def _capped(rr: Any, route: Any, queue_nums: int) -> Any:

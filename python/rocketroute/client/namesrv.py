@@ -196,10 +196,14 @@ def connect_name_servers(
     language: str | None = None,
     credentials: Credentials | None = None,
     tls: TLS = None,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> tuple[RemotingClient, NameServerClient]:
     """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
     ``timeout_ms`` to connect, ``language`` written in every request, every request signed with ``credentials``,
-    every connection TLS with ``tls``) and a :class:`NameServerClient` over it for ``addrs``."""
-    remoting = RemotingClient(connect_timeout_ms=timeout_ms, language=language, credentials=credentials, tls=tls)
+    every connection TLS with ``tls``; on the caller's running ``loop`` when given) and a :class:`NameServerClient`
+    over it for ``addrs``."""
+    remoting = RemotingClient(
+        connect_timeout_ms=timeout_ms, language=language, credentials=credentials, tls=tls, loop=loop
+    )
     names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
     return remoting, names

@@ -716,6 +716,11 @@ class RemotingClient:
 
     ``.loop`` and ``.async_client`` are there for code that is already async on that loop (schedule onto it with
     ``asyncio.run_coroutine_threadsafe``). Use it as a context manager, or call :meth:`close`.
+
+    ``loop=`` (built on that loop, while it runs) binds the client to a loop it does not own, the caller's: no thread
+    of its own, the connections live on that loop, and the asyncio-native clients (:mod:`rocketroute.aio`) await
+    ``.async_client`` there with no hop between threads. The blocking methods then work only from other threads;
+    :meth:`aclose` closes it from the loop, and :meth:`close` from the loop only starts the closing.
     """
 
     def __init__(
@@ -727,6 +732,7 @@ class RemotingClient:
         language: str | None = None,
         credentials: Credentials | None = None,
         tls: TLS = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.async_client = AsyncRemotingClient(
             connect_timeout_ms=connect_timeout_ms,
@@ -737,12 +743,21 @@ class RemotingClient:
             tls=tls,
         )
         self.connect_timeout_ms = connect_timeout_ms
-        self.loop = asyncio.new_event_loop()
         self._closed = False
         self._close_lock = threading.Lock()
         # requests from other threads: queued here, handed to the loop by one wake-up per batch
         self._submissions: collections.deque[tuple[Any, ...]] = collections.deque()
         self._wakeup_scheduled = False
+        self.owns_loop = loop is None
+        if loop is not None:
+            if asyncio.get_running_loop() is not loop:
+                raise RuntimeError("RemotingClient(loop=) is built on that loop, while it runs")
+            self.loop = loop
+            self.async_client._loop = loop
+            self._thread = threading.current_thread()
+            self._finalizer = weakref.finalize(self, _no_op)  # the loop is the caller's: it is never stopped here
+            return
+        self.loop = asyncio.new_event_loop()
         started = threading.Event()
         self.async_client._loop = self.loop
         self._thread = threading.Thread(
@@ -834,6 +849,12 @@ class RemotingClient:
                 return
             self._closed = True
         self._finalizer.detach()
+        if not self.owns_loop:  # the caller's loop: closed on it, and never stopped
+            if self.on_loop_thread():
+                self.loop.create_task(self.async_client.close())
+            elif self.loop.is_running():
+                asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+            return
         if self.on_loop_thread():  # from a callback on the loop itself: cannot wait
             self.loop.create_task(self.async_client.close()).add_done_callback(lambda _: self.loop.stop())
             return
@@ -847,6 +868,18 @@ class RemotingClient:
         while self._submissions:  # taken by no drain: the loop has stopped
             *_, waiter = self._submissions.popleft()
             waiter.set_exception(RemotingError("the remoting client is closed"))
+
+    async def aclose(self) -> None:
+        """Close the connections from the client's loop, and return when they are (a client bound to the caller's
+        loop, ``loop=``; the loop goes on)."""
+        if self.owns_loop:
+            raise RuntimeError("aclose() is for a client bound to the caller's loop (loop=); use close()")
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._finalizer.detach()
+        await self.async_client.close()
 
     @property
     def closed(self) -> bool:
@@ -870,6 +903,10 @@ def _run_loop(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None
         loop.run_forever()
     finally:
         loop.close()
+
+
+def _no_op() -> None:
+    pass
 
 
 def _stop_loop(loop: asyncio.AbstractEventLoop) -> None:

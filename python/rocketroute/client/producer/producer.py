@@ -150,6 +150,8 @@ class Producer:
         self._callbacks: CallbackThread | None = None
         self._finalizer: weakref.finalize | None = None
         self._state = "created"
+        # set by rocketroute.aio before start(): the instance then runs on that (the caller's) loop, no thread
+        self._bind_loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -186,19 +188,9 @@ class Producer:
         """Leave the instance's route poll and heartbeat, unregister the producer group from the brokers (each within
         ``mq_client_api_timeout``) and release the client instance (its connections are closed when this was its
         last client); sends after this raise. It may be called from any thread, ``on_route_change`` included."""
-        with self._lock:
-            if self._state != "running":
-                self._state = "shut down"
-                return
-            self._state = "shut down"
-            remoting = self._remoting
-        assert remoting is not None
-        if self._prefetch is not None:
-            self._prefetch.cancel()
-        if self._finalizer is not None:
-            self._finalizer.detach()
-        if self._callbacks is not None:
-            self._callbacks.close()
+        remoting = self._begin_shutdown()
+        if remoting is None:
+            return
         if self._instance is not None and not remoting.on_loop_thread():
             # unregisterProducer: the brokers forget this group of the client id now (bounded: one request per
             # broker node, each within mq_client_api_timeout)
@@ -211,6 +203,41 @@ class Producer:
                 log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if self._instance is not None:  # the last client of the instance closes its connections and loop thread
             release_instance(self._instance, "producer", self.group)
+
+    def _begin_shutdown(self) -> RemotingClient | None:
+        """What every shutdown does first: the state, the start-time route fetch, the finalizer, the callback thread;
+        the remoting client, or ``None`` when the producer was not running."""
+        with self._lock:
+            if self._state != "running":
+                self._state = "shut down"
+                return None
+            self._state = "shut down"
+            remoting = self._remoting
+        assert remoting is not None
+        if self._prefetch is not None:
+            self._prefetch.cancel()
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        if self._callbacks is not None:
+            self._callbacks.close()
+        return remoting
+
+    async def _shutdown_on_loop(self) -> None:
+        """:meth:`shutdown` for a producer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the
+        unregistration and the closing of the connections are awaited there."""
+        remoting = self._begin_shutdown()
+        instance = self._instance
+        if remoting is None or instance is None:
+            return
+        timeout_ms = self.settings.mq_client_api_timeout
+        nodes = len(list(instance.broker_addrs.nodes()))
+        try:
+            unregister = instance.unregister(producer_group=self.group, timeout_ms=timeout_ms)
+            await asyncio.wait_for(unregister, timeout_ms / 1000 * (1 + nodes))
+        except Exception as e:
+            log.debug("unregistering producer group %s did not finish: %r", self.group, e)
+        if release_instance(instance, "producer", self.group, close=False):
+            await remoting.aclose()
 
     def __enter__(self) -> Producer:
         return self.start()
@@ -641,7 +668,11 @@ class Producer:
             window.release(size)
 
     async def _on_loop(self, coro: Awaitable[T]) -> T:
-        remoting, _ = self._running()
+        try:
+            remoting, _ = self._running()
+        except BaseException:
+            coro.close()  # type: ignore[attr-defined]  # never started: no "never awaited" warning
+            raise
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -651,8 +682,14 @@ class Producer:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, remoting.loop))  # type: ignore[arg-type]
 
     async def _send_async(
-        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
-    ) -> SendResult:
+        self,
+        enc: _Encoded,
+        msg: Message | None,
+        selector: Any,
+        arg: Any,
+        timeout_ms: int | None,
+        mode: CommunicationMode = CommunicationMode.ASYNC,
+    ) -> Any:
         remoting, _ = self._running()
         client = remoting.async_client
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
@@ -666,8 +703,13 @@ class Producer:
             except (RemotingError, BrokerUnreachableError) as e:
                 raise self._no_route(enc.topic, timeout, e) from e
 
-        async def attempt(mq: Any) -> SendResult:
+        oneway = mode is CommunicationMode.ONEWAY
+
+        async def attempt(mq: Any) -> SendResult | None:
             addr, request = self._request(enc, mq)
+            if oneway:
+                await client.invoke_oneway(addr, request)
+                return None
             left = timeout - int((time.monotonic() - begin) * 1000)
             response = await client.invoke(addr, request, max(left, 1))
             return self._result(enc, mq, addr, response)
@@ -680,7 +722,7 @@ class Producer:
             info,
             self.strategy,
             attempt,
-            mode=CommunicationMode.ASYNC,
+            mode=mode,
             retry_times_when_send_async_failed=self.settings.retry_times_when_send_async_failed,
             timeout_ms=timeout,
             retry_response_codes=(),

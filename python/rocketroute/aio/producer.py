@@ -1,0 +1,158 @@
+""":class:`Producer`: the producer for asyncio services, on the caller's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..client.message import Message
+from ..client.namespace import wrap
+from ..client.producer.producer import Producer as _ThreadedProducer
+from ..client.producer.producer import _body_size
+from ..client.producer.send_result import SendResult
+from ..client.producer.settings import ProducerSettings
+from ..remoting import RemotingTooMuchRequestError
+from ..selector import MessageQueueSelector
+from ..send import CommunicationMode
+
+__all__ = ["Producer"]
+
+
+class Producer:
+    """``DefaultMQProducer`` for asyncio: the arguments and settings of :class:`rocketroute.Producer` (``compat``,
+    ``credentials``, ``tls``, ``namespace``, ``send_msg_timeout``, the back-pressure, ...), and the same send path,
+    run on the loop that awaits :meth:`start`. Every method is a coroutine of that loop; connections, timers, route
+    polls and heartbeats live on it, so :meth:`stop` (or ``async with``) must run before the loop ends.
+
+    ``send`` waits for the broker's answer; ``enqueue`` returns once the send is under way (after waiting for room
+    when the back-pressure is on) with a future of its result, for a stream of sends at the broker's pace with
+    bounded memory."""
+
+    def __init__(
+        self,
+        namesrv: str | Sequence[str],
+        group: str,
+        *,
+        settings: ProducerSettings | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if "instance" in kwargs:
+            raise TypeError("rocketroute.aio.Producer runs on an instance of its own loop: instance= is not taken")
+        self._producer = _ThreadedProducer(namesrv, group, settings=settings, **kwargs)
+
+    # -- what the threaded producer has, read-only ----------------------------------------------------------------
+
+    @property
+    def group(self) -> str:
+        return self._producer.group
+
+    @property
+    def settings(self) -> ProducerSettings:
+        return self._producer.settings
+
+    @property
+    def strategy(self) -> Any:
+        """The ``MQFaultStrategy`` every send goes through."""
+        return self._producer.strategy
+
+    @property
+    def client_id(self) -> str:
+        return self._producer.client_id
+
+    @property
+    def async_sends_in_flight(self) -> tuple[int, int]:
+        """(sends, body bytes) the back-pressure counts in flight now; (0, 0) without it."""
+        return self._producer.async_sends_in_flight
+
+    async def publish_info(self, topic: str) -> Any:
+        """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
+        p = self._producer
+        p._running()
+        return await p._find_publish_info(wrap(p.namespace, topic))
+
+    # -- lifecycle --------------------------------------------------------------------------------------------
+
+    async def start(self) -> Producer:
+        """Start on the running loop: the client instance (route poll, heartbeats, connections) runs on it."""
+        self._producer._bind_loop = asyncio.get_running_loop()
+        self._producer.start()
+        return self
+
+    async def stop(self) -> None:
+        """Unregister the group from the brokers and close the connections (awaited); sends after this raise."""
+        await self._producer._shutdown_on_loop()
+
+    async def __aenter__(self) -> Producer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- sends ------------------------------------------------------------------------------------------------
+
+    async def send(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+        *,
+        timeout_ms: int | None = None,
+    ) -> SendResult:
+        """Send one message and return the broker's answer (:meth:`rocketroute.Producer.send_async`'s attempts:
+        1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
+        queue)."""
+        return await self._producer.send_async(msg, selector, arg, timeout_ms=timeout_ms)
+
+    async def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
+        """The messages as one ``SEND_BATCH_MESSAGE`` (:meth:`rocketroute.Producer.send_batch`'s checks)."""
+        return await self._producer.send_batch_async(msgs, timeout_ms=timeout_ms)
+
+    async def send_oneway(
+        self, msg: Message, selector: MessageQueueSelector | Callable[..., Any] | None = None, arg: Any = None
+    ) -> None:
+        """``sendOneway``: one attempt, returned once the request is written (no answer)."""
+        p = self._producer
+        enc = p._encode(msg)
+        await p._send_async(enc, msg, selector, arg, None, CommunicationMode.ONEWAY)
+
+    async def enqueue(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        arg: Any = None,
+        *,
+        timeout_ms: int | None = None,
+    ) -> asyncio.Future[SendResult]:
+        """Start one send and return its future once it is under way: with ``enable_backpressure_for_async_mode``
+        this waits for room first (no room within the budget: ``RemotingTooMuchRequestError``), so ``await
+        producer.enqueue(m)`` in a loop runs at the broker's pace (aiokafka's ``send``; Java's ``send(msg,
+        callback)``)."""
+        p = self._producer
+        enc = p._encode(msg)
+        timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
+        window = p._window
+        size = _body_size(msg.body)
+        loop = asyncio.get_running_loop()
+        if window is not None:
+            if size > window.max_bytes:
+                raise p._too_much(size)
+            begin = loop.time()
+            if not await window.acquire_async(size, timeout / 1000):
+                raise p._too_much(size)
+            timeout -= int((loop.time() - begin) * 1000)
+            if timeout <= 0:
+                window.release(size)
+                raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
+        try:
+            task = loop.create_task(p._send_async(enc, msg, selector, arg, timeout))
+        except BaseException:
+            if window is not None:
+                window.release(size)
+            raise
+        if window is not None:
+            task.add_done_callback(lambda _: window.release(size))
+        return task
+
+    def __repr__(self) -> str:
+        return f"rocketroute.aio.{self._producer!r}"

@@ -1,0 +1,88 @@
+"""``rocketroute.aio.Producer`` against the instant peer: the send path of the threaded producer, run on the
+caller's loop with no thread of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import warnings
+
+import pytest
+
+import rocketroute as rr
+from rocketroute.client import SendStatus
+from rocketroute.remoting import RemotingTooMuchRequestError
+
+from .._instant_peer import instant_peer
+
+
+def test_every_send_runs_on_the_caller_s_loop_without_a_thread() -> None:
+    before = {t.ident for t in threading.enumerate()}
+
+    async def main(addr: str) -> list[int]:
+        async with rr.aio.Producer(addr, "pg-aio", poll_name_server_interval=100) as producer:
+            one = await producer.send(rr.Message("T", b"one"))
+            await producer.send_oneway(rr.Message("T", b"two"))
+            batch = await producer.send_batch([rr.Message("T", b"3"), rr.Message("T", b"4")])
+            later = await (await producer.enqueue(rr.Message("T", b"five")))
+            keyed = await producer.send(rr.Message("T", b"six"), rr.SelectMessageQueueByHash(), "order-42")
+            await asyncio.sleep(0.3)  # the route poll runs on this loop too
+            new_threads = [t.name for t in threading.enumerate() if t.ident not in before]
+            assert not [n for n in new_threads if n.startswith("rocketroute-remoting")], new_threads
+            assert {r.send_status for r in (one, batch, later, keyed)} == {SendStatus.SEND_OK}
+            queues = list((await producer.publish_info("T")).message_queues)
+            assert keyed.queue == rr.SelectMessageQueueByHash().select(queues, None, "order-42")
+            return [one.queue_offset, batch.queue_offset, later.queue_offset]
+
+    with instant_peer("--queues", "1") as addr:
+        offsets = asyncio.run(main(addr))
+    assert offsets == [0, 2, 4]  # the oneway send was stored between the first and the batch
+
+
+def test_stop_closes_the_connections_on_the_loop_and_later_sends_raise() -> None:
+    async def main(addr: str) -> None:
+        producer = await rr.aio.Producer(addr, "pg-aio").start()
+        await producer.send(rr.Message("T", b"x"))
+        await producer.stop()
+        with pytest.raises(RuntimeError, match="shut down"):
+            await producer.send(rr.Message("T", b"y"))
+        await producer.stop()  # idempotent
+
+    with instant_peer() as addr, warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        warnings.simplefilter("error", RuntimeWarning)  # a coroutine never awaited
+        asyncio.run(main(addr))
+
+
+def test_enqueue_runs_at_the_broker_s_pace_under_back_pressure() -> None:
+    async def main(addr: str) -> tuple[list[int], int]:
+        settings = {
+            "enable_backpressure_for_async_mode": True,
+            "back_pressure_for_async_send_num": 10,
+            "back_pressure_for_async_send_size": 1024 * 1024,
+        }
+        async with rr.aio.Producer(addr, "pg-aio", **settings) as producer:
+            futures, peak = [], 0
+            for i in range(40):
+                futures.append(await producer.enqueue(rr.Message("T", b"%d" % i)))
+                peak = max(peak, producer.async_sends_in_flight[0])
+            results = await asyncio.gather(*futures)
+            with pytest.raises(RemotingTooMuchRequestError, match="never fits"):
+                await producer.enqueue(rr.Message("T", b"z" * (2 * 1024 * 1024)))
+            return [r.queue_offset for r in results], peak
+
+    with instant_peer("--queues", "1", "--delay-us", "2000") as addr:
+        offsets, peak = asyncio.run(main(addr))
+    assert offsets == list(range(40)) and peak == 10
+
+
+def test_an_aio_client_and_a_threaded_one_cannot_share_a_client_id() -> None:
+    async def main(addr: str) -> None:
+        async with rr.aio.Producer(addr, "pg-a", instance_name="shared"):
+            with pytest.raises(ValueError, match="cannot share a client id"):
+                rr.Producer(addr, "pg-b", instance_name="shared").start()
+
+    with instant_peer() as addr:
+        asyncio.run(main(addr))
+    with pytest.raises(TypeError, match="instance= is not taken"):
+        rr.aio.Producer("127.0.0.1:1", "pg", instance=object())
