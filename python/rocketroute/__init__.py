@@ -86,7 +86,9 @@ def __getattr__(name: str) -> object:
     module = _CLIENT_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
+    # kept as a module attribute: later lookups (rr.Message per message) skip this function and the import system
+    globals()[name] = value = getattr(importlib.import_module(f".{module}", __name__), name)
+    return value
 
 
 __all__ = [

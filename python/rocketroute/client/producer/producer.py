@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from ...errors import BrokerUnreachableError, SendFailedError
 from ...remoting import RemotingClient, RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
 from ...remoting.acl import Credentials, check_credentials
-from ...remoting.command import MQ_VERSIONS
+from ...remoting.command import MQ_VERSIONS, next_opaque
 from ...remoting.headers.send import send_header_v2
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
@@ -454,7 +454,8 @@ class Producer:
             broker_name=broker_name if self.compat == "5.3" else None,
             compat=self.compat,
         )
-        return addr, RemotingCommand.request(enc.code, fields, enc.body, version=self._version)
+        # send_header_v2 gives strings only: the command is built as request() builds it, without its conversion
+        return addr, RemotingCommand(enc.code, next_opaque(), 0, "PYTHON", self._version, None, fields, enc.body)
 
     def _result(self, enc: _Encoded, mq: Any, addr: str, response: RemotingCommand) -> SendResult:
         return send_result_from_response(

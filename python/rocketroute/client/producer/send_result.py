@@ -91,10 +91,16 @@ def _j(v: object) -> str:
     return "null" if v is None else str(v)
 
 
-def _message_queue_class() -> Any:
-    from ... import MessageQueue  # at call time: the top-level package may import this one
+_MESSAGE_QUEUE: Any = None
 
-    return MessageQueue
+
+def _message_queue_class() -> Any:
+    global _MESSAGE_QUEUE
+    if _MESSAGE_QUEUE is None:
+        from ... import MessageQueue  # at first use: the top-level package may import this module
+
+        _MESSAGE_QUEUE = MessageQueue
+    return _MESSAGE_QUEUE
 
 
 def send_result_from_response(
