@@ -72,10 +72,27 @@ SHAPES = (
 )
 
 
-def quick(shape: Shape) -> Shape:
+@dataclass(frozen=True)
+class ConsumerShape:
+    """A push consumer reading a topic filled beforehand, from its first offset, ``batch`` messages per listener
+    call (``consume_message_batch_max_size``) to a listener that only counts; ``count`` messages measured after
+    ``warmup``. Only on a real broker: the instant peer answers no pull."""
+
+    name: str
+    batch: int
+    count: int = 40_000
+    warmup: int = 8_000
+    mode: str = "consume"
+
+
+CONSUMER_SHAPES = (ConsumerShape("consume, 1 per call", 1), ConsumerShape("consume, 32 per call", 32))
+CONSUMER_TOPIC = "BenchConsume"
+
+
+def quick(shape: Any) -> Any:
     """The shape with a few hundred messages: the CI smoke run (every client, every shape, figures meaningless)."""
     per = shape.in_flight if shape.mode == "batch" else 1
-    return Shape(**{**asdict(shape), "count": 200 * per, "warmup": 50 * per})
+    return type(shape)(**{**asdict(shape), "count": 200 * per, "warmup": 50 * per})
 
 
 def body(size: int) -> bytes:
@@ -265,6 +282,69 @@ def run_memory(namesrv: str, count: int, back_pressure: bool) -> dict[str, Any]:
     }
 
 
+def run_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+    """``rr.Consumer`` (the backend ``ROCKETROUTE_BACKEND`` chose) reads ``shape``; the Java driver's figures."""
+    from rocketroute.client import ConsumeConcurrentlyStatus, Consumer
+
+    lock = threading.Lock()
+    seen = [0]
+    marks: list[float] = []
+    done = threading.Event()
+    total = shape.warmup + shape.count
+
+    def listener(msgs: list[Any], context: Any) -> ConsumeConcurrentlyStatus:
+        with lock:
+            before = seen[0]
+            seen[0] = after = before + len(msgs)
+            if before < shape.warmup <= after:
+                marks.extend((time.perf_counter(), time.process_time()))
+            if before < total <= after:
+                marks.extend((time.perf_counter(), time.process_time()))
+                done.set()
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    with Consumer(
+        namesrv,
+        group,
+        [CONSUMER_TOPIC],
+        listener=listener,
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+        consume_message_batch_max_size=shape.batch,
+    ):
+        if not done.wait(300):
+            raise RuntimeError(f"consumed {seen[0]} of {total} in 300 s")
+    wall, cpu = marks[2] - marks[0], marks[3] - marks[1]
+    return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
+
+
+def fill(namesrv: str, count: int) -> None:
+    """``count`` 1 KiB messages into the consumer benchmark's topic, in batches of 32."""
+    from rocketroute.client import Message
+    from rocketroute.client.producer import Producer
+
+    payload = body(1024)
+    with Producer(namesrv, "bench-fill") as producer:
+        for start in range(0, count, 32):
+            producer.send_batch([Message(CONSUMER_TOPIC, payload) for _ in range(min(32, count - start))])
+
+
+class JavaConsumer:
+    """``ConsumerBench.java`` compiled once against the Java client's jars."""
+
+    def __init__(self, workdir: Path, peer_class: Any, dirs: Any) -> None:
+        self.workdir = workdir
+        self.peer = peer_class("ConsumerBench", JAVA_CLIENT, dirs)
+
+    def run(self, namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+        out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
+        args = (namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out)
+        cmd = self.peer.command(self.workdir, *map(str, args))
+        done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not out.read_text().strip():
+            raise RuntimeError(f"the Java consumer failed ({done.returncode}): {done.stderr[-2000:]}")
+        return dict(json.loads(out.read_text()))
+
+
 class JavaProducer:
     """``ProducerBench.java`` compiled once against the Java client's jars."""
 
@@ -279,6 +359,7 @@ class JavaProducer:
 
         self.workdir = workdir
         self.peer = JavaPeer("ProducerBench", JAVA_CLIENT, _Dirs())  # type: ignore[arg-type]
+        self.consumer = JavaConsumer(workdir, JavaPeer, _Dirs())
 
     def run(self, namesrv: str, shape: Shape) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
@@ -290,12 +371,19 @@ class JavaProducer:
         return dict(json.loads(out.read_text()))
 
 
-def run_client(client: str, namesrv: str, shape: Shape, java: JavaProducer) -> dict[str, Any]:
+_GROUPS = iter(range(1 << 30))
+
+
+def run_client(client: str, namesrv: str, shape: Shape | ConsumerShape, java: JavaProducer) -> dict[str, Any]:
+    consumer = isinstance(shape, ConsumerShape)
+    group = f"bench-consume-{client}-{next(_GROUPS)}-{time.monotonic_ns()}"  # a new group reads from the first offset
     if client == "java":
-        return java.run(namesrv, shape)
+        return java.consumer.run(namesrv, shape, group) if consumer else java.run(namesrv, shape)  # type: ignore[arg-type]
     env = {**os.environ, "ROCKETROUTE_BACKEND": "native" if client == "aio" else client}
-    cmd = [sys.executable, str(Path(__file__)), "aio-child" if client == "aio" else "child", namesrv]
-    cmd.append(json.dumps(asdict(shape)))
+    child = "consumer-child" if consumer else "aio-child" if client == "aio" else "child"
+    cmd = [sys.executable, str(Path(__file__)), child, namesrv, json.dumps(asdict(shape))]
+    if consumer:
+        cmd.append(group)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"the {client} producer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -369,7 +457,7 @@ def memory_runs(count: int) -> list[dict[str, Any]]:
     return runs
 
 
-def run_all(servers: list[str], shapes: list[Shape], clients: list[str], workdir: Path) -> dict[str, Any]:
+def run_all(servers: list[str], shapes: list[Any], clients: list[str], workdir: Path) -> dict[str, Any]:
     java = JavaProducer(workdir)
     rows: list[dict[str, Any]] = []
     ceilings: dict[str, Any] = {}
@@ -383,7 +471,12 @@ def run_all(servers: list[str], shapes: list[Shape], clients: list[str], workdir
             namesrv, broker = (addrs, addrs) if server == "instant" else addrs
             ceilings[server] = raw_ceiling(broker, raw_count)
             print(f"{server}: raw ceiling {ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
+            consumer_shapes = [s for s in shapes if isinstance(s, ConsumerShape)]
+            if consumer_shapes and server != "instant":
+                fill(namesrv, max(s.warmup + s.count for s in consumer_shapes))
             for shape in shapes:
+                if isinstance(shape, ConsumerShape) and server == "instant":
+                    continue  # the instant peer answers no pull
                 for client in clients:
                     if client == "aio" and shape.mode != "async":
                         continue
@@ -412,9 +505,9 @@ def table(run: dict[str, Any]) -> list[str]:
         ref = java.get((r["server"], r["shape"]))
         rate = f"{r['msgs_per_s'] / ref['msgs_per_s']:.2f}" if ref else "n/a"
         per = f"{cpu / (ref['cpu_s'] / ref['msgs'] * 1e6):.2f}" if ref else "n/a"
+        p50, p99 = (f"{r[k]:.3f}" if k in r else "n/a" for k in ("p50_ms", "p99_ms"))
         cells = (
-            r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", f"{r['p50_ms']:.3f}",
-            f"{r['p99_ms']:.3f}", f"{cpu:.1f}", rate, per,
+            r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", p50, p99, f"{cpu:.1f}", rate, per,
         )  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     ceilings = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["ceilings"].items())
@@ -436,6 +529,9 @@ def main(argv: list[str] | None = None) -> int:
         shape = Shape(**json.loads(argv[2]))
         print(json.dumps(run_python(argv[1], shape)))
         return 0
+    if argv[:1] == ["consumer-child"]:
+        print(json.dumps(run_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
+        return 0
     if argv[:1] == ["aio-child"]:
         print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])))))
         return 0
@@ -446,14 +542,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a few hundred messages per run (a smoke test)")
     parser.add_argument("--servers", default=",".join(SERVERS), help=f"comma-separated, of {', '.join(SERVERS)}")
     parser.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}")
-    parser.add_argument("--shapes", help="comma-separated shape names (default: all)")
+    parser.add_argument("--shapes", help="semicolon-separated shape names (default: all)")
     parser.add_argument(
         "--memory", type=int, metavar="N", help="submits of the memory run (default 1,000,000; --quick 2,000; 0: none)"
     )
     parser.add_argument("--json", metavar="FILE", help="write the run here")
     parser.add_argument("--keep", metavar="FILE", help="also write it here (the docs' copy)")
     args = parser.parse_args(argv)
-    shapes = [s for s in SHAPES if not args.shapes or s.name in args.shapes.split(",")]
+    every: list[Any] = [*SHAPES, *CONSUMER_SHAPES]
+    shapes = [s for s in every if not args.shapes or s.name in args.shapes.split(";")]
     if args.quick:
         shapes = [quick(s) for s in shapes]
     servers, clients = args.servers.split(","), args.clients.split(",")

@@ -16,7 +16,7 @@ SHAPES = ("sync 1 thread", "async 64 in flight", "batch 32")
 def test_every_client_sends_every_shape_to_the_instant_peer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "clients.json"
     assert (
-        bench_clients.main(["--quick", "--servers", "instant", "--shapes", ",".join(SHAPES), "--json", str(out)]) == 0
+        bench_clients.main(["--quick", "--servers", "instant", "--shapes", ";".join(SHAPES), "--json", str(out)]) == 0
     )
     run = json.loads(out.read_text())
     rows = {(r["shape"], r["client"]): r for r in run["rows"]}
@@ -30,6 +30,15 @@ def test_every_client_sends_every_shape_to_the_instant_peer(tmp_path: Path, caps
     table = capsys.readouterr().out
     for shape in SHAPES:
         assert f"| instant | {shape} | java | " in table and f"| instant | {shape} | native | " in table
+
+
+def test_the_consumers_read_a_filled_topic_on_apache_s_broker(tmp_path: Path) -> None:
+    out = tmp_path / "clients.json"
+    args = ["--quick", "--servers", "apache-5.5.0", "--shapes", "consume, 32 per call", "--clients", "java,native"]
+    assert bench_clients.main([*args, "--memory", "0", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["shape"], r["client"]) for r in rows] == [("consume, 32 per call", c) for c in ("java", "native")]
+    assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 for r in rows), rows
 
 
 def test_an_unknown_server_name_is_refused() -> None:
