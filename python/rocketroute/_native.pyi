@@ -58,6 +58,7 @@ __all__ = [
     "profile_select_indices",
     "round_robin_indices",
     "_broker_name_table",
+    "_encode_json_frame",
     "_panic_for_tests",
 ]
 
@@ -70,6 +71,21 @@ def java_string_hash(s: str) -> int:
 
 def java_string_compare(a: str, b: str) -> int:
     """``a.compareTo(b)``: the first differing UTF-16 code unit decides, else the length difference."""
+
+def _encode_json_frame(
+    code: object,
+    language: object,
+    version: object,
+    opaque: object,
+    flag: object,
+    remark: object,
+    ext_fields: object,
+    body: object,
+) -> bytes | None:
+    """The whole frame of a command with a JSON header, as ``encode_frame`` writes it; ``None`` when a field is of a
+    kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
+    string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
+    large for its length words."""
 
 def java_int_hash(value: int) -> int:
     """``Integer.hashCode(v)``: the value itself."""

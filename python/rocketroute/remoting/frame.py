@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterator
+from typing import Any
 
 from .command import LANGUAGE_CODES, LANGUAGE_NAMES, RemotingCommand, SerializeType
 from .errors import FrameError
@@ -128,10 +129,34 @@ def encode_header(cmd: RemotingCommand, serialize_type: SerializeType | None = N
     raise ValueError(f"unknown serialize type {st!r}")
 
 
+def _native(name: str) -> Any:
+    """The native backend's twin of a function here (written in Rust, the same result), or ``None`` on the
+    reference backend."""
+    from .. import _backend
+
+    return getattr(_backend.core, name, None) if _backend.BACKEND == "native" else None
+
+
+_native_encode = _native("_encode_json_frame")
+
+
 def encode_frame(cmd: RemotingCommand, serialize_type: SerializeType | None = None) -> bytes:
     """The whole frame of ``cmd``: length, serialize type and header length, header, body (Java's
-    ``RemotingCommand.encode()``). An empty or ``None`` body adds no bytes."""
+    ``RemotingCommand.encode()``). An empty or ``None`` body adds no bytes. With the native backend a JSON header
+    is written in Rust (the same bytes); what it does not take (an int past 64 bits, a ``bytearray`` body, ...)
+    is written here."""
     st = cmd.serialize_type if serialize_type is None else serialize_type
+    if st == _JSON_TYPE and _native_encode is not None:
+        frame = _native_encode(
+            cmd.code, cmd.language, cmd.version, cmd.opaque, cmd.flag, cmd.remark, cmd.ext_fields, cmd.body
+        )
+        if frame is not None:
+            return frame  # type: ignore[no-any-return]
+    return _encode_frame(cmd, st)
+
+
+def _encode_frame(cmd: RemotingCommand, st: SerializeType) -> bytes:
+    """:func:`encode_frame` in Python: the reference of the native encoder, and what it leaves to Python."""
     header = _encode_json_header(cmd) if st == _JSON_TYPE else encode_header(cmd, st)
     header_length = len(header)
     if header_length > 0xFFFFFF:

@@ -9,6 +9,7 @@ pub mod compat;
 pub mod counter;
 pub mod error;
 pub mod fault;
+pub mod frame;
 pub mod grpc_balancer;
 pub mod intern;
 pub mod java;

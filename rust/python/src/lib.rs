@@ -10,6 +10,7 @@ mod convert;
 mod counter;
 mod errors;
 mod fault;
+mod frame;
 mod grpc_balancer;
 mod java;
 mod message_queue;
@@ -47,6 +48,8 @@ mod _native {
     use crate::errors::{_broker_name_table, _panic_for_tests};
     #[pymodule_export]
     use crate::fault::PyLatencyFaultTolerance;
+    #[pymodule_export]
+    use crate::frame::_encode_json_frame;
     #[pymodule_export]
     use crate::grpc_balancer::{
         PyEndpoints, PyGrpcMessageQueue, PyPublishingLoadBalancer, PySubscriptionLoadBalancer,

@@ -1,0 +1,154 @@
+//! The remoting frame of a command with a JSON header, byte for byte as rocketroute's Python encoder
+//! (`rocketroute.remoting.frame.encode_frame`) writes it: the send path's per-message encoding, in Rust. (Reading
+//! headers stays with Python's C JSON scanner, which a Rust reader handing back Python objects did not beat.)
+//!
+//! A frame is `int32 length` (4 + header + body), `int32` serialize type 0 (JSON) << 24 | header length, the header,
+//! the body. The header is `{"code":C,"language":L,"version":V,"opaque":O,"flag":F` then `,"remark":R` when there is a
+//! remark, `,"extFields":{...}` when there are ext fields (in their order), and `,"serializeTypeCurrentRPC":"JSON"}`.
+//! Strings are escaped as Python's `json.encoder.encode_basestring` escapes them (non-ASCII kept as UTF-8).
+
+use std::fmt::Write as _;
+
+/// The largest header the frame's 3-byte header length can say.
+pub const MAX_HEADER_LEN: usize = 0xFF_FFFF;
+
+/// The fixed fields of a command's JSON header.
+pub struct JsonHeader<'a> {
+    pub code: i64,
+    pub language: &'a str,
+    pub version: i64,
+    pub opaque: i64,
+    pub flag: i64,
+    pub remark: Option<&'a str>,
+}
+
+/// Appends `s` as a JSON string literal: `"` `\` and the control characters escaped (`\n` `\r` `\t` `\b` `\f`,
+/// the others `\u00xx`), everything else as it is.
+pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            let mut u = String::with_capacity(6);
+            let _ = write!(u, "\\u{b:04x}");
+            out.extend_from_slice(u.as_bytes());
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// The JSON header of a command with these `ext` fields.
+pub fn json_header<'a>(
+    h: &JsonHeader<'_>,
+    ext: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    let mut head = String::with_capacity(64);
+    let _ = write!(head, "{{\"code\":{},\"language\":", h.code);
+    out.extend_from_slice(head.as_bytes());
+    write_json_string(&mut out, h.language);
+    head.clear();
+    let _ = write!(
+        head,
+        ",\"version\":{},\"opaque\":{},\"flag\":{}",
+        h.version, h.opaque, h.flag
+    );
+    out.extend_from_slice(head.as_bytes());
+    if let Some(remark) = h.remark {
+        out.extend_from_slice(b",\"remark\":");
+        write_json_string(&mut out, remark);
+    }
+    let mut first = true;
+    for (key, value) in ext {
+        out.extend_from_slice(if first { b",\"extFields\":{" } else { b"," });
+        first = false;
+        write_json_string(&mut out, key);
+        out.push(b':');
+        write_json_string(&mut out, value);
+    }
+    if !first {
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"serializeTypeCurrentRPC\":\"JSON\"}");
+    out
+}
+
+/// The two length words of a frame with this header and body, or `None` when they do not fit (a header over
+/// [`MAX_HEADER_LEN`], a frame over `i32::MAX`).
+pub fn frame_prefix(header_len: usize, body_len: usize) -> Option<[u8; 8]> {
+    if header_len > MAX_HEADER_LEN {
+        return None;
+    }
+    let total = 4usize.checked_add(header_len)?.checked_add(body_len)?;
+    let total = i32::try_from(total).ok()?;
+    let mut prefix = [0u8; 8];
+    prefix[..4].copy_from_slice(&total.to_be_bytes());
+    prefix[4..].copy_from_slice(&(header_len as u32).to_be_bytes());
+    Some(prefix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(remark: Option<&str>, ext: &[(&str, &str)]) -> String {
+        let h = JsonHeader {
+            code: 310,
+            language: "PYTHON",
+            version: 453,
+            opaque: -7,
+            flag: 0,
+            remark,
+        };
+        String::from_utf8(json_header(&h, ext.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn the_header_is_written_field_by_field() {
+        assert_eq!(
+            header(None, &[]),
+            r#"{"code":310,"language":"PYTHON","version":453,"opaque":-7,"flag":0,"serializeTypeCurrentRPC":"JSON"}"#
+        );
+        assert_eq!(
+            header(Some("r"), &[("a", "x"), ("b", "y")]),
+            r#"{"code":310,"language":"PYTHON","version":453,"opaque":-7,"flag":0,"remark":"r","extFields":{"a":"x","b":"y"},"serializeTypeCurrentRPC":"JSON"}"#
+        );
+    }
+
+    #[test]
+    fn strings_are_escaped_as_python_s_json_module_escapes_them() {
+        let mut out = Vec::new();
+        write_json_string(
+            &mut out,
+            "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}é€😀\u{2028}",
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f\u{7f}é€😀\u{2028}\""
+        );
+    }
+
+    #[test]
+    fn the_prefix_holds_both_lengths_or_refuses() {
+        assert_eq!(frame_prefix(10, 5), Some([0, 0, 0, 19, 0, 0, 0, 10]));
+        assert_eq!(frame_prefix(MAX_HEADER_LEN + 1, 0), None);
+        assert_eq!(frame_prefix(10, i32::MAX as usize), None);
+    }
+}

@@ -1,0 +1,70 @@
+//! `_encode_json_frame`: the send path's frame encoding (`rocketroute_core::frame`) for
+//! `rocketroute.remoting.frame.encode_frame`, which calls it first when the native backend is in use.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyString};
+use rocketroute_core::frame::{frame_prefix, json_header, JsonHeader};
+
+fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
+    v.cast::<PyInt>().ok()?.extract().ok()
+}
+
+fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    v.cast::<PyString>().ok()?.to_str().ok()
+}
+
+/// The whole frame of a command with a JSON header, as `encode_frame` writes it; `None` when a field is of a
+/// kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
+/// string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
+/// large for its length words.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _encode_json_frame<'py>(
+    py: Python<'py>,
+    code: &Bound<'py, PyAny>,
+    language: &Bound<'py, PyAny>,
+    version: &Bound<'py, PyAny>,
+    opaque: &Bound<'py, PyAny>,
+    flag: &Bound<'py, PyAny>,
+    remark: &Bound<'py, PyAny>,
+    ext_fields: &Bound<'py, PyAny>,
+    body: &Bound<'py, PyAny>,
+) -> Option<Bound<'py, PyBytes>> {
+    let remark = if remark.is_none() {
+        None
+    } else {
+        Some(text(remark)?)
+    };
+    let header = JsonHeader {
+        code: int(code)?,
+        language: text(language)?,
+        version: int(version)?,
+        opaque: int(opaque)?,
+        flag: int(flag)?,
+        remark,
+    };
+    let ext = ext_fields.cast::<PyDict>().ok()?;
+    let mut pairs = Vec::with_capacity(ext.len());
+    for (k, v) in ext.iter() {
+        pairs.push((k, v));
+    }
+    let mut strs = Vec::with_capacity(pairs.len());
+    for (k, v) in &pairs {
+        strs.push((text(k)?, text(v)?));
+    }
+    let header = json_header(&header, strs.iter().copied());
+    let body = if body.is_none() {
+        &[][..]
+    } else {
+        body.cast::<PyBytes>().ok()?.as_bytes()
+    };
+    let prefix = frame_prefix(header.len(), body.len())?;
+    let total = 8 + header.len() + body.len();
+    PyBytes::new_with(py, total, |buf| {
+        buf[..8].copy_from_slice(&prefix);
+        buf[8..8 + header.len()].copy_from_slice(&header);
+        buf[8 + header.len()..].copy_from_slice(body);
+        Ok(())
+    })
+    .ok()
+}
