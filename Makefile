@@ -142,13 +142,13 @@ build: venv jar peer
 	$(call section,build: maturin develop --release)
 	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
+	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
 # The instant peer (rust/peer): the name server and broker that answers every send at once, for the client benchmarks
 # and the tests that drive a client at its own ceiling.
 peer:
 	$(call section,peer: cargo build --release -p rocketroute-instant-peer)
 	cargo build --release -p rocketroute-instant-peer
-	@env ROCKETROUTE_BACKEND=native $(VPY) -c 'import rocketroute as r; print("rocketroute", r.__version__, "backend:", r.BACKEND)'
 
 servers: servers-apache servers-rust clients
 
