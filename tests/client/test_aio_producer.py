@@ -76,6 +76,22 @@ def test_enqueue_runs_at_the_broker_s_pace_under_back_pressure() -> None:
     assert offsets == list(range(40)) and peak == 10
 
 
+def test_it_is_used_on_the_loop_that_started_it_only() -> None:
+    async def other_loop(producer: rr.aio.Producer) -> None:
+        with pytest.raises(RuntimeError, match="the event loop that started it"):
+            await producer.send(rr.Message("T", b"x"))
+
+    async def main(addr: str) -> None:
+        async with rr.aio.Producer(addr, "pg-aio") as producer:
+            await producer.send(rr.Message("T", b"here"))
+            await asyncio.to_thread(asyncio.run, other_loop(producer))
+            with pytest.raises(RuntimeError, match="call start"):
+                await rr.aio.Producer(addr, "pg-unstarted").enqueue(rr.Message("T", b"y"))
+
+    with instant_peer() as addr:
+        asyncio.run(main(addr))
+
+
 def test_an_aio_client_and_a_threaded_one_cannot_share_a_client_id() -> None:
     async def main(addr: str) -> None:
         async with rr.aio.Producer(addr, "pg-a", instance_name="shared"):

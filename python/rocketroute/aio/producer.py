@@ -67,8 +67,7 @@ class Producer:
 
     async def publish_info(self, topic: str) -> Any:
         """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
-        p = self._producer
-        p._running()
+        p = self._on_its_loop()
         return await p._find_publish_info(wrap(p.namespace, topic))
 
     # -- lifecycle --------------------------------------------------------------------------------------------
@@ -89,6 +88,15 @@ class Producer:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def _on_its_loop(self) -> _ThreadedProducer:
+        """The producer, after checking that it runs and that the caller is on its loop (its connections' futures
+        belong to that loop: awaited from another one they would never be woken)."""
+        p = self._producer
+        remoting, _ = p._running()
+        if asyncio.get_running_loop() is not remoting.loop:
+            raise RuntimeError("a rocketroute.aio.Producer is used on the event loop that started it, not another")
+        return p
+
     # -- sends ------------------------------------------------------------------------------------------------
 
     async def send(
@@ -102,7 +110,7 @@ class Producer:
         """Send one message and return the broker's answer (:meth:`rocketroute.Producer.send_async`'s attempts:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
-        p = self._producer
+        p = self._on_its_loop()
         enc = p._encode(msg)
         if p._window is None:  # straight to the send loop: this is the client's own loop
             return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
@@ -110,13 +118,13 @@ class Producer:
 
     async def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """The messages as one ``SEND_BATCH_MESSAGE`` (:meth:`rocketroute.Producer.send_batch`'s checks)."""
-        return await self._producer.send_batch_async(msgs, timeout_ms=timeout_ms)
+        return await self._on_its_loop().send_batch_async(msgs, timeout_ms=timeout_ms)
 
     async def send_oneway(
         self, msg: Message, selector: MessageQueueSelector | Callable[..., Any] | None = None, arg: Any = None
     ) -> None:
         """``sendOneway``: one attempt, returned once the request is written (no answer)."""
-        p = self._producer
+        p = self._on_its_loop()
         enc = p._encode(msg)
         await p._send_async(enc, msg, selector, arg, None, CommunicationMode.ONEWAY)
 
@@ -132,7 +140,7 @@ class Producer:
         this waits for room first (no room within the budget: ``RemotingTooMuchRequestError``), so ``await
         producer.enqueue(m)`` in a loop runs at the broker's pace (aiokafka's ``send``; Java's ``send(msg,
         callback)``)."""
-        p = self._producer
+        p = self._on_its_loop()
         enc = p._encode(msg)
         timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         window = p._window
