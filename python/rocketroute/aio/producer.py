@@ -12,7 +12,6 @@ from ..client.producer.producer import Producer as _ThreadedProducer
 from ..client.producer.producer import _body_size
 from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
-from ..remoting import RemotingTooMuchRequestError
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode
 
@@ -147,15 +146,7 @@ class Producer:
         size = _body_size(msg.body)
         loop = asyncio.get_running_loop()
         if window is not None:
-            if size > window.max_bytes:
-                raise p._too_much(size)
-            begin = loop.time()
-            if not await window.acquire_async(size, timeout / 1000):
-                raise p._too_much(size)
-            timeout -= int((loop.time() - begin) * 1000)
-            if timeout <= 0:
-                window.release(size)
-                raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
+            timeout = await p._admit_async(size, timeout)
         try:
             task = loop.create_task(p._send_async(enc, msg, selector, arg, timeout))
         except BaseException:

@@ -603,21 +603,15 @@ class Producer:
         size = _body_size(msg.body)
         window = self._window
         if window is not None:
-            begin = time.monotonic()
             try:
                 on_loop = asyncio.get_running_loop() is remoting.loop
             except RuntimeError:
                 on_loop = False
-            # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
-            admitted = size <= window.max_bytes and (
-                window.try_acquire(size) if on_loop else window.acquire(size, timeout / 1000)
-            )
-            if not admitted:
-                return _failed(self._too_much(size))
-            timeout -= int((time.monotonic() - begin) * 1000)
-            if timeout <= 0:
-                window.release(size)
-                return _failed(RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout"))
+            try:
+                # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
+                timeout = self._admit(size, timeout, wait=not on_loop)
+            except RemotingTooMuchRequestError as e:
+                return _failed(e)  # as Java's callback gets it
         future = asyncio.run_coroutine_threadsafe(self._send_async(enc, msg, selector, arg, timeout), remoting.loop)  # type: ignore[arg-type]
         if window is not None:
             future.add_done_callback(lambda _: window.release(size))  # before the caller's callbacks, as in Java
@@ -628,6 +622,36 @@ class Producer:
         """(sends, body bytes) the back-pressure counts in flight now; (0, 0) without it (Java's
         ``backPressureForAsyncSendNum`` less the semaphore's available permits)."""
         return (0, 0) if self._window is None else self._window.in_flight
+
+    def _admit(self, size: int, timeout_ms: int, *, wait: bool) -> int:
+        """Room for a send of ``size`` body bytes, waited for in this thread (``wait``) or taken if there is some
+        now; the send's budget left. No room: ``RemotingTooMuchRequestError``."""
+        window = self._window
+        assert window is not None
+        begin = time.monotonic()
+        if size > window.max_bytes or not (
+            window.acquire(size, timeout_ms / 1000) if wait else window.try_acquire(size)
+        ):
+            raise self._too_much(size)
+        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
+
+    async def _admit_async(self, size: int, timeout_ms: int) -> int:
+        """:meth:`_admit`, waiting on the running loop."""
+        window = self._window
+        assert window is not None
+        begin = time.monotonic()
+        if size > window.max_bytes or not await window.acquire_async(size, timeout_ms / 1000):
+            raise self._too_much(size)
+        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
+
+    def _budget_left(self, size: int, timeout_ms: int, waited_s: float) -> int:
+        # the wait counts in the budget (Java passes timeout - costTime on); none left: the room goes back
+        left = timeout_ms - int(waited_s * 1000)
+        if left <= 0:
+            assert self._window is not None
+            self._window.release(size)
+            raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
+        return left
 
     def _too_much(self, size: int) -> RemotingTooMuchRequestError:
         """No room: Java's words (``semaphoreAsyncNum`` when the sends are the limit, else ``semaphoreAsyncSize``),
@@ -654,16 +678,8 @@ class Producer:
         window = self._window
         if window is None:
             return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout_ms))
-        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
-        if size > window.max_bytes:
-            raise self._too_much(size)
-        begin = time.monotonic()
-        if not await window.acquire_async(size, timeout / 1000):
-            raise self._too_much(size)
+        timeout = await self._admit_async(size, self.settings.send_msg_timeout if timeout_ms is None else timeout_ms)
         try:
-            timeout -= int((time.monotonic() - begin) * 1000)
-            if timeout <= 0:
-                raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
             return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout))
         finally:
             window.release(size)
