@@ -1,5 +1,6 @@
-"""The asyncio-native clients: they run on the caller's event loop, with no thread of their own and no hop between
-threads per send.
+"""The asyncio-native clients: they run on the caller's event loop, with no I/O thread of their own and no hop
+between threads per send (only ``on_route_change`` callbacks still run on a callback thread, as in the threaded
+clients).
 
 ``rocketroute.aio.Producer`` is :class:`rocketroute.Producer`'s core (the same routing, retries, fault tolerance,
 encoding and back-pressure) on a client instance bound to the loop it was started on::
