@@ -109,11 +109,7 @@ class Producer:
         """Send one message and return the broker's answer (:meth:`rocketroute.Producer.send_async`'s attempts:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
-        p = self._on_its_loop()
-        enc = p._encode(msg)
-        if p._window is None:  # straight to the send loop: this is the client's own loop
-            return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
-        return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
+        return await self._on_its_loop().send_async(msg, selector, arg, timeout_ms=timeout_ms)
 
     async def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """The messages as one ``SEND_BATCH_MESSAGE`` (:meth:`rocketroute.Producer.send_batch`'s checks)."""

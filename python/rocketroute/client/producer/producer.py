@@ -22,7 +22,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
@@ -192,17 +192,20 @@ class Producer:
         if remoting is None:
             return
         if self._instance is not None and not remoting.on_loop_thread():
-            # unregisterProducer: the brokers forget this group of the client id now (bounded: one request per
-            # broker node, each within mq_client_api_timeout)
-            timeout_ms = self.settings.mq_client_api_timeout
-            nodes = len(list(self._instance.broker_addrs.nodes()))
-            unregister = self._instance.unregister(producer_group=self.group, timeout_ms=timeout_ms)
+            unregister, bound_s = self._unregister(self._instance)
             try:
-                asyncio.run_coroutine_threadsafe(unregister, remoting.loop).result(timeout_ms / 1000 * (1 + nodes))
+                asyncio.run_coroutine_threadsafe(unregister, remoting.loop).result(bound_s)
             except Exception as e:
                 log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if self._instance is not None:  # the last client of the instance closes its connections and loop thread
             release_instance(self._instance, "producer", self.group)
+
+    def _unregister(self, instance: ClientInstance) -> tuple[Coroutine[Any, Any, None], float]:
+        """unregisterProducer, and how long it may take: the brokers forget this group of the client id (one
+        request per broker node, each within ``mq_client_api_timeout``)."""
+        timeout_ms = self.settings.mq_client_api_timeout
+        nodes = len(list(instance.broker_addrs.nodes()))
+        return instance.unregister(producer_group=self.group, timeout_ms=timeout_ms), timeout_ms / 1000 * (1 + nodes)
 
     def _begin_shutdown(self) -> RemotingClient | None:
         """What every shutdown does first: the state, the start-time route fetch, the finalizer, the callback thread;
@@ -229,11 +232,9 @@ class Producer:
         instance = self._instance
         if remoting is None or instance is None:
             return
-        timeout_ms = self.settings.mq_client_api_timeout
-        nodes = len(list(instance.broker_addrs.nodes()))
+        unregister, bound_s = self._unregister(instance)
         try:
-            unregister = instance.unregister(producer_group=self.group, timeout_ms=timeout_ms)
-            await asyncio.wait_for(unregister, timeout_ms / 1000 * (1 + nodes))
+            await asyncio.wait_for(unregister, bound_s)
         except Exception as e:
             log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if release_instance(instance, "producer", self.group, close=False):
@@ -604,12 +605,8 @@ class Producer:
         window = self._window
         if window is not None:
             try:
-                on_loop = asyncio.get_running_loop() is remoting.loop
-            except RuntimeError:
-                on_loop = False
-            try:
                 # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
-                timeout = self._admit(size, timeout, wait=not on_loop)
+                timeout = self._admit(size, timeout, wait=not remoting.on_loop_thread())
             except RemotingTooMuchRequestError as e:
                 return _failed(e)  # as Java's callback gets it
         future = asyncio.run_coroutine_threadsafe(self._send_async(enc, msg, selector, arg, timeout), remoting.loop)  # type: ignore[arg-type]
