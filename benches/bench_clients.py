@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PEER_BINARY = ROOT / "target" / "release" / "rocketroute-instant-peer"
 TOPIC = "BenchTopic"
 QUEUES = 8
 JAVA_CLIENT = "5.5.0"
@@ -402,22 +401,20 @@ def run_client(client: str, namesrv: str, shape: Shape | ConsumerShape, java: Ja
 # -- the brokers -------------------------------------------------------------------------------------------------
 
 
-@contextmanager
-def instant_peer(*args: str) -> Iterator[str]:
-    """The peer on a free port; yields its address (name server and broker)."""
-    if not PEER_BINARY.is_file():
-        raise FileNotFoundError(f"{PEER_BINARY} is missing: run `make peer` (cargo build -p rocketroute-instant-peer)")
-    proc = subprocess.Popen(
-        [str(PEER_BINARY), "serve", "--queues", str(QUEUES), *args], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        if not line.startswith("listening "):
-            raise RuntimeError(f"the instant peer did not start: {line!r}")
-        yield line.split()[1]
-    finally:
-        proc.kill()
-        proc.wait()
+def instant_peer(*args: str) -> Any:
+    """The instant peer (the tests' launcher, ``tests/_instant_peer.py``) with the benchmark's queues: a context
+    manager that yields its address (name server and broker)."""
+    sys.path.insert(0, str(ROOT))
+    from tests._instant_peer import instant_peer as launch
+
+    return launch("--queues", str(QUEUES), *args)
+
+
+def _peer_binary() -> str:
+    sys.path.insert(0, str(ROOT))
+    from tests._instant_peer import BINARY
+
+    return str(BINARY)
 
 
 @contextmanager
@@ -438,7 +435,7 @@ def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
 
 def raw_ceiling(broker_addr: str, count: int) -> dict[str, Any]:
     """The broker's own msgs/s: ``raw-send`` pipelining 1 KiB SEND_MESSAGE_V2 frames, 256 unanswered."""
-    cmd = [str(PEER_BINARY), "raw-send", "--addr", broker_addr, "--count", str(count), "--window", "256"]
+    cmd = [_peer_binary(), "raw-send", "--addr", broker_addr, "--count", str(count), "--window", "256"]
     cmd += ["--topic", TOPIC, "--queues", str(QUEUES), "--body-size", "1024"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))

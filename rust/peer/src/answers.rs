@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use rocketroute_core::frame::write_json_string;
+
 use crate::frame::{self, Header, FLAG_ONEWAY};
 
 pub const SEND_MESSAGE: i32 = 10;
@@ -29,13 +31,13 @@ impl Peer {
     pub fn new(addr: String, port: u16, broker_name: String, cluster: String, queues: u32) -> Peer {
         let mut route = Vec::new();
         route.extend_from_slice(b"{\"brokerDatas\":[{\"brokerAddrs\":{\"0\":");
-        frame::json_str(&mut route, &addr);
+        write_json_string(&mut route, &addr);
         route.extend_from_slice(b"},\"brokerName\":");
-        frame::json_str(&mut route, &broker_name);
+        write_json_string(&mut route, &broker_name);
         route.extend_from_slice(b",\"cluster\":");
-        frame::json_str(&mut route, &cluster);
+        write_json_string(&mut route, &cluster);
         route.extend_from_slice(b"}],\"filterServerTable\":{},\"queueDatas\":[{\"brokerName\":");
-        frame::json_str(&mut route, &broker_name);
+        write_json_string(&mut route, &broker_name);
         route.extend_from_slice(
             format!(",\"perm\":6,\"readQueueNums\":{queues},\"topicSysFlag\":0,\"writeQueueNums\":{queues}}}]}}")
                 .as_bytes(),

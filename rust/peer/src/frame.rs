@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, Read};
 
+use rocketroute_core::frame::{json_header, JsonHeader};
 use serde::Deserialize;
 
 /// Java's default frame limit (`NettyDecoder.FRAME_MAX_LENGTH`).
@@ -80,26 +81,8 @@ pub fn write_frame(out: &mut Vec<u8>, header: impl FnOnce(&mut Vec<u8>), body: &
     out[start + 4..start + 8].copy_from_slice(&(header_len as u32).to_be_bytes());
 }
 
-/// A JSON string literal of `s` (the peer's own values: addresses, names, ids).
-pub fn json_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            c if (c as u32) < 0x20 => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-            }
-            c => {
-                let mut b = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
-}
-
-/// A response header: `code`, the request's `opaque`, the response flag, `remark` and string `ext` fields.
+/// A response header: `code`, the request's `opaque`, the response flag, `remark` and string `ext` fields (written
+/// by the client's own frame encoder, `rocketroute_core::frame`).
 pub fn response_header(
     out: &mut Vec<u8>,
     code: i32,
@@ -107,22 +90,15 @@ pub fn response_header(
     remark: Option<&str>,
     ext: &[(&str, &str)],
 ) {
-    use std::io::Write;
-    let _ = write!(out, "{{\"code\":{code},\"language\":\"JAVA\",\"version\":0,\"opaque\":{opaque},\"flag\":{FLAG_RESPONSE}");
-    if let Some(remark) = remark {
-        out.extend_from_slice(b",\"remark\":");
-        json_str(out, remark);
-    }
-    out.extend_from_slice(b",\"extFields\":{");
-    for (i, (k, v)) in ext.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        json_str(out, k);
-        out.push(b':');
-        json_str(out, v);
-    }
-    out.extend_from_slice(b"},\"serializeTypeCurrentRPC\":\"JSON\"}");
+    let header = JsonHeader {
+        code: code.into(),
+        language: "JAVA",
+        version: 0,
+        opaque: opaque.into(),
+        flag: FLAG_RESPONSE.into(),
+        remark,
+    };
+    out.extend_from_slice(&json_header(&header, ext.iter().copied()));
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rocketroute_core::frame::{json_header, JsonHeader};
+
 use crate::frame::{self, Header};
 use crate::Options;
 
@@ -89,18 +91,34 @@ fn send_frame(topic: &str, queue: u32, body_size: usize) -> Vec<u8> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    let mut t = Vec::new();
-    frame::json_str(&mut t, topic);
-    let topic = String::from_utf8(t).expect("utf-8");
-    let header = format!(
-        "{{\"code\":310,\"language\":\"JAVA\",\"version\":453,\"opaque\":{queue},\"flag\":0,\"extFields\":{{\
-\"a\":\"bench\",\"b\":{topic},\"c\":\"TBW102\",\"d\":\"4\",\"e\":\"{queue}\",\"f\":\"0\",\"g\":\"{born}\",\"h\":\"0\",\
-\"i\":\"WAIT\\u0001true\\u0002\",\"j\":\"0\",\"k\":\"false\",\"m\":\"false\"}},\"serializeTypeCurrentRPC\":\"JSON\"}}"
-    );
+    let (queue_s, born_s) = (queue.to_string(), born.to_string());
+    let ext = [
+        ("a", "bench"),
+        ("b", topic),
+        ("c", "TBW102"),
+        ("d", "4"),
+        ("e", queue_s.as_str()),
+        ("f", "0"),
+        ("g", born_s.as_str()),
+        ("h", "0"),
+        ("i", "WAIT\u{1}true\u{2}"),
+        ("j", "0"),
+        ("k", "false"),
+        ("m", "false"),
+    ];
+    let request = JsonHeader {
+        code: 310,
+        language: "JAVA",
+        version: 453,
+        opaque: queue.into(),
+        flag: 0,
+        remark: None,
+    };
+    let header = json_header(&request, ext);
     let mut out = Vec::new();
     frame::write_frame(
         &mut out,
-        |h| h.extend_from_slice(header.as_bytes()),
+        |h| h.extend_from_slice(&header),
         &vec![b'x'; body_size],
     );
     out
