@@ -109,9 +109,9 @@ SLOW = ("--queues", "1", "--delay-us", "2000")  # one send answered per 2 ms
 LIMITED = {"enable_backpressure_for_async_mode": True, "back_pressure_for_async_send_num": 10}
 
 
-def test_submit_waits_for_room_so_no_more_than_the_limit_is_in_flight() -> None:
+def test_submit_waits_for_room_so_no_more_than_the_limit_is_in_flight(backend) -> None:
     seen = []
-    with instant_peer(*SLOW) as addr, Producer(addr, "pg-bp", **LIMITED) as producer:
+    with instant_peer(*SLOW) as addr, Producer(addr, "pg-bp", backend=backend, **LIMITED) as producer:
         futures = []
         for _ in range(60):
             futures.append(producer.submit(Message("T", b"x" * 100)))
