@@ -1042,6 +1042,17 @@ class Cluster:
         resp = self._checked(self.broker_addr(broker_name), RequestCode.GET_MAX_OFFSET, ext)
         return int((resp.ext_fields or {})["offset"])
 
+    def consumer_offset(self, broker_name: str, group: str, topic: str, queue_id: int) -> int:
+        """QUERY_CONSUMER_OFFSET (14): the offset the group committed for the queue on that broker; 0 when it has
+        committed none (the broker answers QUERY_NOT_FOUND)."""
+        ext = {"consumerGroup": group, "topic": topic, "queueId": str(queue_id)}
+        resp = self.invoke(self.broker_addr(broker_name), RequestCode.QUERY_CONSUMER_OFFSET, ext)
+        if resp.code == ResponseCode.QUERY_NOT_FOUND:
+            return 0
+        if resp.code != ResponseCode.SUCCESS:
+            raise HarnessError(f"QUERY_CONSUMER_OFFSET {ext} answered code {resp.code}: {resp.remark}")
+        return int((resp.ext_fields or {})["offset"])
+
     # -- broker control --------------------------------------------------------------------------------------
 
     def is_running(self, name: str) -> bool:

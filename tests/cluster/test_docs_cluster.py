@@ -56,6 +56,17 @@ def test_the_asyncio_example_runs(cluster, fresh_topic, capsys):
     assert sum(cluster.max_offset(b, topic, q) for b in cluster.broker_names for q in range(4)) == 102
 
 
+def test_the_asyncio_consumer_example_runs(cluster, fresh_topic, capsys):
+    from ..test_docs import ROOT
+
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "consumer.md", "python aio-consumer-cluster")
+    topic = fresh_topic(queues=4)
+    code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
+    code = code.replace("my-aio-group", f"cg_docs_aio_{time.monotonic_ns()}")
+    exec(compile(code, "the consumer guide's asyncio block", "exec"), {"__name__": "docs"})
+    assert capsys.readouterr().out == "[b'event 0', b'event 1', b'event 2']\n"
+
+
 def test_every_production_example_is_run_against_the_servers():
     """Each ```python <feature>-cluster block of the production guide is run by a cluster test (the one that
     proves its feature, against the servers with the feature switched on): a new example without its test fails

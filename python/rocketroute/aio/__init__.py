@@ -8,11 +8,20 @@ encoding and back-pressure) on a client instance bound to the loop it was starte
     async with rr.aio.Producer("127.0.0.1:9876", "my-group") as producer:
         result = await producer.send(rr.Message("TopicTest", b"hello"))
 
-The threaded :class:`rocketroute.Producer` stays the facade for code without an event loop.
+``rocketroute.aio.Consumer`` is :class:`rocketroute.Consumer`'s core (pulls, rebalance, offsets, retries) with
+its listener calls on that loop: ``async for msg in consumer``, or an ``async def`` listener::
+
+    async with rr.aio.Consumer("127.0.0.1:9876", "my-group", ["TopicTest"]) as consumer:
+        async for msg in consumer:
+            await handle(msg)  # consumed when the loop asks for the next message
+
+The threaded :class:`rocketroute.Producer` and :class:`rocketroute.Consumer` stay the facade for code without an
+event loop.
 """
 
 from __future__ import annotations
 
+from .consumer import AsyncMessageListener, Consumer
 from .producer import Producer
 
-__all__ = ["Producer"]
+__all__ = ["AsyncMessageListener", "Consumer", "Producer"]

@@ -23,6 +23,7 @@ from ...remoting.headers import (
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log
+from .feed import NOT_CONSUMED
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -50,8 +51,9 @@ class ConsumeService:
                 self.consumer._executor.submit(self.consume_orderly, pq, mq)
         else:  # not queued once the pool is shut down: the consumer is stopping
             n = self.consumer.settings.consume_message_batch_max_size
+            consume = self.consume_concurrently_async if self.consumer._bind_loop else self.consume_concurrently
             for i in range(0, len(msgs), n):
-                self.consumer._executor.submit(self.consume_concurrently, msgs[i : i + n], pq, mq)
+                self.consumer._executor.submit(consume, msgs[i : i + n], pq, mq)
 
     def later(self, delay_ms: int, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``)."""
@@ -68,26 +70,48 @@ class ConsumeService:
         except RuntimeError:
             pass
 
+    def prepare(self, msgs: list[Any]) -> None:
+        """``resetRetryAndNamespace`` and the consume start time, before the listener sees the messages."""
+        namespace = self.consumer.namespace
+        now = str(_now_ms())
+        for m in msgs:
+            reset_retry_topic(m, self.consumer.group)  # the retry topic, then the namespace
+            if namespace:
+                m.topic = unwrap(namespace, m.topic)
+            m.properties["CONSUME_START_TIME"] = now
+
+    def listener_raised(self, msgs: list[Any], context: Any) -> Any:
+        log.warning(
+            "the listener %s raised on %d message(s) of %s",
+            _name_of(self.consumer.listener),
+            len(msgs),
+            context.message_queue,
+            exc_info=True,
+        )
+        return _RAISED
+
     def call_listener(self, msgs: list[Any], context: Any) -> Any:
         listener = self.consumer.listener
         assert listener is not None
-        namespace = self.consumer.namespace
-        for m in msgs:
-            reset_retry_topic(m, self.consumer.group)  # resetRetryAndNamespace: the retry topic, then the namespace
-            if namespace:
-                m.topic = unwrap(namespace, m.topic)
-            m.properties["CONSUME_START_TIME"] = str(_now_ms())
+        self.prepare(msgs)
         try:
             return listener(msgs, context)
         except Exception:
-            log.warning(
-                "the listener %s raised on %d message(s) of %s",
-                _name_of(listener),
-                len(msgs),
-                context.message_queue,
-                exc_info=True,
-            )
-            return _RAISED
+            return self.listener_raised(msgs, context)
+
+    async def call_listener_async(self, msgs: list[Any], context: Any, pq: ProcessQueue) -> Any:
+        """The asyncio-native consumer's listener call: a coroutine function awaited on the loop, or the feed of
+        ``async for`` (which answers once the caller asks for the next message)."""
+        self.prepare(msgs)
+        feed = self.consumer._feed
+        try:
+            if feed is not None:
+                return await feed.deliver(msgs, context, pq)
+            listener = self.consumer.listener
+            assert listener is not None
+            return await listener(msgs, context)
+        except Exception:
+            return self.listener_raised(msgs, context)
 
     def not_a_status(self, status: Any, expected: type, instead: Any) -> Any:
         """Java's answer to a listener that returns no status (``null``) or a wrong one: ``instead``
@@ -109,32 +133,79 @@ class ConsumeService:
             return
         context = ConsumeConcurrentlyContext(mq)
         status = self.call_listener(msgs, context)
+        to_send_back = self.concurrently_result(msgs, pq, context, status)
+        if to_send_back is None:
+            return
+        level = context.delay_level_when_next_consume
+        retry_later = [m for m in to_send_back if not self.sent_back(m, self.send_back(m, level))]
+        self.concurrently_done(msgs, pq, mq, retry_later, self.consume_concurrently)
+
+    async def consume_concurrently_async(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
+        """:meth:`consume_concurrently` on the loop of an asyncio-native consumer: the listener and the
+        send-backs are awaited. A call cancelled (the consumer stopping) processes nothing: its messages stay in
+        their queue's cache, so their offsets are not committed."""
+        if pq.dropped:
+            return
+        context = ConsumeConcurrentlyContext(mq)
+        status = await self.call_listener_async(msgs, context, pq)
+        if status is NOT_CONSUMED:  # taken by no task before the stop: nothing to process, nothing committed
+            return
+        to_send_back = self.concurrently_result(msgs, pq, context, status)
+        if to_send_back is None:
+            return
+        retry_later = []
+        for m in to_send_back:
+            try:
+                await self.send_back_async(m, context.delay_level_when_next_consume)
+                ok = True
+            except Exception as e:
+                log.warning("sending back %s failed: %s", m.msg_id, e)
+                ok = False
+            if not self.sent_back(m, ok):
+                retry_later.append(m)
+        self.concurrently_done(msgs, pq, mq, retry_later, self.consume_concurrently_async)
+
+    def concurrently_result(
+        self, msgs: list[Any], pq: ProcessQueue, context: ConsumeConcurrentlyContext, status: Any
+    ) -> list[Any] | None:
+        """``processConsumeResult``'s first half: the status (a wrong one is ``RECONSUME_LATER``), the counts, and
+        the messages to send back (clustering; broadcasting drops them with a WARNING). None when the queue was
+        given up during the call: Java does not process the result then."""
         if not isinstance(status, ConsumeConcurrentlyStatus):
             status = self.not_a_status(status, ConsumeConcurrentlyStatus, ConsumeConcurrentlyStatus.RECONSUME_LATER)
-        if pq.dropped:  # Java: the queue was given up meanwhile; the result is not processed
-            return
+        if pq.dropped:
+            return None
         if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
             ack = min(context.ack_index, len(msgs) - 1)
         else:
             ack = -1
         self.consumer.stats.add(consumed=ack + 1, failed=len(msgs) - ack - 1)
-        retry_later: list[Any] = []
         if self.consumer.model == "CLUSTERING":
-            for m in msgs[ack + 1 :]:
-                if self.send_back(m, context.delay_level_when_next_consume):
-                    self.consumer.stats.add(sent_back=1)
-                else:
-                    m.reconsume_times += 1
-                    retry_later.append(m)
-        elif ack + 1 < len(msgs):
+            return msgs[ack + 1 :]
+        if ack + 1 < len(msgs):
             log.warning("BROADCASTING: %d message(s) failed and are dropped (no retry)", len(msgs) - ack - 1)
+        return []
+
+    def sent_back(self, msg: Any, ok: bool) -> bool:
+        """Count a send-back; one that failed is consumed again here (its reconsume times + 1). Returns ``ok``."""
+        if ok:
+            self.consumer.stats.add(sent_back=1)
+        else:
+            msg.reconsume_times += 1
+        return ok
+
+    def concurrently_done(
+        self, msgs: list[Any], pq: ProcessQueue, mq: Any, retry_later: list[Any], again: Callable[..., Any]
+    ) -> None:
+        """``processConsumeResult``'s second half: the messages done leave the queue's cache and its offset
+        moves; those whose send-back failed are consumed again in 5 s (``submitConsumeRequestLater``)."""
         later_ids = {id(m) for m in retry_later}
         done = [m for m in msgs if id(m) not in later_ids] if retry_later else msgs
         offset = pq.remove_messages(done)
         if offset >= 0 and not pq.dropped and self.consumer._offsets is not None:
             self.consumer._offsets.update_offset(mq, offset, True)
-        if retry_later:  # submitConsumeRequestLater: 5 s
-            self.later(5000, self.consume_concurrently, retry_later, pq, mq)
+        if retry_later:
+            self.later(5000, again, retry_later, pq, mq)
 
     def max_reconsume_times(self) -> int:
         n = self.consumer.settings.max_reconsume_times

@@ -25,6 +25,7 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import warnings
@@ -45,9 +46,11 @@ from ._shared import _STOP_TIMEOUT_S, _now_ms, log
 from .consume_service import ConsumeService
 from .coordinator import Coordinator
 from .errors import DuplicateClientIdError
+from .feed import Feed
 from .listener import (
     MessageListener,
 )
+from .loop_pool import LoopConsumePool
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .puller import Puller
@@ -177,7 +180,7 @@ class Consumer:
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._offsets: OffsetStore | None = None
-        self._executor: ConsumePool | None = None
+        self._executor: ConsumePool | LoopConsumePool | None = None
         self._callbacks: CallbackThread | None = None
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
@@ -200,6 +203,10 @@ class Consumer:
         self._rebalancer = Rebalancer(self)
         self._puller = Puller(self)
         self._consume_service = ConsumeService(self)
+        # set by rocketroute.aio before start(): the instance then runs on that (the caller's) loop, the listener is
+        # a coroutine function awaited there, or the feed that ``async for`` reads
+        self._bind_loop: asyncio.AbstractEventLoop | None = None
+        self._feed: Feed | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -213,12 +220,24 @@ class Consumer:
     def start(self) -> Consumer:
         """Fetch the routes, heartbeat to the brokers, run the first rebalance (so the consumer owns its queues
         when this returns) and start the pulls and the timers."""
+        if not self._begin_start():
+            return self
+        try:
+            self._call(self._start())
+            self._flush_callbacks()  # on_rebalance has run
+        except BaseException:
+            self.shutdown()
+            raise
+        return self
+
+    def _begin_start(self) -> bool:
+        """Join the client instance and build the offset store and the pools; False when already running."""
         with self._state_lock:
             if self._state == "running":
-                return self
+                return False
             if self._state != "created":
                 raise RuntimeError(f"the consumer is {self._state}; a consumer starts once")
-            if self.listener is None:
+            if self.listener is None and self._feed is None:
                 raise RuntimeError("register a message listener before start()")
             timeout = self.settings.mq_client_api_timeout
             # the client id's shared instance (one loop thread and one connection per broker for all its clients);
@@ -238,17 +257,24 @@ class Consumer:
                 root = self.settings.offset_store_dir or default_offset_store_dir()
                 path = os.path.join(str(root), self.client_id, self.group, "offsets.json")
                 self._offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
-            self._executor = ConsumePool(self.settings.consume_thread_min, f"rocketroute-consume-{self.group}")
+            name = f"rocketroute-consume-{self.group}"
+            n = self.settings.consume_thread_min
+            self._executor = LoopConsumePool(n, name) if self._bind_loop is not None else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._started_ms = _now_ms()
             self._state = "running"
+        return True
+
+    async def _start_on_loop(self) -> None:
+        """:meth:`start` for a consumer whose instance runs on the calling loop (:mod:`rocketroute.aio`)."""
+        if not self._begin_start():
+            return
         try:
-            self._call(self._start())
-            self._flush_callbacks()  # on_rebalance has run
+            await self._start()
+            await self._flush_callbacks_on_loop()  # on_rebalance has run
         except BaseException:
-            self.shutdown()
+            await self._shutdown_on_loop()
             raise
-        return self
 
     def shutdown(self) -> None:
         """Stop pulling, wait for the listener calls under way (their offsets are committed), commit every
@@ -260,33 +286,19 @@ class Consumer:
         WARNING, and its messages are not committed (they are consumed again, by this group's next owner of the
         queue). It may be called from a listener (the caller's own call is not waited for) or a callback."""
         self._refuse_on_loop("shutdown()")
-        with self._state_lock:
-            if self._state != "running":
-                if self._state == "created":
-                    self._state = "shut down"
-                return
-            self._state = "stopping"
+        if not self._begin_stop():
+            return
         remoting, executor = self._remoting, self._executor
-        assert remoting is not None and executor is not None
+        assert remoting is not None and isinstance(executor, ConsumePool)
         # bounded: a shutdown never hangs, whatever a task or a broker does (the loops also end on the state)
         try:
             self._call(self._stop_pulls(), timeout=_STOP_TIMEOUT_S)
         except Exception as e:
             log.warning("stopping the pulls and timers did not finish: %r", e)
-        s = self.settings
-        wait_ms = s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
-        still = executor.shutdown(wait_ms / 1000)
-        if still:
-            log.warning(
-                "%d listener call(s) of %s still running %d ms into shutdown: abandoned, their messages are not "
-                "committed and will be consumed again",
-                still,
-                self.group,
-                wait_ms,
-            )
-        api_s = self.settings.mq_client_api_timeout / 1000
+        wait_ms = self._listener_wait_ms()
+        self._abandoned(executor.shutdown(wait_ms / 1000), wait_ms)
         try:
-            self._call(self._final_commit_and_unregister(), timeout=api_s * (2 + 2 * len(self._broker_addrs)) + 1)
+            self._call(self._final_commit_and_unregister(), timeout=self._final_bound_s())
         except Exception as e:
             log.warning("the final commit or unregister did not finish: %r", e)
         if self._callbacks is not None:
@@ -295,6 +307,58 @@ class Consumer:
             release_instance(self._instance, "consumer", self.group)
         # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
         self._state = "shut down"
+
+    async def _shutdown_on_loop(self) -> None:
+        """:meth:`shutdown` for a consumer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the
+        same steps, awaited there. Messages handed to ``async for`` and not acknowledged are not committed."""
+        if not self._begin_stop():
+            return
+        remoting, executor = self._remoting, self._executor
+        assert remoting is not None and isinstance(executor, LoopConsumePool)
+        try:
+            await asyncio.wait_for(self._stop_pulls(), _STOP_TIMEOUT_S)
+        except Exception as e:
+            log.warning("stopping the pulls and timers did not finish: %r", e)
+        if self._feed is not None:  # what async for holds or has not taken yet is not consumed
+            self._feed.close()
+        wait_ms = self._listener_wait_ms()
+        self._abandoned(await executor.shutdown(wait_ms / 1000), wait_ms)
+        try:
+            await asyncio.wait_for(self._final_commit_and_unregister(), self._final_bound_s())
+        except Exception as e:
+            log.warning("the final commit or unregister did not finish: %r", e)
+        if self._callbacks is not None:
+            self._callbacks.close()
+        if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
+            await remoting.aclose()
+        self._state = "shut down"
+
+    def _begin_stop(self) -> bool:
+        """Move a running consumer to "stopping"; False when there is nothing to stop."""
+        with self._state_lock:
+            if self._state != "running":
+                if self._state == "created":
+                    self._state = "shut down"
+                return False
+            self._state = "stopping"
+        return True
+
+    def _listener_wait_ms(self) -> int:
+        s = self.settings
+        return s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
+
+    def _abandoned(self, still: int, wait_ms: int) -> None:
+        if still:
+            log.warning(
+                "%d listener call(s) of %s still running %d ms into shutdown: abandoned, their messages are not "
+                "committed and will be consumed again",
+                still,
+                self.group,
+                wait_ms,
+            )
+
+    def _final_bound_s(self) -> float:
+        return self.settings.mq_client_api_timeout / 1000 * (2 + 2 * len(self._broker_addrs)) + 1
 
     def __enter__(self) -> Consumer:
         return self.start()
@@ -368,6 +432,21 @@ class Consumer:
     def _flush_callbacks(self) -> None:
         if self._callbacks is not None:
             self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
+
+    async def _flush_callbacks_on_loop(self) -> None:
+        """:meth:`_flush_callbacks` awaited: the callback thread wakes the loop when it reaches this point."""
+        if self._callbacks is None:
+            return
+        loop = asyncio.get_running_loop()
+        reached: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(lambda: reached.done() or reached.set_result(None))
+
+        self._callbacks.post("flush", wake)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(reached, self.settings.mq_client_api_timeout / 1000)
 
     def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now (what the instance's poll does every ``poll_name_server_interval``

@@ -178,6 +178,14 @@ class Coordinator:
             )
         except Exception as e:
             return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
+        if self.consumer._bind_loop is not None:  # an asyncio-native consumer: its listener is awaited here
+            broker_name = cmd.ext_fields.get("brokerName") or msg.broker_name
+
+            async def answer_on_loop() -> RemotingCommand:
+                body = await self.consume_directly_async(msg, broker_name)
+                return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
+
+            return answer_on_loop()
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[bytes] = loop.create_future()
 
@@ -205,18 +213,44 @@ class Coordinator:
 
     def consume_directly(self, msg: Any, broker_name: str) -> bytes:
         """``consumeMessageDirectly`` of the consume services: the listener's answer as a ``CMResult``."""
+        context = self.direct_context(msg, broker_name)
+        begin = _now_ms()
+        assert self.consumer.listener is not None
+        try:
+            status = self.consumer.listener([msg], context)
+        except Exception as e:
+            return self.direct_result(context, None, e, begin)
+        return self.direct_result(context, status, None, begin)
+
+    async def consume_directly_async(self, msg: Any, broker_name: str) -> bytes:
+        """:meth:`consume_directly` for an asyncio-native consumer: its listener (or the ``async for`` that
+        reads it) is awaited on the loop."""
+        context = self.direct_context(msg, broker_name)
+        begin = _now_ms()
+        try:
+            feed = self.consumer._feed
+            if feed is not None:
+                status = await feed.deliver([msg], context, None)
+            else:
+                assert self.consumer.listener is not None
+                status = await self.consumer.listener([msg], context)
+        except Exception as e:
+            return self.direct_result(context, None, e, begin)
+        return self.direct_result(context, status, None, begin)
+
+    def direct_context(self, msg: Any, broker_name: str) -> Any:
         msg.broker_name = broker_name
         mq = self.consumer._rr.MessageQueue(msg.topic, broker_name, msg.queue_id)
         context: Any = ConsumeOrderlyContext(mq) if self.consumer.orderly else ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msg, self.consumer.group)
         msg.topic = unwrap(self.consumer.namespace, msg.topic)
-        begin = _now_ms()
+        return context
+
+    def direct_result(self, context: Any, status: Any, error: BaseException | None, begin: int) -> bytes:
+        """Java's ``ConsumeMessageDirectlyResult`` of a listener's ``status`` (or the ``error`` it raised)."""
         remark = None
-        assert self.consumer.listener is not None
-        try:
-            status = self.consumer.listener([msg], context)
-        except Exception as e:
-            result, remark = "CR_THROW_EXCEPTION", f"{type(e).__name__}: {e}"
+        if error is not None:
+            result, remark = "CR_THROW_EXCEPTION", f"{type(error).__name__}: {error}"
         else:
             known = isinstance(status, (ConsumeConcurrentlyStatus, ConsumeOrderlyStatus))
             result = _DIRECT_RESULTS.get(status, "CR_RETURN_NULL") if known else "CR_RETURN_NULL"

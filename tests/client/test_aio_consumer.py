@@ -1,0 +1,199 @@
+"""``rocketroute.aio.Consumer`` on the scriptable fake brokers (:mod:`tests.client._fake_cluster`), both backends:
+the listener calls on the caller's loop and their bound, what ``async for`` commits, send-backs, and the
+shutdown's wait. The same consumer runs on the real servers in tests/cluster/test_aio_consumer.py."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+import rocketroute as rr
+from rocketroute.client import ConsumeConcurrentlyStatus
+
+from ._fake_cluster import CONSUMER_SEND_MSG_BACK, FakeCluster
+
+FAST = {"rebalance_interval": 200, "persist_consumer_offset_interval": 100, "heartbeat_broker_interval": 200}
+
+
+def _cluster(messages: int, queues: int = 2) -> FakeCluster:
+    cluster = FakeCluster(brokers=1)
+    cluster.topic("T", queues=queues)
+    cluster.topic("%RETRY%G", queues=1)
+    broker = cluster.brokers["broker-a"]
+    for i in range(messages):
+        broker.append("T", i % queues, b"m%d" % i)
+    return cluster
+
+
+async def _until(cond: Any, timeout_s: float, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not cond():
+        if loop.time() > deadline:
+            pytest.fail(f"timed out after {timeout_s} s waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def _consumer(cluster: FakeCluster, backend: Any, **settings: Any) -> rr.aio.Consumer:
+    return rr.aio.Consumer(
+        cluster.namesrv_addr,
+        "G",
+        ["T"],
+        backend=backend,
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+        **{**FAST, **settings},
+    )
+
+
+def test_async_for_runs_on_the_caller_s_loop_and_commits_what_the_loop_went_past(backend):
+    with _cluster(10) as cluster:
+        broker = cluster.brokers["broker-a"]
+
+        async def main() -> tuple[list[bytes], list[str], Any]:
+            got: list[bytes] = []
+            async with _consumer(cluster, backend) as consumer:
+                threads = sorted(t.name for t in threading.enumerate() if t.name.startswith("rocketroute"))
+                async for msg in consumer:
+                    got.append(msg.body)
+                    if len(got) == 10:
+                        consumer.ack()
+                        break
+            return got, threads, consumer.stats
+
+        got, threads, stats = asyncio.run(asyncio.wait_for(main(), 20))
+        assert stats.consumed == 10
+        assert sorted(got) == sorted(b"m%d" % i for i in range(10))
+        # no I/O thread and no consume threads: only the callback thread (on_rebalance)
+        assert threads == ["rocketroute-callbacks-G"]
+        assert broker.offsets.get(("G", "T", 0)) == 5 and broker.offsets.get(("G", "T", 1)) == 5
+
+
+def test_what_async_for_holds_at_stop_is_not_committed(backend):
+    with _cluster(1, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+
+        async def main() -> bytes:
+            async with _consumer(cluster, backend) as consumer:
+                return (await anext(aiter(consumer))).body  # held, never acknowledged
+
+        assert asyncio.run(asyncio.wait_for(main(), 20)) == b"m0"
+        assert broker.offsets.get(("G", "T", 0), 0) == 0
+
+
+def test_an_async_listener_is_awaited_on_the_loop_at_most_consume_thread_min_at_a_time(backend):
+    with _cluster(40, queues=4) as cluster:
+        running = 0
+        most = 0
+        seen: list[bytes] = []
+
+        async def main() -> Any:
+            loop = asyncio.get_running_loop()
+
+            async def listener(msgs: list[Any], context: Any) -> Any:
+                nonlocal running, most
+                assert asyncio.get_running_loop() is loop
+                running += 1
+                most = max(most, running)
+                await asyncio.sleep(0.02)
+                running -= 1
+                seen.extend(m.body for m in msgs)
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+            consumer = _consumer(cluster, backend, consume_thread_min=3, consume_thread_max=3)
+            consumer._consumer.listener = listener
+            async with consumer:
+                await _until(lambda: len(seen) == 40, 10, "40 messages consumed")
+                return consumer.stats
+
+        stats = asyncio.run(asyncio.wait_for(main(), 20))
+        assert most == 3 and stats.consumed == 40 and sorted(seen) == sorted(b"m%d" % i for i in range(40))
+
+
+def test_a_failed_async_listener_call_is_sent_back_and_a_raising_one_too(backend):
+    with _cluster(2, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            if msgs[0].body == b"m0":
+                return ConsumeConcurrentlyStatus.RECONSUME_LATER
+            raise ValueError("a bug in the handler")
+
+        async def main() -> Any:
+            async with rr.aio.Consumer(
+                cluster.namesrv_addr,
+                "G",
+                ["T"],
+                listener=listener,
+                backend=backend,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                **FAST,
+            ) as consumer:
+                await _until(lambda: consumer.stats.sent_back == 2, 10, "both messages sent back")
+                await _until(lambda: broker.offsets.get(("G", "T", 0)) == 2, 10, "the offset committed past them")
+                return consumer.stats
+
+        stats = asyncio.run(asyncio.wait_for(main(), 20))
+        assert stats.failed == 2 and stats.consumed == 0
+        assert len([r for r in broker.requests(CONSUMER_SEND_MSG_BACK)]) == 2
+
+
+def test_stop_waits_for_the_listener_calls_under_way_then_cancels_them(backend):
+    with _cluster(2, queues=2) as cluster:
+        broker = cluster.brokers["broker-a"]
+        finished: list[bytes] = []
+        started = 0
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            nonlocal started
+            started += 1
+            await asyncio.sleep(0.3 if msgs[0].body == b"m0" else 60)
+            finished.append(msgs[0].body)
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+        async def main() -> float:
+            consumer = rr.aio.Consumer(
+                cluster.namesrv_addr,
+                "G",
+                ["T"],
+                listener=listener,
+                backend=backend,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                await_termination_millis_when_shutdown=1000,
+                **FAST,
+            )
+            await consumer.start()
+            await _until(lambda: started == 2, 10, "both listener calls started")
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            await consumer.stop()
+            return loop.time() - t0
+
+        took = asyncio.run(asyncio.wait_for(main(), 20))
+        assert finished == [b"m0"] and 0.9 <= took < 5
+        # m0's call finished during the wait and is committed; m1's was abandoned and is not
+        assert broker.offsets.get(("G", "T", 0)) == 1 and broker.offsets.get(("G", "T", 1), 0) == 0
+
+
+def test_the_aio_consumer_is_used_on_its_own_loop_only(backend):
+    with _cluster(0) as cluster:
+        consumer = _consumer(cluster, backend)
+
+        async def start() -> None:
+            await consumer.start()
+
+        async def elsewhere() -> None:
+            with pytest.raises(RuntimeError, match="event loop that started it"):
+                await consumer.rebalance_now()
+            with pytest.raises(RuntimeError, match="event loop that started it"):
+                await anext(aiter(consumer))
+
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(start())
+            asyncio.run(elsewhere())
+        finally:
+            loop.run_until_complete(consumer.stop())
+            loop.close()
