@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from .acl import Credentials, check_credentials, sign_request
+from .bridge import LoopInbox, ReturnPath
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .errors import (
     FrameError,
@@ -745,19 +746,18 @@ class RemotingClient:
         self.connect_timeout_ms = connect_timeout_ms
         self._closed = False
         self._close_lock = threading.Lock()
-        # requests from other threads: queued here, handed to the loop by one wake-up per batch
-        self._submissions: collections.deque[tuple[Any, ...]] = collections.deque()
-        self._wakeup_scheduled = False
         self.owns_loop = loop is None
         if loop is not None:
             if asyncio.get_running_loop() is not loop:
                 raise RuntimeError("RemotingClient(loop=) is built on that loop, while it runs")
             self.loop = loop
+            self._bridge(loop)
             self.async_client._loop = loop
             self._thread = threading.current_thread()
             self._finalizer = weakref.finalize(self, _no_op)  # the loop is the caller's: it is never stopped here
             return
         self.loop = asyncio.new_event_loop()
+        self._bridge(self.loop)
         started = threading.Event()
         self.async_client._loop = self.loop
         self._thread = threading.Thread(
@@ -773,23 +773,19 @@ class RemotingClient:
         # only guards against a stopped loop
         return (timeout_ms + self.connect_timeout_ms) / 1000 + 5.0
 
-    def _enqueue(self, *submission: Any) -> None:
-        self._submissions.append(submission)
-        if not self._wakeup_scheduled:
-            self._wakeup_scheduled = True
-            try:
-                self.loop.call_soon_threadsafe(self._drain_submissions)
-            except RuntimeError:  # the loop was closed by a concurrent close()
-                raise RemotingError("the remoting client is closed") from None
+    def _bridge(self, loop: asyncio.AbstractEventLoop) -> None:
+        # requests from other threads: queued, handed to the loop by one wake-up per batch (remoting.bridge);
+        # ``returns`` starts coroutines on the loop for other threads (``returns.from_thread(coro)``) or loops
+        # (``await returns.from_loop(coro)``), the wake-ups coalesced both ways
+        self._inbox = LoopInbox(loop)
+        self.returns = ReturnPath(loop, self._inbox)
 
-    def _drain_submissions(self) -> None:
-        # on the loop. The flag is cleared before the queue is emptied: a thread that appends and then sees the
-        # flag set knows this drain has not yet started, so its item will be taken
-        self._wakeup_scheduled = False
-        queue = self._submissions
-        while queue:
-            submit, *args = queue.popleft()
-            submit(*args)
+    def _enqueue(self, submit: Callable[..., Any], *args: Any) -> None:
+        # the last argument is the caller's waiter: failed if the loop stops before it takes the request
+        try:
+            self._inbox.post(submit, *args, on_abandon=args[-1].set_exception)
+        except RuntimeError:  # the loop was closed by a concurrent close()
+            raise RemotingError("the remoting client is closed") from None
 
     def register_processor(self, code: int, processor: Processor | None) -> None:
         """:meth:`AsyncRemotingClient.register_processor` from any thread (a dict update, in effect at once);
@@ -865,9 +861,7 @@ class RemotingClient:
                 _log.warning("the remoting client's event loop did not close its connections within 10 s")
             self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
-        while self._submissions:  # taken by no drain: the loop has stopped
-            *_, waiter = self._submissions.popleft()
-            waiter.set_exception(RemotingError("the remoting client is closed"))
+        self._inbox.abandon(RemotingError("the remoting client is closed"))  # taken by no drain: the loop stopped
 
     async def aclose(self) -> None:
         """Close the connections from the client's loop, and return when they are (a client bound to the caller's

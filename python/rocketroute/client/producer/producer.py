@@ -609,7 +609,7 @@ class Producer:
                 timeout = self._admit(size, timeout, wait=not remoting.on_loop_thread())
             except RemotingTooMuchRequestError as e:
                 return _failed(e)  # as Java's callback gets it
-        future = asyncio.run_coroutine_threadsafe(self._send_async(enc, msg, selector, arg, timeout), remoting.loop)  # type: ignore[arg-type]
+        future = remoting.returns.from_thread(self._send_async(enc, msg, selector, arg, timeout))
         if window is not None:
             future.add_done_callback(lambda _: window.release(size))  # before the caller's callbacks, as in Java
         return future
@@ -693,7 +693,7 @@ class Producer:
             running = None
         if running is remoting.loop:
             return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, remoting.loop))  # type: ignore[arg-type]
+        return await remoting.returns.from_loop(coro)  # type: ignore[arg-type]
 
     async def _send_async(
         self,
