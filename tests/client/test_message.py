@@ -398,3 +398,33 @@ def test_a_batch_refuses_timer_messages():
 
     with pytest.raises(MessageError, match=r"a timer message \(delay_ms\) is not supported for batching"):
         encode_batch([Message("T", b"a"), Message("T", b"b", delay_ms=100)])
+
+
+def test_check_topic_remembers_only_the_topics_that_passed():
+    from rocketroute.client import message as message_module
+
+    for _ in range(2):  # a refused topic is checked (and refused) every time, never remembered
+        with pytest.raises(MessageError, match="illegal characters"):
+            check_topic("bad topic")
+    assert "bad topic" not in message_module._CHECKED_TOPICS
+    check_topic("GoodTopic")
+    assert "GoodTopic" in message_module._CHECKED_TOPICS
+
+
+@pytest.mark.parametrize("text", ["0", "007", "123456789", "2147483647", "2147483648", "-1", "+5", "", "1_000"])
+def test_the_number_parsers_fast_path_answers_as_java(text):
+    from rocketroute.errors import NumberFormatError
+    from rocketroute.reference.route import java_parse_int
+    from rocketroute.remoting.headers.send import java_parse_long
+
+    java_int = int(text) if text.lstrip("+-").isascii() and text.lstrip("+-").isdigit() else None
+    if java_int is not None and -(2**31) <= java_int < 2**31:
+        assert java_parse_int(text) == java_int
+    else:
+        with pytest.raises(NumberFormatError):
+            java_parse_int(text)
+    if java_int is not None:
+        assert java_parse_long(text) == java_int
+    else:
+        with pytest.raises(NumberFormatError):
+            java_parse_long(text)

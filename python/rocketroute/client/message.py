@@ -465,9 +465,24 @@ class Message:
 # --- validation --------------------------------------------------------------------------------------------------
 
 
+_CHECKED_TOPICS: set[str] = set()
+"""Topics :func:`check_topic` passed (the check depends on the name alone): a producer sends to few topics, many
+times each. Bounded: emptied when it reaches ``_CHECKED_TOPICS_MAX``."""
+_CHECKED_TOPICS_MAX = 4096
+
+
 def check_topic(topic: str | None) -> None:
     """``Validators.checkTopic`` then ``Validators.isNotAllowedSendTopic``, with Java's texts (response code
     -1)."""
+    if topic in _CHECKED_TOPICS:
+        return
+    _check_topic(topic)
+    if len(_CHECKED_TOPICS) >= _CHECKED_TOPICS_MAX:
+        _CHECKED_TOPICS.clear()
+    _CHECKED_TOPICS.add(topic)  # type: ignore[arg-type]  # None never passes
+
+
+def _check_topic(topic: str | None) -> None:
     if _java_is_blank(topic):
         raise MessageError(-1, "The specified topic is blank")
     assert topic is not None

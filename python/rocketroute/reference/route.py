@@ -328,6 +328,8 @@ def java_parse_int(s: str) -> int:
     """``Integer.parseInt(s)``, with Java's ``NumberFormatException`` messages."""
     if s is None:
         raise NumberFormatError("Cannot parse null string: null")
+    if len(s) < 10 and s.isascii() and s.isdigit():  # the usual case: at most 9 ASCII digits always fit
+        return int(s)
     # astral characters are two UTF-16 units in Java, neither of them a digit
     units = s if s.isascii() else join_surrogate_pairs(s)
     err = NumberFormatError(f'For input string: "{s}"')

@@ -108,6 +108,8 @@ def _to_java(v: object) -> str:
 
 def java_parse_long(s: str) -> int:
     """``Long.parseLong`` over ASCII digits, with Java's message."""
+    if len(s) < 19 and s.isascii() and s.isdigit():  # the usual case: at most 18 ASCII digits always fit
+        return int(s)
     body = s[1:] if s[:1] in ("-", "+") else s
     if not body or not body.isascii() or not body.isdigit() or not -(2**63) <= int(s) < 2**63:
         raise NumberFormatError(f'For input string: "{s}"')
