@@ -23,7 +23,6 @@ from ...remoting.headers import (
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log
-from .feed import NOT_CONSUMED
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -43,6 +42,7 @@ class ConsumeService:
 
     def __init__(self, consumer: Consumer) -> None:
         self.consumer = consumer
+        self._settling: set[asyncio.Task[None]] = set()  # send-backs of async for's batches under way
 
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
         assert self.consumer._executor is not None
@@ -51,9 +51,34 @@ class ConsumeService:
                 self.consumer._executor.submit(self.consume_orderly, pq, mq)
         else:  # not queued once the pool is shut down: the consumer is stopping
             n = self.consumer.settings.consume_message_batch_max_size
+            feed = self.consumer._feed
+            if feed is not None:  # async for: the iterating tasks take the batches and settle them
+                for i in range(0, len(msgs), n):
+                    feed.put(msgs[i : i + n], pq, mq)
+                return
             consume = self.consume_concurrently_async if self.consumer._bind_loop else self.consume_concurrently
             for i in range(0, len(msgs), n):
                 self.consumer._executor.submit(consume, msgs[i : i + n], pq, mq)
+
+    def settle_fed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: ConsumeConcurrentlyStatus) -> None:
+        """A batch ``async for`` is done with (:class:`~rocketroute.client.consumer.feed.Feed`): the result
+        processed as a listener call's, in the iterating task; send-backs (the rare case) in a task of their own."""
+        context = ConsumeConcurrentlyContext(mq)
+        to_send_back = self.concurrently_result(msgs, pq, context, status)
+        if to_send_back is None:
+            return
+        if not to_send_back:
+            self.concurrently_done(msgs, pq, mq, [], self.refeed)
+            return
+        task = asyncio.ensure_future(self.send_back_then_done(msgs, pq, mq, context, to_send_back, self.refeed))
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
+
+    async def refeed(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
+        """Messages whose send-back failed, consumed again: back into the feed."""
+        feed = self.consumer._feed
+        if feed is not None and not pq.dropped:
+            feed.put(msgs, pq, mq)
 
     def later(self, delay_ms: int, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``)."""
@@ -99,16 +124,12 @@ class ConsumeService:
         except Exception:
             return self.listener_raised(msgs, context)
 
-    async def call_listener_async(self, msgs: list[Any], context: Any, pq: ProcessQueue) -> Any:
-        """The asyncio-native consumer's listener call: a coroutine function awaited on the loop, or the feed of
-        ``async for`` (which answers once the caller asks for the next message)."""
+    async def call_listener_async(self, msgs: list[Any], context: Any) -> Any:
+        """The asyncio-native consumer's listener call: a coroutine function awaited on the loop."""
         self.prepare(msgs)
-        feed = self.consumer._feed
+        listener = self.consumer.listener
+        assert listener is not None
         try:
-            if feed is not None:
-                return await feed.deliver(msgs, context, pq)
-            listener = self.consumer.listener
-            assert listener is not None
             return await listener(msgs, context)
         except Exception:
             return self.listener_raised(msgs, context)
@@ -147,12 +168,22 @@ class ConsumeService:
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
-        status = await self.call_listener_async(msgs, context, pq)
-        if status is NOT_CONSUMED:  # taken by no task before the stop: nothing to process, nothing committed
-            return
+        status = await self.call_listener_async(msgs, context)
         to_send_back = self.concurrently_result(msgs, pq, context, status)
         if to_send_back is None:
             return
+        await self.send_back_then_done(msgs, pq, mq, context, to_send_back, self.consume_concurrently_async)
+
+    async def send_back_then_done(
+        self,
+        msgs: list[Any],
+        pq: ProcessQueue,
+        mq: Any,
+        context: ConsumeConcurrentlyContext,
+        to_send_back: list[Any],
+        again: Callable[..., Any],
+    ) -> None:
+        """The send-backs awaited, then :meth:`concurrently_done` (``again`` consumes what failed to go back)."""
         retry_later = []
         for m in to_send_back:
             try:
@@ -163,7 +194,7 @@ class ConsumeService:
                 ok = False
             if not self.sent_back(m, ok):
                 retry_later.append(m)
-        self.concurrently_done(msgs, pq, mq, retry_later, self.consume_concurrently_async)
+        self.concurrently_done(msgs, pq, mq, retry_later, again)
 
     def concurrently_result(
         self, msgs: list[Any], pq: ProcessQueue, context: ConsumeConcurrentlyContext, status: Any

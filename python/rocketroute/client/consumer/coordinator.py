@@ -230,7 +230,7 @@ class Coordinator:
         try:
             feed = self.consumer._feed
             if feed is not None:
-                status = await feed.deliver([msg], context, None)
+                status = await feed.deliver([msg], context)
             else:
                 assert self.consumer.listener is not None
                 status = await self.consumer.listener([msg], context)
