@@ -58,6 +58,7 @@ __all__ = [
     "profile_select_indices",
     "round_robin_indices",
     "_broker_name_table",
+    "_decode_stored",
     "_encode_json_frame",
     "_panic_for_tests",
 ]
@@ -86,6 +87,11 @@ def _encode_json_frame(
     kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
     string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
     large for its length words."""
+
+def _decode_stored(data: bytes) -> list[tuple[Any, ...]] | None:
+    """Each message of a pull response body as a tuple of ``MessageExt``'s first 17 fields, in their order;
+    ``None`` when one message is not the common case (malformed, compressed, not UTF-8): the Python decoder reads
+    it."""
 
 def java_int_hash(value: int) -> int:
     """``Integer.hashCode(v)``: the value itself."""

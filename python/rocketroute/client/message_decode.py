@@ -65,7 +65,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from ..errors import IllegalArgumentError, RocketRouteError
 from ..reference.compat import parse_compat
@@ -525,6 +525,16 @@ def _decode_one(
     )
 
 
+def _native_decoder() -> Any:
+    """The native backend's pull decoder (``rocketroute_core::stored``), or ``None`` on the reference backend."""
+    from .. import _backend
+
+    return getattr(_backend.core, "_decode_stored", None) if _backend.BACKEND == "native" else None
+
+
+_native_decode = _native_decoder()
+
+
 def decode_messages(
     body: bytes | bytearray | memoryview,
     *,
@@ -554,6 +564,10 @@ def decode_messages(
       :class:`MessageDecodeError`, or ``"mark"``: that message comes back with its stored bytes as ``body``, its
       stored sysFlag and the reason in ``decode_error``, and the others are decoded.
 
+    With the native backend, a body whose messages are all plain (no compressed body, read with ``read_body``
+    and without ``check_crc``: the consumer's pulls) is read in Rust (``rocketroute_core::stored``) into the same
+    fields; anything else is read here.
+
     Raises :class:`MessageDecodeError` on the first malformed message (see the module docstring), where Java
     would stop and return the messages before it; :class:`~rocketroute.errors.IllegalArgumentError` for a
     negative ``max_body_size`` or an ``undecodable`` other than ``"raise"`` and ``"mark"``."""
@@ -564,6 +578,10 @@ def decode_messages(
         raise IllegalArgumentError(f"max_body_size must be None or an int >= 0, not {max_body_size!r}")
     mark = undecodable == "mark"
     data = body if isinstance(body, bytes) else bytes(body)
+    if read_body and not check_crc and _native_decode is not None:
+        rows = _native_decode(data)
+        if rows is not None:  # every message plain (no compressed body): read in Rust, the same fields
+            return [MessageExt(*row) for row in rows]
     out: list[MessageExt] = []
     pos = 0
     n = len(data)

@@ -23,6 +23,7 @@ pub mod select;
 pub mod slots;
 pub mod static_topic;
 pub mod sticky;
+pub mod stored;
 pub mod strategy;
 
 pub use clock::{Clock, ManualClock};

@@ -21,6 +21,7 @@ mod round_robin;
 mod route;
 mod select;
 mod static_topic;
+mod stored;
 mod strategy;
 
 use pyo3::prelude::*;
@@ -76,6 +77,8 @@ mod _native {
     };
     #[pymodule_export]
     use crate::static_topic::{mock_broker_name, PyTopicQueueMappingInfo};
+    #[pymodule_export]
+    use crate::stored::_decode_stored;
     #[pymodule_export]
     use crate::strategy::PyMQFaultStrategy;
 
