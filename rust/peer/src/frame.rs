@@ -23,6 +23,8 @@ pub struct Header<'a> {
     pub opaque: i32,
     #[serde(default)]
     pub flag: i32,
+    #[serde(default, borrow)]
+    pub remark: Option<Cow<'a, str>>,
     #[serde(default, borrow, rename = "extFields")]
     pub ext: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
 }
@@ -71,11 +73,20 @@ pub fn split(frame: &[u8]) -> io::Result<(&[u8], &[u8])> {
 
 /// Appends a whole frame: a JSON header built by `header` (written into `out`) and `body`.
 pub fn write_frame(out: &mut Vec<u8>, header: impl FnOnce(&mut Vec<u8>), body: &[u8]) {
+    write_frame_with(out, header, |out| out.extend_from_slice(body));
+}
+
+/// [`write_frame`] with a body that `body` writes into `out` itself.
+pub fn write_frame_with(
+    out: &mut Vec<u8>,
+    header: impl FnOnce(&mut Vec<u8>),
+    body: impl FnOnce(&mut Vec<u8>),
+) {
     let start = out.len();
     out.extend_from_slice(&[0; 8]);
     header(out);
     let header_len = out.len() - start - 8;
-    out.extend_from_slice(body);
+    body(out);
     let total = out.len() - start - 4;
     out[start..start + 4].copy_from_slice(&(total as u32).to_be_bytes());
     out[start + 4..start + 8].copy_from_slice(&(header_len as u32).to_be_bytes());
@@ -97,6 +108,19 @@ pub fn response_header(
         opaque: opaque.into(),
         flag: FLAG_RESPONSE.into(),
         remark,
+    };
+    out.extend_from_slice(&json_header(&header, ext.iter().copied()));
+}
+
+/// A request header the peer sends on its own: `code`, `opaque`, `flag` (oneway or not) and string `ext` fields.
+pub fn request_header(out: &mut Vec<u8>, code: i32, opaque: i32, flag: i32, ext: &[(&str, &str)]) {
+    let header = JsonHeader {
+        code: code.into(),
+        language: "JAVA",
+        version: 0,
+        opaque: opaque.into(),
+        flag: flag.into(),
+        remark: None,
     };
     out.extend_from_slice(&json_header(&header, ext.iter().copied()));
 }
