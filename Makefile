@@ -93,9 +93,9 @@ help:
 	@echo "make build     the JVM UDF jar (javac) and maturin develop --release into .venv"
 	@echo "make jar       the JVM UDF jar alone (javac --release 17 against pyspark's jars; skipped without a JDK)"
 	@echo "make servers   Apache RocketMQ's servers (Maven) and RocketMQ-Rust's (cargo) for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR)), and make clients"
-	@echo "make clients   the real Java clients (Maven) for the live Java oracle and the Java peers (CLIENTS_DIR=$(CLIENTS_DIR))"
+	@echo "make clients   the real Java clients (Maven) for the live Java oracle and the Java peers (CLIENTS_DIR=$(CLIENTS_DIR)), and the Go client's modules (tests/peers/go)"
 	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
-	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff"
+	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff, gofmt and go vet"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
 	@echo "make bench-clients  rr.Producer (native, reference) against the Java client on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
@@ -153,7 +153,9 @@ peer:
 servers: servers-apache servers-rust clients
 
 # `make clients`: per client, skipped when its lib/ was resolved by the same pom (a stamp holds the pom's hash);
-# a few seconds each on a fresh machine.
+# a few seconds each on a fresh machine. Then the Go peers' modules (the Go client, pinned in tests/peers/go/go.mod)
+# into Go's module cache from the Go module proxy, so the Go peer test and bench-clients' go client build from it
+# (`go mod download`: nothing to do when they are there).
 clients:
 	@command -v mvn >/dev/null || { echo "error: mvn not found; the Java clients come from Maven Central (apt-get install maven)" >&2; exit 1; }
 	@pom_sum=$$(sha256sum $(CLIENTS_POM) | cut -c1-16); \
@@ -168,6 +170,9 @@ clients:
 		echo "$$pom_sum" > "$$d/lib.tmp/.resolved"; rm -rf "$$d/lib"; mv "$$d/lib.tmp" "$$d/lib"; \
 		echo "clients: $$a $$v: $$(ls "$$d/lib" | wc -l) jars in $$(( $$(date +%s) - t0 )) s"; \
 	done
+	@command -v go >/dev/null || { echo "error: go not found; the Go peers (tests/peers/go: the Go client live, and bench-clients' go client) need Go 1.22+ (https://go.dev/dl/)" >&2; exit 1; }
+	@cd tests/peers/go && GOFLAGS="-buildvcs=false -mod=readonly" go mod download \
+		&& echo "clients: the Go client $$(sed -n 's|^require github.com/apache/rocketmq-client-go/v2 ||p' go.mod) and its modules in $$(go env GOMODCACHE)"
 
 # `make servers-apache`: per version, skipped when its lib/ was resolved by the same pom (a stamp holds the pom's
 # hash). Otherwise Maven copies the jars into a temp dir that replaces lib/ only when complete (about 20-45 s a
@@ -262,6 +267,9 @@ lint: venv
 	$(VENV)/bin/ruff check python tests benches docs/hooks packaging
 	$(call section,lint: ruff format --check)
 	$(VENV)/bin/ruff format --check python tests benches docs/hooks packaging
+	$(call section,lint: gofmt and go vet (tests/peers/go))
+	@test -z "$$(gofmt -l tests/peers/go)" || { gofmt -l tests/peers/go; echo "error: gofmt would change these" >&2; exit 1; }
+	cd tests/peers/go && GOFLAGS="-buildvcs=false -mod=readonly" go vet ./...
 
 # the wheel users install (manylinux2014 abi3, zig linker) and the sdist, checked by auditwheel and installed alone
 DIST_CHECK := target/dist-check

@@ -1,13 +1,20 @@
-"""``make bench-clients``: rocketroute's producer against the Java client's, in one run, on the same brokers.
+"""``make bench-clients``: rocketroute's producer and consumer against the Java client's, on the same brokers.
 
 Clients: the real Java ``DefaultMQProducer`` (the 5.5.0 jar ``make clients`` resolves; ``tests/peers/java/
-ProducerBench.java`` drives it), and ``rr.Producer`` on the native and on the reference backend. Each run is a
-process of its own, so its CPU time (user + system, every thread) is the client's alone.
+ProducerBench.java`` drives it), the real Go client (``github.com/apache/rocketmq-client-go/v2`` as pinned in
+``tests/peers/go/go.mod``; ``tests/peers/go/bench`` drives it, built once per run with ``go build``), and
+``rr.Producer`` on the native and on the reference backend. Each run is a process of its own, so its CPU time
+(user + system, every thread) is the client's alone.
 
-Brokers: the instant peer (``rust/peer``: a name server and broker in one that answers every send at once from a
-canned response and stores nothing, so the client's own ceiling shows) and Apache RocketMQ 5.5.0's name server
-and broker (small heap, this machine). Each broker's own ceiling is measured in the same run by the peer's
-``raw-send``: pre-encoded SEND_MESSAGE_V2 frames pipelined on one connection (256 unanswered).
+Consumers (the consumer shapes): the Java ``DefaultMQPushConsumer`` (``tests/peers/java/ConsumerBench.java``) and
+``rr.Consumer`` on both backends read one topic from its first offset, each as a new group.
+
+Brokers: the instant peer (``rust/peer``: a name server and broker in one that answers every request at once from
+canned responses and stores nothing, so the client's own ceiling shows: every send is SEND_OK, every pull finds
+messages the peer makes up, ``--messages-per-queue`` per queue) and Apache RocketMQ 5.5.0's name server and broker
+(small heap, this machine), whose consumer topic :func:`fill` fills beforehand. Each broker's own ceilings are
+measured in the same run by the peer's ``raw-send`` (pre-encoded SEND_MESSAGE_V2 frames pipelined on one
+connection, 256 unanswered) and ``raw-pull`` (pre-encoded PULL_MESSAGE frames of 32 messages, 16 unanswered).
 
 Figures per shape: messages/s, p50 / p99 latency of a send (of a batch for ``batch32``), and client CPU per
 message, each beside the Java client's as a ratio. ``--json`` keeps the run; ``--keep`` writes the docs' copy.
@@ -22,6 +29,7 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,8 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 TOPIC = "BenchTopic"
 QUEUES = 8
 JAVA_CLIENT = "5.5.0"
-CLIENTS = ("java", "native", "reference", "aio")
-"""``aio`` is ``rr.aio.Producer`` (native backend) on the sender's own loop, for the async shapes."""
+CLIENTS = ("java", "go", "native", "reference", "aio")
+"""``go`` is the Go client in every shape, each expressed with its own API: ``SendSync`` from that many goroutines,
+``SendAsync`` under a semaphore of ``in_flight``, ``SendSync`` of 32 messages (its batch), keyed through
+``NewHashQueueSelector`` (fnv32a of the sharding key, where Java hashes with ``String.hashCode``: the same keys, other
+queues), its push consumer with ``ConsumeMessageBatchMaxSize``; retries off. ``aio`` is ``rr.aio.Producer`` (native
+backend) on the sender's own loop, for the async shapes, and ``rr.aio.Consumer`` read with ``async for`` (a
+batch at a time) for the consumer shapes."""
 SERVERS = ("instant", "apache-5.5.0")
 
 
@@ -75,7 +88,8 @@ SHAPES = (
 class ConsumerShape:
     """A push consumer reading a topic filled beforehand, from its first offset, ``batch`` messages per listener
     call (``consume_message_batch_max_size``) to a listener that only counts; ``count`` messages measured after
-    ``warmup``. Only on a real broker: the instant peer answers no pull."""
+    ``warmup``. On the instant peer the topic is filled by the peer's ``--messages-per-queue`` (every pull answered
+    at once from canned messages of the same 1 KiB bodies), on a real broker by :func:`fill` beforehand."""
 
     name: str
     batch: int
@@ -325,6 +339,37 @@ def run_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, An
     return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
 
 
+def run_aio_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+    """``rr.aio.Consumer`` (native backend) read with ``async for msgs in consumer.batches()``, a listener call's
+    messages at a time (``consume_message_batch_max_size`` = the shape's batch): the Java driver's figures."""
+    import rocketroute as rr
+
+    total = shape.warmup + shape.count
+    marks: list[float] = []
+
+    async def main() -> None:
+        seen = 0
+        async with rr.aio.Consumer(
+            namesrv,
+            group,
+            [CONSUMER_TOPIC],
+            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+            consume_message_batch_max_size=shape.batch,
+        ) as consumer:
+            async for msgs in consumer.batches():
+                before, seen = seen, seen + len(msgs)
+                if before < shape.warmup <= seen:
+                    marks.extend((time.perf_counter(), time.process_time()))
+                if seen >= total:
+                    marks.extend((time.perf_counter(), time.process_time()))
+                    consumer.ack()
+                    break
+
+    asyncio.run(asyncio.wait_for(main(), 300))
+    wall, cpu = marks[2] - marks[0], marks[3] - marks[1]
+    return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
+
+
 def fill(namesrv: str, count: int) -> None:
     """``count`` 1 KiB messages into the consumer benchmark's topic, in batches of 32."""
     from rocketroute.client import Message
@@ -379,16 +424,75 @@ class JavaProducer:
         return dict(json.loads(out.read_text()))
 
 
+GO_SOURCE = ROOT / "tests" / "peers" / "go"
+"""The Go module of our Go peers (``go.mod`` pins the Go client); the bench's driver is its ``bench`` package."""
+
+
+def go_binary() -> str:
+    """The ``go`` command, or a clear error: the go client's driver is built from source."""
+    go = shutil.which("go")
+    if go is None:
+        raise RuntimeError(
+            "go not found: the go client's driver (tests/peers/go/bench) is built with `go build`; "
+            "install Go 1.22+ (https://go.dev/dl/) or leave go out of --clients"
+        )
+    return go
+
+
+def go_client() -> str:
+    """The Go client's version as ``tests/peers/go/go.mod`` pins it."""
+    for line in (GO_SOURCE / "go.mod").read_text(encoding="utf-8").splitlines():
+        if line.startswith("require github.com/apache/rocketmq-client-go/v2 "):
+            return line.split()[-1]
+    raise RuntimeError(f"no rocketmq-client-go/v2 requirement in {GO_SOURCE / 'go.mod'}")
+
+
+class GoClient:
+    """``tests/peers/go/bench`` (the Go client's producer and push consumer, as ``ProducerBench.java`` and
+    ``ConsumerBench.java`` drive Java's: same arguments, same JSON line) built once into the run's workdir, as the
+    Go peer's test builds its own (``-mod=readonly``: ``go.mod`` and ``go.sum`` as committed; ``make clients``
+    downloads the modules beforehand)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.exe = workdir / "go-bench"
+        cmd = [go_binary(), "build", "-o", str(self.exe), "./bench"]
+        env = {**os.environ, "GOFLAGS": "-buildvcs=false -mod=readonly"}
+        done = subprocess.run(cmd, cwd=GO_SOURCE, env=env, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise RuntimeError(f"go build of {GO_SOURCE / 'bench'} failed ({done.returncode}): {done.stderr[-2000:]}")
+
+    def run(self, namesrv: str, shape: Shape | ConsumerShape, group: str) -> dict[str, Any]:
+        out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
+        if isinstance(shape, ConsumerShape):
+            args: tuple[Any, ...] = ("consumer", namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count)
+        else:
+            args = ("producer", namesrv, TOPIC, shape.mode, shape.threads, shape.in_flight, shape.warmup, shape.count)
+            args += (shape.body, str(shape.keyed).lower())
+        done = subprocess.run([str(self.exe), *map(str, args), str(out)], capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not out.read_text().strip():
+            raise RuntimeError(f"the Go {args[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+        return dict(json.loads(out.read_text()))
+
+
 _GROUPS = iter(range(1 << 30))
 
 
-def run_client(client: str, namesrv: str, shape: Shape | ConsumerShape, java: JavaProducer) -> dict[str, Any]:
+def run_client(
+    client: str, namesrv: str, shape: Shape | ConsumerShape, java: JavaProducer, go: GoClient | None = None
+) -> dict[str, Any]:
     consumer = isinstance(shape, ConsumerShape)
     group = f"bench-consume-{client}-{next(_GROUPS)}-{time.monotonic_ns()}"  # a new group reads from the first offset
     if client == "java":
         return java.consumer.run(namesrv, shape, group) if consumer else java.run(namesrv, shape)  # type: ignore[arg-type]
+    if client == "go":
+        assert go is not None, "run_all builds the Go driver when go is among the clients"
+        return go.run(namesrv, shape, group)
     env = {**os.environ, "ROCKETROUTE_BACKEND": "native" if client == "aio" else client}
-    child = "consumer-child" if consumer else "aio-child" if client == "aio" else "child"
+    if consumer:
+        child = "aio-consumer-child" if client == "aio" else "consumer-child"
+    else:
+        child = "aio-child" if client == "aio" else "child"
     cmd = [sys.executable, str(Path(__file__)), child, namesrv, json.dumps(asdict(shape))]
     if consumer:
         cmd.append(group)
@@ -419,7 +523,7 @@ def _peer_binary() -> str:
 
 @contextmanager
 def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
-    """One Apache name server and broker (the cluster tests' harness) with the benchmark topic; yields the name
+    """One Apache name server and broker (the cluster tests' harness) with the benchmark's topics; yields the name
     server's and the broker's addresses."""
     sys.path.insert(0, str(ROOT))
     from tests.cluster.harness import Cluster
@@ -428,6 +532,7 @@ def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
     cluster.start()
     try:
         cluster.create_topic(TOPIC, QUEUES)
+        cluster.create_topic(CONSUMER_TOPIC, QUEUES)  # as many queues as the instant peer's (auto-creation makes 4)
         yield cluster.namesrv_addrs[0], cluster.broker_addr("broker-a")
     finally:
         cluster.close()
@@ -438,6 +543,21 @@ def raw_ceiling(broker_addr: str, count: int) -> dict[str, Any]:
     cmd = [_peer_binary(), "raw-send", "--addr", broker_addr, "--count", str(count), "--window", "256"]
     cmd += ["--topic", TOPIC, "--queues", str(QUEUES), "--body-size", "1024"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+RAW_PULL_WINDOW = 16
+"""Pulls in flight in ``raw-pull`` (32 messages each): two per queue, where a push consumer keeps one."""
+
+
+def raw_pull_ceiling(broker_addr: str, count: int) -> dict[str, Any]:
+    """The broker's own pulled msgs/s: ``raw-pull`` pipelining PULL_MESSAGE frames (32 messages each, offset 0 of
+    the consumer topic's queues in turn, ``RAW_PULL_WINDOW`` unanswered) until ``count`` messages came back."""
+    cmd = [_peer_binary(), "raw-pull", "--addr", broker_addr, "--count", str(count), "--window", str(RAW_PULL_WINDOW)]
+    cmd += ["--topic", CONSUMER_TOPIC, "--queues", str(QUEUES), "--batch", "32"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"raw-pull failed ({done.returncode}): {done.stderr[-2000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -465,35 +585,40 @@ def memory_runs(count: int) -> list[dict[str, Any]]:
 
 def run_all(servers: list[str], shapes: list[Any], clients: list[str], workdir: Path) -> dict[str, Any]:
     java = JavaProducer(workdir)
+    go = GoClient(workdir) if "go" in clients else None
     rows: list[dict[str, Any]] = []
     ceilings: dict[str, Any] = {}
+    pull_ceilings: dict[str, Any] = {}
     raw_count = 2_000 if shapes and shapes[0].count < 1_000 else 200_000
+    consumer_shapes = [s for s in shapes if isinstance(s, ConsumerShape)]
+    stock = max((s.warmup + s.count for s in consumer_shapes), default=0)  # every consumer reads from the first offset
     for server in servers:
         if server == "instant":
-            ctx: Any = instant_peer()
+            ctx: Any = instant_peer("--messages-per-queue", str(-(-stock // QUEUES)))
         else:
             ctx = apache_broker(server)
         with ctx as addrs:
             namesrv, broker = (addrs, addrs) if server == "instant" else addrs
             ceilings[server] = raw_ceiling(broker, raw_count)
             print(f"{server}: raw ceiling {ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
-            consumer_shapes = [s for s in shapes if isinstance(s, ConsumerShape)]
-            if consumer_shapes and server != "instant":
-                fill(namesrv, max(s.warmup + s.count for s in consumer_shapes))
+            if consumer_shapes:
+                if server != "instant":
+                    fill(namesrv, stock)
+                pull_ceilings[server] = raw_pull_ceiling(broker, raw_count)
+                print(f"{server}: raw pull ceiling {pull_ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             for shape in shapes:
-                if isinstance(shape, ConsumerShape) and server == "instant":
-                    continue  # the instant peer answers no pull
                 for client in clients:
-                    if client == "aio" and shape.mode != "async":
+                    if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":
                         continue
-                    figures = run_client(client, namesrv, shape, java)
+                    figures = run_client(client, namesrv, shape, java, go)
                     rows.append({"server": server, "shape": shape.name, "client": client, **figures})
                     print(f"{server} | {shape.name} | {client}: {figures['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
     return {
         "datetime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}, Java client {JAVA_CLIENT}",
+        f"{platform.python_version()}, Java client {JAVA_CLIENT}" + (f", Go client {go_client()}" if go else ""),
         "ceilings": ceilings,
+        **({"pull_ceilings": pull_ceilings} if pull_ceilings else {}),
         "rows": rows,
     }
 
@@ -510,7 +635,8 @@ def table(run: dict[str, Any]) -> list[str]:
         cpu = r["cpu_s"] / r["msgs"] * 1e6
         ref = java.get((r["server"], r["shape"]))
         rate = f"{r['msgs_per_s'] / ref['msgs_per_s']:.2f}" if ref else "n/a"
-        per = f"{cpu / (ref['cpu_s'] / ref['msgs'] * 1e6):.2f}" if ref else "n/a"
+        # a smoke run may be too short for a CPU time to register: no ratio then, not a division by zero
+        per = f"{cpu / (ref['cpu_s'] / ref['msgs'] * 1e6):.2f}" if ref and ref["cpu_s"] > 0 else "n/a"
         p50, p99 = (f"{r[k]:.3f}" if k in r else "n/a" for k in ("p50_ms", "p99_ms"))
         cells = (
             r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", p50, p99, f"{cpu:.1f}", rate, per,
@@ -518,6 +644,9 @@ def table(run: dict[str, Any]) -> list[str]:
         lines.append("| " + " | ".join(cells) + " |")
     ceilings = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["ceilings"].items())
     out = [f"{run['machine']}; {run['datetime']}", "", *lines, "", f"Raw ceilings (1 KiB, 256 in flight): {ceilings}"]
+    if run.get("pull_ceilings"):
+        pulls = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["pull_ceilings"].items())
+        out += ["", f"Raw pull ceilings (1 KiB, 32 per pull, {RAW_PULL_WINDOW} pulls in flight): {pulls}"]
     if run.get("memory"):
         out += ["", f"Memory of `submit` to a broker answering one send per {SLOW_DELAY_US} µs (1 KiB bodies):", ""]
         out += ["| back-pressure | submits | resident MiB after each tenth | submits took s | all answered s |"]
@@ -537,6 +666,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["consumer-child"]:
         print(json.dumps(run_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
+        return 0
+    if argv[:1] == ["aio-consumer-child"]:
+        print(json.dumps(run_aio_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
         return 0
     if argv[:1] == ["aio-child"]:
         print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])))))

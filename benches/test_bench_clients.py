@@ -1,6 +1,7 @@
-"""``make bench-clients`` (benches/bench_clients.py) as a smoke test: every client sends a few hundred messages in
-a few shapes to the instant peer and the table has each one's row with its ratios to the Java client. The figures of
-such short runs mean nothing; the full run is ``make bench-clients``."""
+"""``make bench-clients`` (benches/bench_clients.py) as a smoke test: every client (the Java and the Go client
+included: their drivers are built here, so ``make test`` needs a JDK and Go) sends a few hundred messages in a few
+shapes to the instant peer and the table has each one's row with its ratios to the Java client. The figures of such
+short runs mean nothing; the full run is ``make bench-clients``."""
 
 from __future__ import annotations
 
@@ -29,16 +30,36 @@ def test_every_client_sends_every_shape_to_the_instant_peer(tmp_path: Path, caps
     assert run["ceilings"]["instant"]["msgs"] == 2_000
     table = capsys.readouterr().out
     for shape in SHAPES:
-        assert f"| instant | {shape} | java | " in table and f"| instant | {shape} | native | " in table
+        for client in ("java", "go", "native"):
+            assert f"| instant | {shape} | {client} | " in table, (shape, client)
 
 
 def test_the_consumers_read_a_filled_topic_on_apache_s_broker(tmp_path: Path) -> None:
     out = tmp_path / "clients.json"
-    args = ["--quick", "--servers", "apache-5.5.0", "--shapes", "consume, 32 per call", "--clients", "java,native"]
+    clients = ("java", "go", "native")
+    args = ["--quick", "--servers", "apache-5.5.0", "--shapes", "consume, 32 per call", "--clients", ",".join(clients)]
     assert bench_clients.main([*args, "--memory", "0", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["shape"], r["client"]) for r in rows] == [("consume, 32 per call", c) for c in ("java", "native")]
+    assert [(r["shape"], r["client"]) for r in rows] == [("consume, 32 per call", c) for c in clients]
     assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 for r in rows), rows
+
+
+def test_the_consumers_read_the_instant_peer_s_canned_queues(tmp_path: Path) -> None:
+    out = tmp_path / "clients.json"
+    clients = ("java", "go", "native", "aio")  # aio: rr.aio.Consumer read with async for
+    args = ["--quick", "--servers", "instant", "--shapes", "consume, 1 per call", "--clients", ",".join(clients)]
+    assert bench_clients.main([*args, "--memory", "0", "--json", str(out)]) == 0
+    run = json.loads(out.read_text())
+    assert [(r["shape"], r["client"]) for r in run["rows"]] == [("consume, 1 per call", c) for c in clients]
+    # the peer holds exactly the 250 (warm-up and measured) messages a quick shape reads, rounded up to 8 queues
+    assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 and r["cpu_s"] > 0 for r in run["rows"]), run["rows"]
+    assert run["pull_ceilings"]["instant"]["msgs"] >= 2_000 and run["pull_ceilings"]["instant"]["msgs_per_s"] > 0
+
+
+def test_without_go_the_go_client_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench_clients.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match=r"go not found.*leave go out of --clients"):
+        bench_clients.GoClient(tmp_path)
 
 
 def test_an_unknown_server_name_is_refused() -> None:
@@ -59,12 +80,17 @@ def test_the_docs_table_comes_from_a_kept_full_run() -> None:
         if c != "aio" or s.mode == "async"
     }
     expected |= {
-        ("apache-5.5.0", s.name, c) for s in bench_clients.CONSUMER_SHAPES for c in bench_clients.CLIENTS if c != "aio"
+        (v, s.name, c)
+        for v in bench_clients.SERVERS
+        for s in bench_clients.CONSUMER_SHAPES
+        for c in bench_clients.CLIENTS
     }
     assert rows == expected
+    assert set(run["pull_ceilings"]) == set(bench_clients.SERVERS), "each broker's pull ceiling beside its send ceiling"
     assert all(r["msgs"] >= 5_000 for r in run["rows"]), "the kept run is a full one, not --quick"
     lines = bench_clients.table(run)
-    assert sum(line.startswith("| instant | sync 1 thread | ") for line in lines) == 3
+    threaded = [c for c in bench_clients.CLIENTS if c != "aio"]  # aio has no sync shape
+    assert sum(line.startswith("| instant | sync 1 thread | ") for line in lines) == len(threaded)
     on, off = run["memory"]  # the back-pressure's memory run: a million submits, flat
     assert (on["back_pressure"], on["count"], on["failed"], off["back_pressure"]) == (True, 1_000_000, 0, False)
     assert max(on["rss_mib"]) - min(on["rss_mib"]) < 0.1 * min(on["rss_mib"])
