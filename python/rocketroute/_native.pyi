@@ -59,6 +59,7 @@ __all__ = [
     "round_robin_indices",
     "_broker_name_table",
     "_decode_stored",
+    "_encode_batch_body",
     "_encode_json_frame",
     "_panic_for_tests",
 ]
@@ -92,6 +93,12 @@ def _decode_stored(data: bytes) -> list[tuple[Any, ...]] | None:
     """Each message of a pull response body as a tuple of ``MessageExt``'s first 17 fields, in their order;
     ``None`` when one message is not the common case (malformed, compressed, not UTF-8): the Python decoder reads
     it."""
+
+def _encode_batch_body(entries: list[tuple[Any, ...]], drop_last_separator: bool) -> bytes | None:
+    """The body of a batch of checked messages, each ``(flag, body, [(name, value), ...])`` with its properties in
+    put order (``UNIQ_KEY`` last); ``None`` when one of them is for the Python encoder: a flag past 64 bits, a body
+    that is not ``bytes``, a string with lone surrogates, more than 8 properties, properties past 32767 bytes
+    (which it refuses with Java's words)."""
 
 def java_int_hash(value: int) -> int:
     """``Integer.hashCode(v)``: the value itself."""

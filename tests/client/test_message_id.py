@@ -54,6 +54,14 @@ def test_counter_wraps_at_16_bits():
     assert g.create().endswith("0000")
 
 
+@pytest.mark.parametrize("start", [0, 0xFFF0])
+def test_a_batch_s_ids_are_those_of_as_many_creates_in_a_row(start):
+    one, many = gen(Clock(NOV_1_2026 + 77)), gen(Clock(NOV_1_2026 + 77))
+    one._counter = many._counter = start
+    assert many.create_many(32) == [one.create() for _ in range(32)]  # across the 16-bit wrap too
+    assert many.create() == one.create()
+
+
 def test_counter_is_monotonic_and_unique_across_threads():
     g = gen(Clock(NOV_1_2026))
     out: list[list[str]] = [[] for _ in range(8)]

@@ -14,6 +14,7 @@ pub mod grpc_balancer;
 pub mod intern;
 pub mod java;
 pub mod java_collections;
+pub mod message_batch;
 pub mod message_queue;
 pub mod profiles;
 pub mod publish_info;

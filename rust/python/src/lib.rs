@@ -13,6 +13,7 @@ mod fault;
 mod frame;
 mod grpc_balancer;
 mod java;
+mod message_batch;
 mod message_queue;
 mod profiles;
 mod publish_info;
@@ -59,6 +60,8 @@ mod _native {
     use crate::java::{
         java_int_hash, java_long_hash, java_string_compare, java_string_hash, PyJavaRandom,
     };
+    #[pymodule_export]
+    use crate::message_batch::_encode_batch_body;
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]

@@ -1,0 +1,49 @@
+//! `_encode_batch_body`: a batch's body (`rocketroute_core::message_batch`) for
+//! `rocketroute.client.message.encode_batch`, which calls it first when the native backend is in use.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use rocketroute_core::message_batch::{properties_string, push_entry};
+
+fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    v.cast::<PyString>().ok()?.to_str().ok()
+}
+
+/// The body of a batch of checked messages, each `(flag, body, [(name, value), ...])` with its properties in put
+/// order (`UNIQ_KEY` last); `None` when one of them is for the Python encoder: a flag past 64 bits, a body that is
+/// not `bytes`, a string with lone surrogates, more than 8 properties, properties past 32767 bytes (which it
+/// refuses with Java's words).
+#[pyfunction]
+pub fn _encode_batch_body<'py>(
+    py: Python<'py>,
+    entries: &Bound<'py, PyList>,
+    drop_last_separator: bool,
+) -> Option<Bound<'py, PyBytes>> {
+    let mut out = Vec::new();
+    for entry in entries.iter() {
+        let t = entry.cast::<PyTuple>().ok()?;
+        if t.len() != 3 {
+            return None;
+        }
+        let flag: i64 = t.get_item(0).ok()?.cast::<PyInt>().ok()?.extract().ok()?;
+        let body = t.get_item(1).ok()?;
+        let body = body.cast::<PyBytes>().ok()?;
+        let props = t.get_item(2).ok()?;
+        let props = props.cast::<PyList>().ok()?;
+        let mut owned = Vec::with_capacity(props.len());
+        for pair in props.iter() {
+            let pair = pair.cast::<PyTuple>().ok()?;
+            if pair.len() != 2 {
+                return None;
+            }
+            owned.push((pair.get_item(0).ok()?, pair.get_item(1).ok()?));
+        }
+        let mut items = Vec::with_capacity(owned.len());
+        for (n, v) in &owned {
+            items.push((text(n)?, text(v)?));
+        }
+        let s = properties_string(&items, drop_last_separator)?;
+        push_entry(&mut out, (flag & 0xFFFF_FFFF) as u32 as i32, body.as_bytes(), &s).ok()?;
+    }
+    Some(PyBytes::new(py, &out))
+}
