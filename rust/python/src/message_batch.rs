@@ -43,7 +43,13 @@ pub fn _encode_batch_body<'py>(
             items.push((text(n)?, text(v)?));
         }
         let s = properties_string(&items, drop_last_separator)?;
-        push_entry(&mut out, (flag & 0xFFFF_FFFF) as u32 as i32, body.as_bytes(), &s).ok()?;
+        push_entry(
+            &mut out,
+            (flag & 0xFFFF_FFFF) as u32 as i32,
+            body.as_bytes(),
+            &s,
+        )
+        .ok()?;
     }
     Some(PyBytes::new(py, &out))
 }
