@@ -32,10 +32,7 @@ def test_every_send_runs_on_the_caller_s_loop_without_a_thread(backend) -> None:
             assert {r.send_status for r in (one, batch, later, keyed)} == {SendStatus.SEND_OK}
             queues = list((await producer.publish_info("T")).message_queues)
             chosen = backend.SelectMessageQueueByHash().select(queues, None, "order-42")
-            # (a result's queue is the package's MessageQueue whatever the backend: compared field by field)
-            assert (keyed.queue.topic, keyed.queue.broker_name, keyed.queue.queue_id) == (
-                chosen.topic, chosen.broker_name, chosen.queue_id,
-            )  # fmt: skip
+            assert keyed.queue == chosen and type(keyed.queue) is backend.MessageQueue  # the producer's backend's
             return [one.queue_offset, batch.queue_offset, later.queue_offset]
 
     with instant_peer("--queues", "1") as addr:

@@ -470,6 +470,7 @@ class Producer:
             broker_addr=addr,
             compat=self.compat,
             request_code=enc.code,
+            message_queue=self._rr.MessageQueue,
         )
 
     def _retry_result(self) -> Callable[[SendResult], bool] | None:

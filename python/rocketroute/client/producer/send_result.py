@@ -115,6 +115,7 @@ def send_result_from_response(
     broker_addr: str | None = None,
     compat: str | None = "5.3",
     request_code: int | None = None,
+    message_queue: Any = None,
 ) -> SendResult:
     """``MQClientAPIImpl.processSendResponse``: the :class:`SendResult` of a send response, or the error.
 
@@ -126,6 +127,8 @@ def send_result_from_response(
     - ``msg_id``: the message's ``UNIQ_KEY`` (for a batch, 5.3.3's batch ``UNIQ_KEY``). For a batch, pass its
       messages' ids as ``batch_msg_ids``: the result's ``msg_id`` is them joined by ``","``, except in 5.3.3
       when the response carries ``batchUniqId`` (an inner batch), where it stays ``msg_id``.
+    - ``message_queue``: the ``MessageQueue`` class of the result's ``queue`` (the producer's backend's; default
+      the package's).
     - ``queueId`` / ``queueOffset`` missing: :class:`~rocketroute.errors.NullPointerError` (Java unboxes a null
       ``Integer``/``Long``); not a number: :class:`~rocketroute.errors.NumberFormatError`.
     """
@@ -158,7 +161,7 @@ def send_result_from_response(
         send_status=status,
         msg_id=uniq,
         offset_msg_id=fields.get("msgId"),
-        queue=_message_queue_class()(topic, broker_name, queue_id),
+        queue=(message_queue or _message_queue_class())(topic, broker_name, queue_id),
         queue_offset=queue_offset,
         transaction_id=fields.get("transactionId"),
         region_id=region,
