@@ -197,3 +197,83 @@ def test_the_aio_consumer_is_used_on_its_own_loop_only(backend):
         finally:
             loop.run_until_complete(consumer.stop())
             loop.close()
+
+
+def test_an_orderly_async_listener_reads_each_queue_in_order_one_call_at_a_time(backend):
+    from rocketroute.client import ConsumeOrderlyStatus
+
+    from .._instant_peer import instant_peer
+
+    queues, per_queue = 4, 40
+    offsets: dict[int, list[int]] = {}
+    busy: set[int] = set()
+    overlap: list[int] = []
+
+    async def main(addr: str) -> None:
+        done = asyncio.Event()
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            q = msgs[0].queue_id
+            if q in busy:
+                overlap.append(q)
+            busy.add(q)
+            await asyncio.sleep(0.001)  # other queues' calls run meanwhile, never this queue's
+            offsets.setdefault(q, []).extend(m.queue_offset for m in msgs)
+            busy.discard(q)
+            if sum(map(len, offsets.values())) >= queues * per_queue:
+                done.set()
+            return ConsumeOrderlyStatus.SUCCESS
+
+        async with rr.aio.Consumer(
+            addr,
+            "cg-aio-orderly",
+            ["PeerTopic"],
+            listener=listener,
+            orderly=True,
+            backend=backend,
+            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+            consume_message_batch_max_size=3,
+        ):
+            await asyncio.wait_for(done.wait(), 30)
+
+    with instant_peer("--queues", str(queues), "--messages-per-queue", str(per_queue)) as addr:
+        asyncio.run(main(addr))
+    assert offsets == {q: list(range(per_queue)) for q in range(queues)} and not overlap
+
+
+def test_an_orderly_async_listener_s_suspend_delivers_the_same_messages_again(backend):
+    from rocketroute.client import ConsumeOrderlyStatus
+
+    with _cluster(3, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+        calls: list[list[bytes]] = []
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            calls.append([m.body for m in msgs])
+            if len(calls) == 1:
+                context.suspend_current_queue_time_millis = 50
+                return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+            return ConsumeOrderlyStatus.SUCCESS
+
+        async def main() -> None:
+            async with rr.aio.Consumer(
+                cluster.namesrv_addr,
+                "G",
+                ["T"],
+                listener=listener,
+                orderly=True,
+                backend=backend,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                consume_message_batch_max_size=3,
+                **FAST,
+            ) as consumer:
+                await _until(lambda: broker.offsets.get(("G", "T", 0)) == 3, 10, "the offset committed past all 3")
+                assert consumer.stats.failed == 3 and consumer.stats.consumed == 3
+
+        asyncio.run(asyncio.wait_for(main(), 20))
+        assert calls[:2] == [[b"m0", b"m1", b"m2"]] * 2  # the same messages again, in order, after the suspend
+
+
+def test_orderly_without_a_listener_is_refused():
+    with pytest.raises(ValueError, match="orderly consumption takes an async listener"):
+        rr.aio.Consumer("127.0.0.1:1", "G", ["T"], orderly=True)

@@ -154,6 +154,36 @@ def test_tasks_iterating_one_consumer_share_its_messages_and_batches_come_from_o
     assert sum(1 for bs in got.values() if bs) >= 2 and max(sizes) <= 8
 
 
+def test_an_orderly_async_listener_keeps_each_queue_s_order_on_the_real_brokers(cluster, fresh_topic):
+    from rocketroute.client import ConsumeOrderlyStatus
+
+    topic = fresh_topic(queues=2)
+    group = f"cg_aio_orderly_{time.monotonic_ns()}"
+    bodies = [b"o-%03d" % i for i in range(40)]
+    _fill(cluster, topic, bodies)
+    ns = ";".join(cluster.namesrv_addrs)
+    seen: dict[tuple[str, int], list[int]] = {}
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            await asyncio.sleep(0)
+            for m in msgs:
+                seen.setdefault((m.broker_name, m.queue_id), []).append(m.queue_offset)
+            if sum(map(len, seen.values())) >= len(bodies):
+                done.set()
+            return ConsumeOrderlyStatus.SUCCESS
+
+        async with rr.aio.Consumer(ns, group, [topic], listener=listener, orderly=True, **FAST):
+            await asyncio.wait_for(done.wait(), 30)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    # every queue read from its first offset, each message once, in queue order (the brokers' locks held)
+    assert all(offsets == list(range(len(offsets))) for offsets in seen.values()), seen
+    assert sum(map(len, seen.values())) == len(bodies)
+
+
 def test_the_aio_consumer_refuses_what_it_cannot_do(cluster):
     ns = ";".join(cluster.namesrv_addrs)
     with pytest.raises(ValueError, match="orderly"):

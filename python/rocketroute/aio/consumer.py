@@ -27,8 +27,7 @@ class Consumer:
     Connections, pulls, timers and listener calls live on that loop, so :meth:`stop` (or ``async with``) must run
     before the loop ends.
 
-    Two ways to consume (concurrently, as ``MessageListenerConcurrently``; orderly consumption is
-    :class:`rocketroute.Consumer`'s, ``orderly=True``):
+    Two ways to consume:
 
     - ``async for msg in consumer`` (or ``async for msgs in consumer.batches()``): a message counts as consumed
       (``CONSUME_SUCCESS``) when the loop asks for the next one, or at :meth:`ack`. Several tasks may iterate one
@@ -37,7 +36,10 @@ class Consumer:
       as ``RECONSUME_LATER``.
     - ``listener=``: ``async def listener(msgs, context) -> ConsumeConcurrentlyStatus``, awaited on the loop, at
       most ``consume_thread_min`` calls at a time (Java's consume threads); raising or returning anything else is
-      ``RECONSUME_LATER``, as in Java.
+      ``RECONSUME_LATER``, as in Java. With ``orderly=True`` it answers a ``ConsumeOrderlyStatus``: each queue
+      locked on its broker and consumed one call at a time in queue order (``SUSPEND_CURRENT_QUEUE_A_MOMENT``
+      delivers the same messages again), as :class:`rocketroute.Consumer`'s orderly listener. ``async for`` is
+      concurrent only.
 
     ``on_rebalance`` runs on a callback thread, as in :class:`rocketroute.Consumer`."""
 
@@ -54,12 +56,11 @@ class Consumer:
     ) -> None:
         if "instance" in kwargs:
             raise TypeError("rocketroute.aio.Consumer runs on an instance of its own loop: instance= is not taken")
-        if kwargs.get("orderly"):
+        if kwargs.get("orderly") and listener is None:
             raise ValueError(
-                "rocketroute.aio.Consumer consumes concurrently: for orderly consumption use "
-                "rocketroute.Consumer(..., orderly=True)"
+                "orderly consumption takes an async listener (listener=): async for hands batches to any task, "
+                "so a queue's order would not hold"
             )
-        kwargs.pop("orderly", None)
         if listener is not None and not inspect.iscoroutinefunction(listener) and not _async_callable(listener):
             raise TypeError(
                 f"the listener of a rocketroute.aio.Consumer is a coroutine function (async def), not {listener!r}; "

@@ -43,12 +43,14 @@ class ConsumeService:
     def __init__(self, consumer: Consumer) -> None:
         self.consumer = consumer
         self._settling: set[asyncio.Task[None]] = set()  # send-backs of async for's batches under way
+        self._mq_async_locks: dict[Any, asyncio.Lock] = {}  # an asyncio-native orderly consumer's, per queue
 
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
         assert self.consumer._executor is not None
         if self.consumer.orderly:
             if dispatch:
-                self.consumer._executor.submit(self.consume_orderly, pq, mq)
+                orderly = self.consume_orderly_async if self.consumer._bind_loop else self.consume_orderly
+                self.consumer._executor.submit(orderly, pq, mq)
         else:  # not queued once the pool is shut down: the consumer is stopping
             n = self.consumer.settings.consume_message_batch_max_size
             feed = self.consumer._feed
@@ -344,11 +346,12 @@ class ConsumeService:
         remoting = self.consumer._remoting
         if remoting is None or self.consumer._state != "running":
             return
+        again = self.consume_orderly_async if self.consumer._bind_loop else self.consume_orderly
 
         async def relock() -> None:
             await asyncio.sleep(delay_ms / 1000)
             ok = await self.consumer._rebalancer.lock(mq)
-            self.later(10 if ok else 3000, self.consume_orderly, pq, mq)
+            self.later(10 if ok else 3000, again, pq, mq)
 
         try:
             asyncio.run_coroutine_threadsafe(relock(), remoting.loop)
@@ -409,6 +412,86 @@ class ConsumeService:
                     # commits, so the offset is recorded even then and the commit includes these messages.
                     if offset >= 0 and self.consumer._offsets is not None:
                         self.consumer._offsets.update_offset(mq, offset, False)
+
+    async def consume_orderly_async(self, pq: ProcessQueue, mq: Any) -> None:
+        """:meth:`consume_orderly` on the loop of an asyncio-native consumer: one call per queue at a time (an
+        asyncio lock per queue), the listener awaited while the queue's consume lock is held. That lock is taken
+        without waiting: only a rebalance giving the queue up takes it elsewhere (in a thread, after marking the
+        queue dropped), and then there is nothing more to consume here."""
+        if pq.dropped:
+            return
+        clustering = self.consumer.model == "CLUSTERING"
+        c = CONSUMER_CONSTANTS
+        async with self.mq_async_lock(mq):
+            if clustering and (not pq.locked or pq.is_lock_expired()):
+                self.try_lock_later(mq, pq, 100)
+                return
+            begin = time.monotonic()
+            batch = self.consumer.settings.consume_message_batch_max_size
+            while not pq.dropped:
+                if clustering and (not pq.locked or pq.is_lock_expired()):
+                    self.try_lock_later(mq, pq, 10)
+                    return
+                if (time.monotonic() - begin) * 1000 > c["MAX_TIME_CONSUME_CONTINUOUSLY"]:
+                    self.later(10, self.consume_orderly_async, pq, mq)
+                    return
+                msgs = pq.take_messages(batch)
+                if not msgs:
+                    return
+                context = ConsumeOrderlyContext(mq)
+                if pq.dropped or not pq.consume_lock.acquire(blocking=False):
+                    return
+                try:
+                    status = await self.call_listener_async(msgs, context)
+                    if not isinstance(status, ConsumeOrderlyStatus):
+                        status = self.not_a_status(
+                            status, ConsumeOrderlyStatus, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+                        )
+                    if status is ConsumeOrderlyStatus.SUCCESS:
+                        self.consumer.stats.add(consumed=len(msgs))
+                        offset = pq.commit()
+                    elif await self.over_reconsume_times_async(msgs):
+                        self.consumer.stats.add(failed=len(msgs))
+                        offset = pq.commit()
+                    else:
+                        self.consumer.stats.add(failed=len(msgs))
+                        pq.make_message_to_consume_again(msgs)
+                        suspend = context.suspend_current_queue_time_millis
+                        if suspend < 0:
+                            suspend = self.consumer.settings.suspend_current_queue_time_millis
+                        self.later(suspend, self.consume_orderly_async, pq, mq)
+                        return
+                    if offset >= 0 and self.consumer._offsets is not None:  # see consume_orderly
+                        self.consumer._offsets.update_offset(mq, offset, False)
+                finally:
+                    pq.consume_lock.release()
+
+    def mq_async_lock(self, mq: Any) -> asyncio.Lock:
+        lock = self._mq_async_locks.get(mq)
+        if lock is None:
+            lock = self._mq_async_locks[mq] = asyncio.Lock()
+        return lock
+
+    async def over_reconsume_times_async(self, msgs: list[Any]) -> bool:
+        """:meth:`over_reconsume_times` with the send-backs awaited."""
+        limit = self.consumer.settings.max_reconsume_times
+        limit = 2**31 - 1 if limit == -1 else limit
+        suspend = False
+        for m in msgs:
+            if m.reconsume_times >= limit:
+                m.properties["RECONSUME_TIME"] = str(m.reconsume_times)
+                try:
+                    await self.send_back_async(m, -1)
+                except Exception as e:
+                    log.warning("sending back %s failed: %s", m.msg_id, e)
+                    suspend = True
+                    m.reconsume_times += 1
+                else:
+                    self.consumer.stats.add(sent_back=1)
+            else:
+                suspend = True
+                m.reconsume_times += 1
+        return not suspend
 
     def over_reconsume_times(self, msgs: list[Any]) -> bool:
         """``checkReconsumeTimes``: a message consumed ``max_reconsume_times`` times already goes to the
