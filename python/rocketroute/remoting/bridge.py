@@ -131,7 +131,8 @@ class ReturnPath:
         except asyncio.CancelledError:
             if not waiter.cancelled():
                 raise
-            self.inbox.post(_cancel_started, started)
+            with contextlib.suppress(RuntimeError):  # the client's loop is closed: the coroutine ended with it
+                self.inbox.post(_cancel_started, started)
             raise
 
     def _start_for_loop(
