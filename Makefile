@@ -98,7 +98,7 @@ help:
 	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff, gofmt and go vet"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
-	@echo "make bench-clients  rr.Producer (native, reference) against the Java client on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
+	@echo "make bench-clients  rr.Producer, rr.Consumer (native, reference) and rr.aio against the Java and Go clients on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
@@ -246,13 +246,14 @@ test-rust:
 	$(call section,test: cargo test -p rocketroute-core -p rocketroute-instant-peer)
 	cargo test -p rocketroute-core -p rocketroute-instant-peer
 
-# ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing.
+# ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing. --durations lists
+# the slowest tests, to keep `make test` under its time budget.
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q tests --ignore=tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q --durations=15 tests --ignore=tests/cluster
 	$(call section,test: pytest tests/cluster (Apache RocketMQ 5.5.0 / 5.3.3 / 4.9.7 and RocketMQ-Rust 1.0.0 servers))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q --durations=15 tests/cluster
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
@@ -313,7 +314,7 @@ bench-cluster: venv build servers
 # for the docs' benchmark page (docs/bench/clients.json).
 BENCH_CLIENTS_JSON := out/bench/clients.json
 bench-clients: venv build servers
-	$(call section,bench: rr.Producer and the Java client on the instant peer and Apache 5.5.0's broker)
+	$(call section,bench: rocketroute and the Java and Go clients on the instant peer and Apache 5.5.0's broker)
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
 		$(VPY) benches/bench_clients.py --json $(BENCH_CLIENTS_JSON)
 
