@@ -277,3 +277,38 @@ def test_an_orderly_async_listener_s_suspend_delivers_the_same_messages_again(ba
 def test_orderly_without_a_listener_is_refused():
     with pytest.raises(ValueError, match="orderly consumption takes an async listener"):
         rr.aio.Consumer("127.0.0.1:1", "G", ["T"], orderly=True)
+
+
+def test_an_orderly_message_past_max_reconsume_times_goes_to_the_dead_letter_queue(backend):
+    from rocketroute.client import ConsumeOrderlyStatus
+
+    from ._fake_cluster import CONSUMER_SEND_MSG_BACK
+
+    with _cluster(1, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+        seen: list[int] = []
+
+        async def listener(msgs: list[Any], context: Any) -> Any:
+            seen.append(msgs[0].reconsume_times)
+            context.suspend_current_queue_time_millis = 20
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT  # never consumed
+
+        async def main() -> Any:
+            async with rr.aio.Consumer(
+                cluster.namesrv_addr,
+                "G",
+                ["T"],
+                listener=listener,
+                orderly=True,
+                backend=backend,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                max_reconsume_times=2,
+                **FAST,
+            ) as consumer:
+                await _until(lambda: broker.offsets.get(("G", "T", 0)) == 1, 10, "the offset committed past it")
+                return consumer.stats
+
+        stats = asyncio.run(asyncio.wait_for(main(), 20))
+        back = [r["extFields"] for r in broker.requests(CONSUMER_SEND_MSG_BACK)]
+        assert seen == [0, 1, 2]  # suspended twice, then over the limit: sent to the dead-letter queue
+        assert [b["delayLevel"] for b in back] == ["-1"] and stats.sent_back == 1 and stats.failed == 3

@@ -139,3 +139,38 @@ def test_the_consumer_owns_what_its_strategy_gives_it_among_the_members_the_brok
             expected = rr.allocate_all(strategy, sorted(mqs), cids, "G")[consumer.client_id]
             wait_until(lambda: set(consumer.assignment("T")) == set(expected), 5, "the strategy's share owned")
             assert len(expected) == 4
+
+
+def test_an_orderly_message_past_max_reconsume_times_goes_to_the_dead_letter_queue():
+    from rocketroute.client import ConsumeOrderlyStatus
+
+    from ._fake_cluster import CONSUMER_SEND_MSG_BACK
+
+    with FakeCluster(brokers=1) as cluster:
+        cluster.topic("T", queues=1)
+        cluster.topic("%RETRY%G", queues=1)
+        broker = cluster.brokers["broker-a"]
+        broker.append("T", 0, b"poison")
+        seen: list[int] = []
+
+        def listener(msgs: list[Any], context: Any) -> Any:
+            seen.append(msgs[0].reconsume_times)
+            context.suspend_current_queue_time_millis = 20
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT  # never consumed
+
+        consumer = Consumer(
+            cluster.namesrv_addr,
+            "G",
+            ["T"],
+            listener=listener,
+            orderly=True,
+            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+            max_reconsume_times=2,
+            **FAST,
+        )
+        with consumer:
+            wait_until(lambda: broker.offsets.get(("G", "T", 0)) == 1, 10, "the offset committed past it")
+        back = [r["extFields"] for r in broker.requests(CONSUMER_SEND_MSG_BACK)]
+        assert seen == [0, 1, 2]  # suspended twice, then over the limit: sent to the dead-letter queue
+        assert [b["delayLevel"] for b in back] == ["-1"]
+        assert consumer.stats.sent_back == 1 and consumer.stats.failed == 3

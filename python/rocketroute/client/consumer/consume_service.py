@@ -366,52 +366,21 @@ class ConsumeService:
         owner starts exactly after the last message consumed here."""
         if pq.dropped:
             return
-        clustering = self.consumer.model == "CLUSTERING"
-        c = CONSUMER_CONSTANTS
         with self.mq_lock(mq):
-            if clustering and (not pq.locked or pq.is_lock_expired()):
+            if self.lock_lost(pq):
                 self.try_lock_later(mq, pq, 100)
                 return
             begin = time.monotonic()
-            batch = self.consumer.settings.consume_message_batch_max_size
-            while not pq.dropped:
-                if clustering and (not pq.locked or pq.is_lock_expired()):
-                    self.try_lock_later(mq, pq, 10)
-                    return
-                if (time.monotonic() - begin) * 1000 > c["MAX_TIME_CONSUME_CONTINUOUSLY"]:
-                    self.later(10, self.consume_orderly, pq, mq)
-                    return
-                msgs = pq.take_messages(batch)
-                if not msgs:
-                    return
+            while (msgs := self.orderly_next(pq, mq, begin, self.consume_orderly)) is not None:
                 context = ConsumeOrderlyContext(mq)
                 with pq.consume_lock:
                     if pq.dropped:
                         return
-                    status = self.call_listener(msgs, context)
-                    if not isinstance(status, ConsumeOrderlyStatus):
-                        status = self.not_a_status(
-                            status, ConsumeOrderlyStatus, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
-                        )
-                    if status is ConsumeOrderlyStatus.SUCCESS:
-                        self.consumer.stats.add(consumed=len(msgs))
-                        offset = pq.commit()
-                    elif self.over_reconsume_times(msgs):
-                        self.consumer.stats.add(failed=len(msgs))
-                        offset = pq.commit()
-                    else:
-                        self.consumer.stats.add(failed=len(msgs))
-                        pq.make_message_to_consume_again(msgs)
-                        suspend = context.suspend_current_queue_time_millis
-                        if suspend < 0:
-                            suspend = self.consumer.settings.suspend_current_queue_time_millis
-                        self.later(suspend, self.consume_orderly, pq, mq)
+                    success = self.orderly_status(self.call_listener(msgs, context))
+                    dead = [] if success else self.dead_letters(msgs)
+                    moved = not success and self.moved_away(msgs, dead, [self.send_back(m, -1) for m in dead])
+                    if not self.orderly_settle(msgs, pq, mq, context, success, moved, self.consume_orderly):
                         return
-                    # Java skips this when the queue was dropped during the listener call, so the next owner
-                    # consumes those messages again. Here the give-up waits for this consume lock before it
-                    # commits, so the offset is recorded even then and the commit includes these messages.
-                    if offset >= 0 and self.consumer._offsets is not None:
-                        self.consumer._offsets.update_offset(mq, offset, False)
 
     async def consume_orderly_async(self, pq: ProcessQueue, mq: Any) -> None:
         """:meth:`consume_orderly` on the loop of an asyncio-native consumer: one call per queue at a time (an
@@ -420,51 +389,79 @@ class ConsumeService:
         queue dropped), and then there is nothing more to consume here."""
         if pq.dropped:
             return
-        clustering = self.consumer.model == "CLUSTERING"
-        c = CONSUMER_CONSTANTS
         async with self.mq_async_lock(mq):
-            if clustering and (not pq.locked or pq.is_lock_expired()):
+            if self.lock_lost(pq):
                 self.try_lock_later(mq, pq, 100)
                 return
             begin = time.monotonic()
-            batch = self.consumer.settings.consume_message_batch_max_size
-            while not pq.dropped:
-                if clustering and (not pq.locked or pq.is_lock_expired()):
-                    self.try_lock_later(mq, pq, 10)
-                    return
-                if (time.monotonic() - begin) * 1000 > c["MAX_TIME_CONSUME_CONTINUOUSLY"]:
-                    self.later(10, self.consume_orderly_async, pq, mq)
-                    return
-                msgs = pq.take_messages(batch)
-                if not msgs:
-                    return
+            while (msgs := self.orderly_next(pq, mq, begin, self.consume_orderly_async)) is not None:
                 context = ConsumeOrderlyContext(mq)
                 if pq.dropped or not pq.consume_lock.acquire(blocking=False):
                     return
                 try:
-                    status = await self.call_listener_async(msgs, context)
-                    if not isinstance(status, ConsumeOrderlyStatus):
-                        status = self.not_a_status(
-                            status, ConsumeOrderlyStatus, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
-                        )
-                    if status is ConsumeOrderlyStatus.SUCCESS:
-                        self.consumer.stats.add(consumed=len(msgs))
-                        offset = pq.commit()
-                    elif await self.over_reconsume_times_async(msgs):
-                        self.consumer.stats.add(failed=len(msgs))
-                        offset = pq.commit()
-                    else:
-                        self.consumer.stats.add(failed=len(msgs))
-                        pq.make_message_to_consume_again(msgs)
-                        suspend = context.suspend_current_queue_time_millis
-                        if suspend < 0:
-                            suspend = self.consumer.settings.suspend_current_queue_time_millis
-                        self.later(suspend, self.consume_orderly_async, pq, mq)
+                    success = self.orderly_status(await self.call_listener_async(msgs, context))
+                    dead = [] if success else self.dead_letters(msgs)
+                    oks = [await self.sent_back_async(m, -1) for m in dead]
+                    moved = not success and self.moved_away(msgs, dead, oks)
+                    if not self.orderly_settle(msgs, pq, mq, context, success, moved, self.consume_orderly_async):
                         return
-                    if offset >= 0 and self.consumer._offsets is not None:  # see consume_orderly
-                        self.consumer._offsets.update_offset(mq, offset, False)
                 finally:
                     pq.consume_lock.release()
+
+    def orderly_next(self, pq: ProcessQueue, mq: Any, begin: float, again: Callable[..., Any]) -> list[Any] | None:
+        """The next messages of an orderly queue, or None to stop here: the queue given up, its broker lock lost
+        or expired (locked again, then consumed), ``MAX_TIME_CONSUME_CONTINUOUSLY`` spent on it (``again`` soon, so
+        the other queues get their turn), or nothing cached."""
+        if pq.dropped:
+            return None
+        if self.lock_lost(pq):
+            self.try_lock_later(mq, pq, 10)
+            return None
+        if (time.monotonic() - begin) * 1000 > CONSUMER_CONSTANTS["MAX_TIME_CONSUME_CONTINUOUSLY"]:
+            self.later(10, again, pq, mq)
+            return None
+        return pq.take_messages(self.consumer.settings.consume_message_batch_max_size) or None
+
+    def lock_lost(self, pq: ProcessQueue) -> bool:
+        """Whether a clustering consumer no longer holds the queue's broker lock (never had it, or it expired)."""
+        return self.consumer.model == "CLUSTERING" and (not pq.locked or pq.is_lock_expired())
+
+    def orderly_status(self, status: Any) -> bool:
+        """Whether an orderly listener's answer is ``SUCCESS`` (anything but a status is Java's
+        ``SUSPEND_CURRENT_QUEUE_A_MOMENT``, with a WARNING)."""
+        if not isinstance(status, ConsumeOrderlyStatus):
+            status = self.not_a_status(
+                status, ConsumeOrderlyStatus, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+            )
+        return status is ConsumeOrderlyStatus.SUCCESS
+
+    def orderly_settle(
+        self,
+        msgs: list[Any],
+        pq: ProcessQueue,
+        mq: Any,
+        context: ConsumeOrderlyContext,
+        success: bool,
+        moved_away: bool,
+        again: Callable[..., Any],
+    ) -> bool:
+        """``processConsumeResult`` of an orderly call: committed when it succeeded or every message went to the
+        dead-letter queue, else the same messages again after the suspend time. True: the queue goes on now."""
+        self.consumer.stats.add(**({"consumed": len(msgs)} if success else {"failed": len(msgs)}))
+        if not success and not moved_away:
+            pq.make_message_to_consume_again(msgs)
+            suspend = context.suspend_current_queue_time_millis
+            if suspend < 0:
+                suspend = self.consumer.settings.suspend_current_queue_time_millis
+            self.later(suspend, again, pq, mq)
+            return False
+        offset = pq.commit()
+        # Java skips this when the queue was dropped during the listener call, so the next owner consumes those
+        # messages again. Here the give-up waits for the consume lock before it commits, so the offset is
+        # recorded even then and the commit includes these messages.
+        if offset >= 0 and self.consumer._offsets is not None:
+            self.consumer._offsets.update_offset(mq, offset, False)
+        return True
 
     def mq_async_lock(self, mq: Any) -> asyncio.Lock:
         lock = self._mq_async_locks.get(mq)
@@ -472,44 +469,33 @@ class ConsumeService:
             lock = self._mq_async_locks[mq] = asyncio.Lock()
         return lock
 
-    async def over_reconsume_times_async(self, msgs: list[Any]) -> bool:
-        """:meth:`over_reconsume_times` with the send-backs awaited."""
+    def dead_letters(self, msgs: list[Any]) -> list[Any]:
+        """``checkReconsumeTimes``' first half: the messages consumed ``max_reconsume_times`` times already (the
+        default -1 is no limit for orderly consumers, as Java's), each marked with its ``RECONSUME_TIME``; they are
+        sent back with delay level -1, to the dead-letter queue."""
         limit = self.consumer.settings.max_reconsume_times
         limit = 2**31 - 1 if limit == -1 else limit
-        suspend = False
-        for m in msgs:
-            if m.reconsume_times >= limit:
-                m.properties["RECONSUME_TIME"] = str(m.reconsume_times)
-                try:
-                    await self.send_back_async(m, -1)
-                except Exception as e:
-                    log.warning("sending back %s failed: %s", m.msg_id, e)
-                    suspend = True
-                    m.reconsume_times += 1
-                else:
-                    self.consumer.stats.add(sent_back=1)
-            else:
-                suspend = True
-                m.reconsume_times += 1
-        return not suspend
+        dead = [m for m in msgs if m.reconsume_times >= limit]
+        for m in dead:
+            m.properties["RECONSUME_TIME"] = str(m.reconsume_times)
+        return dead
 
-    def over_reconsume_times(self, msgs: list[Any]) -> bool:
-        """``checkReconsumeTimes``: a message consumed ``max_reconsume_times`` times already goes to the
-        dead-letter queue (sent back with delay level -1); the others are counted once more. True when every
-        message was moved away (nothing to suspend for). With the default -1 (no limit for orderly consumers),
-        messages are retried for ever, as Java's."""
-        limit = self.consumer.settings.max_reconsume_times
-        limit = 2**31 - 1 if limit == -1 else limit
-        suspend = False
+    def moved_away(self, msgs: list[Any], dead: list[Any], sent: list[bool]) -> bool:
+        """``checkReconsumeTimes``' second half, once ``dead`` were sent back (``sent``): every other message is
+        counted once more; True when every message went away (nothing to suspend for)."""
+        gone = {id(m) for m, ok in zip(dead, sent, strict=True) if ok}
+        if gone:
+            self.consumer.stats.add(sent_back=len(gone))
         for m in msgs:
-            if m.reconsume_times >= limit:
-                m.properties["RECONSUME_TIME"] = str(m.reconsume_times)
-                if not self.send_back(m, -1):
-                    suspend = True
-                    m.reconsume_times += 1
-                else:
-                    self.consumer.stats.add(sent_back=1)
-            else:
-                suspend = True
+            if id(m) not in gone:
                 m.reconsume_times += 1
-        return not suspend
+        return len(gone) == len(msgs)
+
+    async def sent_back_async(self, msg: Any, delay_level: int) -> bool:
+        """:meth:`send_back` awaited: whether the broker took the message back."""
+        try:
+            await self.send_back_async(msg, delay_level)
+            return True
+        except Exception as e:
+            log.warning("sending back %s failed: %s", msg.msg_id, e)
+            return False
