@@ -38,6 +38,7 @@ async def _until(cond: Any, timeout_s: float, what: str) -> None:
 
 
 def _consumer(cluster: FakeCluster, backend: Any, **settings: Any) -> rr.aio.Consumer:
+    """A consumer of group G on topic T of the fake brokers, from the first offset, with fast timers."""
     return rr.aio.Consumer(
         cluster.namesrv_addr,
         "G",
@@ -122,14 +123,10 @@ def test_a_failed_async_listener_call_is_sent_back_and_a_raising_one_too(backend
             raise ValueError("a bug in the handler")
 
         async def main() -> Any:
-            async with rr.aio.Consumer(
-                cluster.namesrv_addr,
-                "G",
-                ["T"],
+            async with _consumer(
+                cluster,
+                backend,
                 listener=listener,
-                backend=backend,
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-                **FAST,
             ) as consumer:
                 await _until(lambda: consumer.stats.sent_back == 2, 10, "both messages sent back")
                 await _until(lambda: broker.offsets.get(("G", "T", 0)) == 2, 10, "the offset committed past them")
@@ -154,15 +151,11 @@ def test_stop_waits_for_the_listener_calls_under_way_then_cancels_them(backend):
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
         async def main() -> float:
-            consumer = rr.aio.Consumer(
-                cluster.namesrv_addr,
-                "G",
-                ["T"],
+            consumer = _consumer(
+                cluster,
+                backend,
                 listener=listener,
-                backend=backend,
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
                 await_termination_millis_when_shutdown=1000,
-                **FAST,
             )
             await consumer.start()
             await _until(lambda: started == 2, 10, "both listener calls started")
@@ -256,16 +249,12 @@ def test_an_orderly_async_listener_s_suspend_delivers_the_same_messages_again(ba
             return ConsumeOrderlyStatus.SUCCESS
 
         async def main() -> None:
-            async with rr.aio.Consumer(
-                cluster.namesrv_addr,
-                "G",
-                ["T"],
+            async with _consumer(
+                cluster,
+                backend,
                 listener=listener,
                 orderly=True,
-                backend=backend,
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
                 consume_message_batch_max_size=3,
-                **FAST,
             ) as consumer:
                 await _until(lambda: broker.offsets.get(("G", "T", 0)) == 3, 10, "the offset committed past all 3")
                 assert consumer.stats.failed == 3 and consumer.stats.consumed == 3
@@ -294,16 +283,12 @@ def test_an_orderly_message_past_max_reconsume_times_goes_to_the_dead_letter_que
             return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT  # never consumed
 
         async def main() -> Any:
-            async with rr.aio.Consumer(
-                cluster.namesrv_addr,
-                "G",
-                ["T"],
+            async with _consumer(
+                cluster,
+                backend,
                 listener=listener,
                 orderly=True,
-                backend=backend,
-                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
                 max_reconsume_times=2,
-                **FAST,
             ) as consumer:
                 await _until(lambda: broker.offsets.get(("G", "T", 0)) == 1, 10, "the offset committed past it")
                 return consumer.stats
