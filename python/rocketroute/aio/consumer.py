@@ -68,7 +68,6 @@ class Consumer:
             )
         self._consumer = _ThreadedConsumer(namesrv, group, subscriptions, strategy, settings=settings, **kwargs)
         self._consumer.listener = listener
-        self._started = False
 
     # -- what the threaded consumer has, read-only --------------------------------------------------------------
 
