@@ -149,12 +149,16 @@ class Consumer:
 
     def _on_its_loop(self) -> _ThreadedConsumer:
         c = self._consumer
-        remoting = c._remoting
-        if remoting is None or not c.running:
+        if c._remoting is None or not c.running:
             raise RuntimeError(f"the consumer is {c._state}: await start() first (or use async with)")
-        if asyncio.get_running_loop() is not remoting.loop:
-            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
+        self._refuse_other_loop()
         return c
+
+    def _refuse_other_loop(self) -> None:
+        """Its connections' futures belong to the loop that started it: awaited from another they never wake."""
+        remoting = self._consumer._remoting
+        if remoting is not None and asyncio.get_running_loop() is not remoting.loop:
+            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
 
     def _reading(self) -> Feed:
         c = self._consumer
@@ -162,8 +166,8 @@ class Consumer:
             if c.listener is not None:
                 raise RuntimeError("this consumer has a listener: its messages go there, not to async for")
             raise RuntimeError("await start() before iterating the consumer (or use async with)")
-        if c._state == "running" and c._remoting is not None and asyncio.get_running_loop() is not c._remoting.loop:
-            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
+        if c.running:
+            self._refuse_other_loop()
         return c._feed
 
     # -- async for ----------------------------------------------------------------------------------------------

@@ -186,16 +186,8 @@ class ConsumeService:
         again: Callable[..., Any],
     ) -> None:
         """The send-backs awaited, then :meth:`concurrently_done` (``again`` consumes what failed to go back)."""
-        retry_later = []
-        for m in to_send_back:
-            try:
-                await self.send_back_async(m, context.delay_level_when_next_consume)
-                ok = True
-            except Exception as e:
-                log.warning("sending back %s failed: %s", m.msg_id, e)
-                ok = False
-            if not self.sent_back(m, ok):
-                retry_later.append(m)
+        level = context.delay_level_when_next_consume
+        retry_later = [m for m in to_send_back if not self.sent_back(m, await self.try_send_back_async(m, level))]
         self.concurrently_done(msgs, pq, mq, retry_later, again)
 
     def concurrently_result(
@@ -401,7 +393,7 @@ class ConsumeService:
                 try:
                     success = self.orderly_status(await self.call_listener_async(msgs, context))
                     dead = [] if success else self.dead_letters(msgs)
-                    oks = [await self.sent_back_async(m, -1) for m in dead]
+                    oks = [await self.try_send_back_async(m, -1) for m in dead]
                     moved = not success and self.moved_away(msgs, dead, oks)
                     if not self.orderly_settle(msgs, pq, mq, context, success, moved, self.consume_orderly_async):
                         return
@@ -491,8 +483,8 @@ class ConsumeService:
                 m.reconsume_times += 1
         return len(gone) == len(msgs)
 
-    async def sent_back_async(self, msg: Any, delay_level: int) -> bool:
-        """:meth:`send_back` awaited: whether the broker took the message back."""
+    async def try_send_back_async(self, msg: Any, delay_level: int) -> bool:
+        """:meth:`send_back` awaited: whether the broker took the message back (a failure is logged)."""
         try:
             await self.send_back_async(msg, delay_level)
             return True

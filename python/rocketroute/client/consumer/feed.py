@@ -80,7 +80,11 @@ class Feed:
     def ack(self) -> None:
         """The calling task's batch is consumed (``CONSUME_SUCCESS``), whatever of it was handed out."""
         task = asyncio.current_task()
-        held = None if task is None else self._held.pop(task, None)
+        if task is not None:
+            self._ack(task)
+
+    def _ack(self, task: asyncio.Task[Any]) -> None:
+        held = self._held.pop(task, None)
         if held is not None:
             self._done(held, ConsumeConcurrentlyStatus.CONSUME_SUCCESS)
 
@@ -93,9 +97,12 @@ class Feed:
 
     async def next_batch(self) -> list[Any]:
         """Acknowledge the calling task's batch and take the next one; ``StopAsyncIteration`` once closed."""
-        self.ack()
         task = asyncio.current_task()
         assert task is not None, "a feed is read by a task"
+        return (await self._next_batch(task)).msgs
+
+    async def _next_batch(self, task: asyncio.Task[Any]) -> _Held:
+        self._ack(task)
         waiting = self._waiting
         while True:
             while not waiting:
@@ -112,7 +119,7 @@ class Feed:
             if task not in self._watched:
                 self._watched.add(task)
                 task.add_done_callback(self._task_ended)
-            return held.msgs
+            return held
 
     def _task_ended(self, task: asyncio.Task[Any]) -> None:
         held = self._held.pop(task, None)
@@ -122,10 +129,10 @@ class Feed:
     async def next_message(self) -> Any:
         """The next message of the calling task's batch, or the first of the next batch."""
         task = asyncio.current_task()
-        held = None if task is None else self._held.get(task)
+        assert task is not None, "a feed is read by a task"
+        held = self._held.get(task)
         if held is None or held.pos >= len(held.msgs):
-            await self.next_batch()
-            held = self._held[task]  # type: ignore[index]
+            held = await self._next_batch(task)
         msg = held.msgs[held.pos]
         held.pos += 1
         return msg
