@@ -58,6 +58,7 @@ __all__ = [
     "profile_select_indices",
     "round_robin_indices",
     "_broker_name_table",
+    "_DirectConnection",
     "_decode_stored",
     "_encode_batch_body",
     "_encode_json_frame",
@@ -88,6 +89,48 @@ def _encode_json_frame(
     kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
     string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
     large for its length words."""
+
+@final
+class _DirectConnection:
+    """One connection to a broker for threads that block on their requests (the sync facade of
+    ``rocketroute.remoting.RemotingClient``): frames in, frames out, matched by opaque."""
+
+    def __new__(
+        cls,
+        addr: str,
+        host: str,
+        port: int,
+        *,
+        connect_timeout_ms: int,
+        max_frame_size: int,
+        language: str,
+    ) -> _DirectConnection:
+        """Connect to ``host:port`` within ``connect_timeout_ms`` (``addr`` names it in errors); ``language`` goes in
+        the answers to the peer's requests; a frame over ``max_frame_size`` bytes from the peer closes the
+        connection."""
+
+    def invoke(self, opaque: int, frame: bytes, timeout_ms: int, code: int) -> bytes:
+        """Write ``frame`` (request ``code``, ``opaque``) and return the response's frame, length field included;
+        raises ``RemotingTimeoutError`` after ``timeout_ms``, ``RemotingSendRequestError`` when the connection fails
+        or is closed."""
+
+    def send_oneway(self, frame: bytes, timeout_ms: int) -> None:
+        """Write a oneway request's ``frame`` (within ``timeout_ms``); nothing is awaited."""
+
+    def close(self, reason: str) -> None:
+        """Close it: the requests waiting, and every later one, fail with ``RemotingSendRequestError(addr,
+        reason)``."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether it is closed (by ``close``, the peer, or a failure); a closed connection never opens again."""
+
+    @property
+    def in_flight(self) -> int:
+        """Requests waiting for their response."""
+
+    @property
+    def addr(self) -> str: ...
 
 def _decode_stored(data: bytes) -> list[tuple[Any, ...]] | None:
     """Each message of a pull response body as a tuple of ``MessageExt``'s first 17 fields, in their order;

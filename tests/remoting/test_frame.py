@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import struct
+from typing import Any
 
 import pytest
 
@@ -409,3 +410,34 @@ def test_mutated_frames_fail_only_with_frame_error() -> None:
                 list(decoder.feed(data[i : i + 7]))
         except FrameError:
             pass
+
+
+def _outcome(decode: Any, data: bytes) -> tuple[Any, ...]:
+    try:
+        c = decode(data)
+    except FrameError as e:
+        return ("FrameError", str(e))
+    return (c.code, c.opaque, c.flag, c.language, c.version, c.remark, c.ext_fields, c.body, c.serialize_type)
+
+
+def _incremental(data: bytes) -> RemotingCommand:
+    decoder = FrameDecoder()
+    commands = list(decoder.feed(data))
+    if len(commands) != 1 or decoder.buffered:
+        raise FrameError(f"expected exactly one frame, got {len(commands)} and {decoder.buffered} bytes more")
+    return commands[0]
+
+
+def test_decode_frame_agrees_with_the_incremental_decoder_on_any_bytes() -> None:
+    """decode_frame's one-frame fast path: for frames changed at random anywhere (the length words included), the
+    same command or the same FrameError as the incremental decoder."""
+    cmd = RemotingCommand(10, opaque=5, remark="a remark", ext_fields={"a": "b", "topic": "Tést"}, body=b"body")
+    bare = RemotingCommand(11, opaque=6)
+    frames = [encode_frame(c, st) for c in (cmd, bare) for st in (JSON, ROCKETMQ)]
+    rng = random.Random(30)
+    for _ in range(3000):
+        data = bytearray(rng.choice(frames))
+        for _ in range(rng.randint(0, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        data = bytes(data)
+        assert _outcome(decode_frame, data) == _outcome(_incremental, data), data

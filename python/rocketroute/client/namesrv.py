@@ -24,6 +24,7 @@ from ..remoting import (
 )
 from ..remoting.acl import Credentials
 from ..remoting.command import MQ_VERSIONS
+from ..remoting.direct import direct_connection_class
 from ..remoting.errors import one_line
 from ..remoting.headers import GetRouteInfoRequestHeader
 from ..remoting.response_code import ResponseCode
@@ -200,10 +201,16 @@ def connect_name_servers(
 ) -> tuple[RemotingClient, NameServerClient]:
     """What a producer or a consumer starts with: a remoting client of its own (its event loop and connections,
     ``timeout_ms`` to connect, ``language`` written in every request, every request signed with ``credentials``,
-    every connection TLS with ``tls``; on the caller's running ``loop`` when given) and a :class:`NameServerClient`
+    every connection TLS with ``tls``; on the caller's running ``loop`` when given; with direct connections for the
+    blocking sends when ``backend`` is the native one) and a :class:`NameServerClient`
     over it for ``addrs``."""
     remoting = RemotingClient(
-        connect_timeout_ms=timeout_ms, language=language, credentials=credentials, tls=tls, loop=loop
+        connect_timeout_ms=timeout_ms,
+        language=language,
+        credentials=credentials,
+        tls=tls,
+        loop=loop,
+        direct=direct_connection_class(backend),
     )
     names = NameServerClient(addrs, remoting.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
     return remoting, names

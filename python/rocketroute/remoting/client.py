@@ -22,6 +22,7 @@ from typing import Any
 from .acl import Credentials, check_credentials, sign_request
 from .bridge import LoopInbox, ReturnPath
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
+from .direct import DirectConnections
 from .errors import (
     FrameError,
     RemotingConnectError,
@@ -734,6 +735,7 @@ class RemotingClient:
         credentials: Credentials | None = None,
         tls: TLS = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        direct: Any = None,
     ) -> None:
         self.async_client = AsyncRemotingClient(
             connect_timeout_ms=connect_timeout_ms,
@@ -746,6 +748,16 @@ class RemotingClient:
         self.connect_timeout_ms = connect_timeout_ms
         self._closed = False
         self._close_lock = threading.Lock()
+        # direct connections (remoting.direct) for the blocking callers that ask for them, on plain TCP only
+        self._direct: DirectConnections | None = None
+        if direct is not None and tls is None:
+            self._direct = DirectConnections(
+                direct,
+                parse_addr,
+                connect_timeout_ms=connect_timeout_ms,
+                max_frame_size=max_frame_size,
+                language=language or "PYTHON",
+            )
         self.owns_loop = loop is None
         if loop is not None:
             if asyncio.get_running_loop() is not loop:
@@ -792,18 +804,29 @@ class RemotingClient:
         the processor runs on the client's loop thread."""
         self.async_client.register_processor(code, processor)
 
-    def invoke(self, addr: str, request: RemotingCommand, timeout_ms: int = 3000) -> RemotingCommand:
-        """:meth:`AsyncRemotingClient.invoke` from any thread."""
+    def invoke(
+        self, addr: str, request: RemotingCommand, timeout_ms: int = 3000, *, direct: bool = False
+    ) -> RemotingCommand:
+        """:meth:`AsyncRemotingClient.invoke` from any thread. ``direct``: on the client's direct connection to
+        ``addr`` when it has them (built with ``direct=``, no TLS; :mod:`rocketroute.remoting.direct`) and the
+        caller is not on the loop, else through the loop."""
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
+        conns = self._direct if direct else None
+        if conns is not None and conns.takes(addr, request) and threading.current_thread() is not self._thread:
+            frame = self.async_client._encode_request(request)
+            return conns.invoke(addr, request, frame, max(timeout_ms, 1), self.async_client.max_frame_size)
         waiter = _SyncWaiter()
         self._enqueue(self.async_client._submit, addr, request, timeout_ms, waiter)
         try:
-            return waiter.wait(self._slack_s(timeout_ms))
+            response: RemotingCommand = waiter.wait(self._slack_s(timeout_ms))
         except TimeoutError:
             if waiter.done():  # a RemotingTimeoutError from the loop
                 raise
             raise RemotingTimeoutError(addr, timeout_ms, request.code) from None
+        if conns is not None:
+            conns.answered_through_loop(addr)
+        return response
 
     def invoke_checked(
         self,
@@ -819,11 +842,17 @@ class RemotingClient:
             raise response_error(response.code, response.remark, addr, request_code=request.code)
         return response
 
-    def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
+    def invoke_oneway(self, addr: str, request: RemotingCommand, *, direct: bool = False) -> None:
         """:meth:`AsyncRemotingClient.invoke_oneway` from any thread: returns once the frame is handed to the
-        connection (after connecting, if needed)."""
+        connection (after connecting, if needed); ``direct`` as for :meth:`invoke` (written by the calling
+        thread, within ``connect_timeout_ms``)."""
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
+        conns = self._direct if direct else None
+        if conns is not None and conns.takes(addr, request) and threading.current_thread() is not self._thread:
+            request.flag |= RPC_ONEWAY
+            conns.send_oneway(addr, self.async_client._encode_request(request), self.connect_timeout_ms)
+            return
         waiter = _SyncWaiter()
         self._enqueue(self.async_client._submit_oneway, addr, request, waiter)
         try:
@@ -845,6 +874,8 @@ class RemotingClient:
                 return
             self._closed = True
         self._finalizer.detach()
+        if self._direct is not None:
+            self._direct.close()
         if not self.owns_loop:  # the caller's loop: closed on it, and never stopped
             if self.on_loop_thread():
                 self.loop.create_task(self.async_client.close())
@@ -873,6 +904,8 @@ class RemotingClient:
                 return
             self._closed = True
         self._finalizer.detach()
+        if self._direct is not None:
+            self._direct.close()
         await self.async_client.close()
 
     @property

@@ -292,9 +292,31 @@ def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
     return FrameError(f"undecodable {name} header: {type(e).__name__}: {e}")
 
 
+def _decode_header_of(buf: bytes | bytearray, start: int, end: int, serialize_type: SerializeType) -> RemotingCommand:
+    try:
+        if serialize_type is _JSON_TYPE:
+            return _decode_json_header(buf[start:end])
+        return _decode_rocketmq_header(buf[start:end])
+    except FrameError:
+        raise
+    except Exception as e:
+        raise _unexpected(serialize_type, e) from e
+
+
 def decode_frame(frame: bytes, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> RemotingCommand:
     """The command of one complete frame (length field included). Raises :class:`FrameError` when ``frame`` is
     not exactly one valid frame."""
+    size = len(frame)
+    if 8 <= size <= max_frame_size and type(frame) is bytes:
+        # the common case, a well-formed frame, without the incremental decoder's bookkeeping
+        length, mark = _PREFIX.unpack_from(frame)
+        header_end = 8 + (mark & 0xFFFFFF)
+        serialize_type = _SERIALIZE_TYPES.get((mark >> 24) & 0xFF)
+        if length + 4 == size and header_end <= size and serialize_type is not None:
+            cmd = _decode_header_of(frame, 8, header_end, serialize_type)
+            if size > header_end:
+                cmd.body = frame[header_end:]
+            return cmd
     decoder = FrameDecoder(max_frame_size)
     commands = list(decoder.feed(frame))
     if len(commands) != 1 or decoder.buffered:
@@ -379,18 +401,9 @@ class FrameDecoder:
         if available < 4 + length:
             self._compact()
             return None
-        start = pos + 8
-        body_start = start + header_length
+        body_start = pos + 8 + header_length
         end = pos + 4 + length
-        try:
-            if serialize_type is _JSON_TYPE:
-                cmd = _decode_json_header(buf[start:body_start])
-            else:
-                cmd = _decode_rocketmq_header(buf[start:body_start])
-        except FrameError:
-            raise
-        except Exception as e:
-            raise _unexpected(serialize_type, e) from e
+        cmd = _decode_header_of(buf, pos + 8, body_start, serialize_type)
         if end > body_start:
             with memoryview(buf) as view:
                 cmd.body = view[body_start:end].tobytes()

@@ -7,6 +7,7 @@ pub mod bounded;
 pub mod clock;
 pub mod compat;
 pub mod counter;
+pub mod direct;
 pub mod error;
 pub mod fault;
 pub mod frame;

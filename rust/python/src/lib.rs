@@ -8,6 +8,7 @@ mod clock;
 mod columns;
 mod convert;
 mod counter;
+mod direct;
 mod errors;
 mod fault;
 mod frame;
@@ -46,6 +47,8 @@ mod _native {
     use crate::clock::{PyManualClock, PySystemClock};
     #[pymodule_export]
     use crate::counter::PySendWhichQueue;
+    #[pymodule_export]
+    use crate::direct::PyDirectConnection;
     #[pymodule_export]
     use crate::errors::{_broker_name_table, _panic_for_tests};
     #[pymodule_export]

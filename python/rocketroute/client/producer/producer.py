@@ -535,9 +535,9 @@ class Producer:
             addr, request = self._request(enc, mq)
             left = timeout - int((time.monotonic() - begin) * 1000)
             if oneway:
-                remoting.invoke_oneway(addr, request)
+                remoting.invoke_oneway(addr, request, direct=True)
                 return None
-            response = remoting.invoke(addr, request, max(left, 1))
+            response = remoting.invoke(addr, request, max(left, 1), direct=True)
             return self._result(enc, mq, addr, response)
 
         if selector is not None:
