@@ -71,7 +71,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
+    print("maturin>=1.7,<2\npytest>=8\npytest-xdist>=3.5\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
@@ -247,17 +247,20 @@ test-rust:
 	cargo test -p rocketroute-core -p rocketroute-instant-peer
 
 # ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing. --durations lists
-# the slowest tests, to keep `make test` under its time budget.
+# the slowest tests, to keep `make test` under its time budget. PYTEST_WORKERS processes (pytest-xdist) run the
+# suite: a test file's tests in one worker (--dist loadfile: a module's fixtures start once), a server
+# implementation's cluster tests in one worker (--dist loadgroup: its session cluster starts once).
+PYTEST_WORKERS ?= 2
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))
 	@command -v java >/dev/null || { echo "error: java not found; the Spark tests need Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q --durations=15 tests --ignore=tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15 tests --ignore=tests/cluster
 	$(call section,test: pytest tests/cluster (Apache RocketMQ 5.5.0 / 5.3.3 / 4.9.7 and RocketMQ-Rust 1.0.0 servers))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q --durations=15 tests/cluster
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 tests/cluster
 
 test-benches:
 	$(call section,test: benches once each (smoke, --benchmark-disable))
-	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q benches --benchmark-disable
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" $(VPY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile benches --benchmark-disable
 
 lint: venv
 	$(call section,lint: cargo fmt --check)

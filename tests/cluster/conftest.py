@@ -12,7 +12,9 @@ start, stop, kill or pause a server, or start a cluster of its own, is reported 
 
 - ``server_impl``: the implementation's name, e.g. ``"apache-5.5.0"``.
 - ``cluster``: one :class:`~tests.cluster.harness.Cluster` per implementation for the session, 2 name servers and
-  2 brokers (``broker-a``, ``broker-b``); pytest groups the tests by implementation, so one cluster runs at a time.
+  2 brokers (``broker-a``, ``broker-b``); pytest groups the tests by implementation, so one cluster runs at a time
+  in a process (``make test`` runs two processes, pytest-xdist's ``-n 2 --dist loadgroup``: two implementations'
+  clusters at once, each in the one worker that runs its tests).
   Before each test that uses it, paused brokers are resumed and stopped ones started again, so a test that failed
   halfway through a stop/start does not break the next one.
 - ``fresh_topic``: a factory for unique topic names, created on the cluster's brokers by default.
@@ -26,11 +28,13 @@ from __future__ import annotations
 
 import collections
 import itertools
+import json
 import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,6 +112,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return -1 if impl is None else order.get(str(impl), len(order))
 
     items.sort(key=impl_of)  # stable: the order within one implementation is pytest's
+    # under pytest-xdist (make test: -n 2 --dist loadgroup) an implementation's tests all run in one worker, in this
+    # order, so each session cluster is started once; the workers run different implementations side by side
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "server_impl" in callspec.params:
+            item.add_marker(pytest.mark.xdist_group(name=str(callspec.params["server_impl"])))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -120,6 +130,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if call.excinfo is not None and call.excinfo.errisinstance(ControlNotAvailable):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {call.excinfo.value}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its clusters' figures go to the controller's summary
+        workeroutput["rocketroute_clusters"] = json.dumps({"stats": _STATS, "passed": _PASSED})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    output = getattr(node, "workeroutput", {}).get("rocketroute_clusters")
+    if output is not None:
+        figures = json.loads(output)
+        _STATS.update(figures["stats"])
+        _PASSED.update(figures["passed"])
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
