@@ -723,6 +723,10 @@ class RemotingClient:
     of its own, the connections live on that loop, and the asyncio-native clients (:mod:`rocketroute.aio`) await
     ``.async_client`` there with no hop between threads. The blocking methods then work only from other threads;
     :meth:`aclose` closes it from the loop, and :meth:`close` from the loop only starts the closing.
+
+    ``direct=`` (the native backend's ``_DirectConnection`` class; ignored with ``tls``) gives the client direct
+    connections (:mod:`rocketroute.remoting.direct`): :meth:`invoke` and :meth:`invoke_oneway` with ``direct=True``
+    then write the request in the calling thread and wait for the response there, with no hop to the loop.
     """
 
     def __init__(
