@@ -106,18 +106,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.cluster)
     order = {name: i for i, name in enumerate(("external", *IMPLS))}
 
-    def impl_of(item: pytest.Item) -> int:
+    def impl_of(item: pytest.Item) -> str | None:
         callspec = getattr(item, "callspec", None)
         impl = callspec.params.get("server_impl") if callspec is not None else None
-        return -1 if impl is None else order.get(str(impl), len(order))
+        return None if impl is None else str(impl)
 
-    items.sort(key=impl_of)  # stable: the order within one implementation is pytest's
+    def rank(item: pytest.Item) -> int:
+        impl = impl_of(item)
+        return -1 if impl is None else order.get(impl, len(order))
+
+    items.sort(key=rank)  # stable: the order within one implementation is pytest's
     # under pytest-xdist (make test: -n 2 --dist loadgroup) an implementation's tests all run in one worker, in this
     # order, so each session cluster is started once; the workers run different implementations side by side
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "server_impl" in callspec.params:
-            item.add_marker(pytest.mark.xdist_group(name=str(callspec.params["server_impl"])))
+        impl = impl_of(item)
+        if impl is not None:
+            item.add_marker(pytest.mark.xdist_group(name=impl))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -817,7 +817,7 @@ class RemotingClient:
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
-        if conns is not None and conns.takes(addr, request) and threading.current_thread() is not self._thread:
+        if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
             frame = self.async_client._encode_request(request)
             return conns.invoke(addr, request, frame, max(timeout_ms, 1), self.async_client.max_frame_size)
         waiter = _SyncWaiter()
@@ -853,7 +853,7 @@ class RemotingClient:
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
-        if conns is not None and conns.takes(addr, request) and threading.current_thread() is not self._thread:
+        if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
             request.flag |= RPC_ONEWAY
             conns.send_oneway(addr, self.async_client._encode_request(request), self.connect_timeout_ms)
             return
