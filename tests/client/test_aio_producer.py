@@ -103,3 +103,19 @@ def test_an_aio_client_and_a_threaded_one_cannot_share_a_client_id() -> None:
         asyncio.run(main(addr))
     with pytest.raises(TypeError, match="instance= is not taken"):
         rr.aio.Producer("127.0.0.1:1", "pg", instance=object())
+
+
+def test_a_cancelled_send_is_forgotten_and_its_late_answer_dropped() -> None:
+    async def main(addr: str) -> None:
+        async with rr.aio.Producer(addr, "pg-aio") as producer:
+            await producer.send(rr.Message("T", b"connects"))
+            remoting = producer._producer._remoting
+            conns = remoting.async_client._conns
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(producer.send(rr.Message("T", b"slow")), 0.05)
+            assert [c.pending for c in conns.values()] == [{}]  # forgotten at once, not at its deadline
+            late = await producer.send(rr.Message("T", b"after"))  # answered after the cancelled one's answer
+            assert late.send_status is SendStatus.SEND_OK and late.queue_offset == 2
+
+    with instant_peer("--queues", "1", "--delay-us", "150000") as addr:
+        asyncio.run(main(addr))

@@ -142,3 +142,25 @@ def test_close_is_idempotent_and_later_calls_fail() -> None:
         assert client.closed and not client.loop.is_running()
         with pytest.raises(RemotingError, match="closed"):
             client.invoke(peer.addr, request(2), LONG_MS)
+
+
+def test_loop_runs_here_is_true_on_the_client_s_running_loop_only() -> None:
+    with RemotingClient() as client:  # its own loop, in its own thread
+        assert not client.loop_runs_here()
+        here = asyncio.run_coroutine_threadsafe(_runs_here(client), client.loop).result(5)
+        assert here is True
+
+    async def bound() -> tuple[bool, bool, bool]:
+        client = RemotingClient(loop=asyncio.get_running_loop())  # the caller's loop
+        try:
+            other_thread = await asyncio.to_thread(client.loop_runs_here)
+            other_loop = await asyncio.to_thread(asyncio.run, _runs_here(client))
+            return client.loop_runs_here(), other_thread, other_loop
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(bound()) == (True, False, False)
+
+
+async def _runs_here(client: RemotingClient) -> bool:
+    return client.loop_runs_here()

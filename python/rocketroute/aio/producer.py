@@ -92,7 +92,7 @@ class Producer:
         belong to that loop: awaited from another one they would never be woken)."""
         p = self._producer
         remoting, _ = p._running()
-        if asyncio.get_running_loop() is not remoting.loop:
+        if not remoting.loop_runs_here():
             raise RuntimeError("a rocketroute.aio.Producer is used on the event loop that started it, not another")
         return p
 
@@ -109,7 +109,11 @@ class Producer:
         """Send one message and return the broker's answer (:meth:`rocketroute.Producer.send_async`'s attempts:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
-        return await self._on_its_loop().send_async(msg, selector, arg, timeout_ms=timeout_ms)
+        p = self._on_its_loop()
+        enc = p._encode(msg)
+        if p._window is None:  # on the producer's loop already: no hop to check for
+            return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
+        return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
 
     async def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """The messages as one ``SEND_BATCH_MESSAGE`` (:meth:`rocketroute.Producer.send_batch`'s checks)."""

@@ -68,6 +68,7 @@ def parse_addr(addr: str) -> tuple[str, int]:
 
 
 _TLS_HINT_WITHIN_S = 2.0
+_UNKNOWN = object()
 """A plain connection closed this soon after it was made, before any answer, gets the hint that the server may
 require TLS (an enforcing server closes it at the first bytes; a broker restarting later does not get the hint)."""
 
@@ -559,10 +560,30 @@ class AsyncRemotingClient:
         try:
             return await waiter
         except asyncio.CancelledError:
-            entry = conn.pending.get(request.opaque)
-            if entry is not None and entry[0] is waiter:
-                del conn.pending[request.opaque]
+            _abandon(conn, request.opaque, waiter)
             raise
+
+    def start_invoke(
+        self, addr: str, request: RemotingCommand, timeout_ms: int
+    ) -> asyncio.Future[RemotingCommand] | None:
+        """:meth:`invoke`'s first half, when a connection to ``addr`` is open (else ``None``: await :meth:`invoke`):
+        the request is in flight on return; await the future for its response, and when that awaiting is cancelled
+        call :meth:`abandon`. The hot path of async sends: one coroutine fewer per request in flight than
+        :meth:`invoke` (fewer objects for the garbage collector to walk while a thousand requests wait)."""
+        conn = self._conns.get(addr)
+        loop = self._loop
+        if conn is None or loop is None:
+            return None
+        waiter = loop.create_future()
+        self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
+        return waiter
+
+    def abandon(self, addr: str, request: RemotingCommand, waiter: asyncio.Future[Any]) -> None:
+        """Forget a request :meth:`start_invoke` started whose awaiting was cancelled (a late response is dropped).
+        A connection closed meanwhile forgot it already."""
+        conn = self._conns.get(addr)
+        if conn is not None:
+            _abandon(conn, request.opaque, waiter)
 
     async def invoke_checked(
         self,
@@ -663,6 +684,12 @@ class AsyncRemotingClient:
         """Whether a connection to ``addr`` is open now."""
         conn = self._conns.get(addr)
         return conn is not None and not conn.closed
+
+
+def _abandon(conn: _Connection, opaque: int, waiter: Any) -> None:
+    entry = conn.pending.get(opaque)
+    if entry is not None and entry[0] is waiter:
+        del conn.pending[opaque]
 
 
 class _SyncWaiter:
@@ -865,6 +892,18 @@ class RemotingClient:
             if waiter.done():
                 raise
             raise RemotingConnectError(addr, "the client's event loop did not take the request") from None
+
+    def loop_runs_here(self) -> bool:
+        """Whether the caller runs on ``.loop`` now, i.e. may await the async client's futures. Without a system
+        call where the loop says which thread runs it (the standard loops: ``asyncio.get_running_loop()`` asks
+        the kernel for the process id on every call, a cost an async send pays twice)."""
+        thread_id = getattr(self.loop, "_thread_id", _UNKNOWN)
+        if thread_id is not _UNKNOWN:
+            return thread_id == threading.get_ident()  # type: ignore[no-any-return]
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
 
     def on_loop_thread(self) -> bool:
         """Whether the caller runs on the client's event-loop thread (a processor, or code scheduled on

@@ -32,7 +32,7 @@ from ...remoting.command import MQ_VERSIONS, next_opaque
 from ...remoting.headers.send import send_header_v2
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
-from ...send import CommunicationMode, send_default, send_default_async, send_select
+from ...send import CommunicationMode, _SendLoop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
@@ -688,11 +688,7 @@ class Producer:
         except BaseException:
             coro.close()  # type: ignore[attr-defined]  # never started: no "never awaited" warning
             raise
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is remoting.loop:
+        if remoting.loop_runs_here():
             return await coro
         return await remoting.returns.from_loop(coro)  # type: ignore[arg-type]
 
@@ -718,30 +714,53 @@ class Producer:
             except (RemotingError, BrokerUnreachableError) as e:
                 raise self._no_route(enc.topic, timeout, e) from e
 
+        # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
+        # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
+        # flight, and the garbage collector walks each of them while a thousand sends wait
         oneway = mode is CommunicationMode.ONEWAY
-
-        async def attempt(mq: Any) -> SendResult | None:
-            addr, request = self._request(enc, mq)
-            if oneway:
-                await client.invoke_oneway(addr, request)
-                return None
-            left = timeout - int((time.monotonic() - begin) * 1000)
-            response = await client.invoke(addr, request, max(left, 1))
-            return self._result(enc, mq, addr, response)
-
+        sends: _SendLoop | None = None
         if selector is not None:
-            # sendSelectImpl's selection and checks, then one awaited attempt
-            mq = send_select(info, self._user_selector(selector), msg, arg, lambda q: q, timeout_ms=timeout)
-            return await attempt(mq)
-        return await send_default_async(
-            info,
-            self.strategy,
-            attempt,
-            mode=mode,
-            retry_times_when_send_async_failed=self.settings.retry_times_when_send_async_failed,
-            timeout_ms=timeout,
-            retry_response_codes=(),
-        )
+            mq = send_select(info, self._user_selector(selector), msg, arg, _chosen, timeout_ms=timeout)
+        else:
+            sends = _SendLoop(
+                info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
+                None, None, None,
+            )  # fmt: skip
+            mq = sends.next_queue()
+        while mq is not None:
+            try:
+                addr, request = self._request(enc, mq)
+                if oneway:
+                    await client.invoke_oneway(addr, request)
+                    result = None
+                else:
+                    left = max(timeout - int((time.monotonic() - begin) * 1000), 1)
+                    waiter = client.start_invoke(addr, request, left)
+                    if waiter is None:  # no connection yet
+                        response = await client.invoke(addr, request, left)
+                    else:
+                        try:
+                            response = await waiter
+                        except asyncio.CancelledError:
+                            client.abandon(addr, request, waiter)
+                            raise
+                    result = self._result(enc, mq, addr, response)
+            except Exception as e:
+                if sends is None:
+                    raise
+                if sends.failed(e):
+                    return sends.result
+                mq = sends.next_queue()
+                continue
+            if sends is None or sends.succeeded(result):
+                return result
+            mq = sends.next_queue()
+        assert sends is not None
+        return sends.finish()
+
+
+def _chosen(mq: Any) -> Any:
+    return mq
 
 
 def _body_size(body: bytes | None) -> int:
