@@ -111,3 +111,21 @@ def test_what_the_loop_never_took_fails_when_it_is_abandoned():
     assert len(failed) == 1 and str(failed[0]) == "closed"
     with pytest.raises(RuntimeError):  # a closed loop takes nothing more
         path.from_thread(_double(2))
+
+
+def test_each_caller_loop_gets_its_own_outcomes_in_turn_and_at_once(loop_thread):
+    path = _path(loop_thread)
+    woken: list[asyncio.AbstractEventLoop] = []
+
+    async def caller(base: int) -> list[int]:
+        got = await asyncio.gather(*(path.from_loop(_double(base + i)) for i in range(50)))
+        woken.append(asyncio.get_running_loop())  # resumed on its own loop, not the last caller's
+        return got
+
+    # loops one after another in one thread (the last caller remembered is closed), then two threads at once
+    assert asyncio.run(caller(0)) == [2 * i for i in range(50)]
+    assert asyncio.run(caller(100)) == [2 * (100 + i) for i in range(50)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda b: asyncio.run(caller(b)), (1000, 2000)))
+    assert both == [[2 * (b + i) for i in range(50)] for b in (1000, 2000)]
+    assert len({id(loop) for loop in woken}) == 4

@@ -14,6 +14,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import threading
 import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -82,80 +83,113 @@ class ReturnPath:
         self.loop = loop
         self.inbox = inbox
         self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopInbox] = weakref.WeakKeyDictionary()
+        self._last_caller: weakref.ref[asyncio.AbstractEventLoop] | None = None
 
     def from_thread(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
         """Start ``coro`` on the loop; its outcome lands in the returned future (its callbacks run on the loop's
         thread, as ``run_coroutine_threadsafe``'s)."""
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-
-        def abandoned(error: BaseException) -> None:
-            coro.close()
-            future.set_exception(error)
-
+        call = _ThreadCall(self.loop, coro)
         try:
-            self.inbox.post(self._start_for_thread, coro, future, on_abandon=abandoned)
+            self.inbox.post(_ThreadCall.start, call, on_abandon=call.abandoned)
         except BaseException:
             coro.close()
             raise
-        return future
-
-    def _start_for_thread(self, coro: Coroutine[Any, Any, Any], future: concurrent.futures.Future[Any]) -> None:
-        if not future.set_running_or_notify_cancel():
-            coro.close()
-            return
-        task = self.loop.create_task(coro)
-        task.add_done_callback(lambda t: _settle_concurrent(future, t))
+        return call.future
 
     async def from_loop(self, coro: Coroutine[Any, Any, Any]) -> Any:
         """Run ``coro`` on the loop and await its outcome on the calling (other) loop. Cancelling the caller
         cancels the coroutine."""
-        caller = asyncio.get_running_loop()
+        last = self._last_caller
+        caller = last() if last is not None else None
+        if caller is None or getattr(caller, "_thread_id", None) != threading.get_ident():
+            # asyncio.get_running_loop() asks the kernel for the process id: once per new caller, not per call
+            caller = asyncio.get_running_loop()
+            self._last_caller = weakref.ref(caller)
         back = self._callers.get(caller)
         if back is None:
             back = self._callers[caller] = LoopInbox(caller)
-        waiter: asyncio.Future[Any] = caller.create_future()
-        started: list[asyncio.Task[Any]] = []
-
-        def abandoned(error: BaseException) -> None:
-            coro.close()
-            with contextlib.suppress(RuntimeError):  # the caller's loop is closed too: nobody waits
-                back.post(_fail_loop_future, waiter, error)
-
+        call = _LoopCall(self.loop, coro, caller.create_future(), back)
         try:
-            self.inbox.post(self._start_for_loop, coro, waiter, back, started, on_abandon=abandoned)
+            self.inbox.post(_LoopCall.start, call, on_abandon=call.abandoned)
         except BaseException:
             coro.close()
             raise
         try:
-            return await waiter
+            return await call.waiter
         except asyncio.CancelledError:
-            if not waiter.cancelled():
+            if not call.waiter.cancelled():
                 raise
             with contextlib.suppress(RuntimeError):  # the client's loop is closed: the coroutine ended with it
-                self.inbox.post(_cancel_started, started)
+                self.inbox.post(_LoopCall.cancel, call)
             raise
 
-    def _start_for_loop(
-        self, coro: Coroutine[Any, Any, Any], waiter: asyncio.Future[Any], back: LoopInbox, started: list[Any]
-    ) -> None:
-        if waiter.done():  # cancelled before it started
-            coro.close()
+
+class _ThreadCall:
+    """One coroutine :meth:`ReturnPath.from_thread` runs for a thread: one object per call in flight."""
+
+    __slots__ = ("coro", "future", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]) -> None:
+        self.loop, self.coro = loop, coro
+        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def start(self) -> None:
+        """On the client's loop: start the coroutine, unless the future was cancelled before."""
+        if not self.future.set_running_or_notify_cancel():
+            self.coro.close()
             return
-        task = self.loop.create_task(coro)
-        started.append(task)
+        self.loop.create_task(self.coro).add_done_callback(self.done)
 
-        def done(t: asyncio.Task[Any]) -> None:
-            try:
-                back.post(_settle_loop_future, waiter, t)
-            except RuntimeError:  # the caller's loop is closed: nobody waits
-                pass
+    def done(self, task: asyncio.Task[Any]) -> None:
+        _settle_concurrent(self.future, task)
 
-        task.add_done_callback(done)
+    def abandoned(self, error: BaseException) -> None:
+        """The client's loop stopped before it started the coroutine."""
+        self.coro.close()
+        self.future.set_exception(error)
 
 
-def _cancel_started(started: list[asyncio.Task[Any]]) -> None:
-    for task in started:
-        task.cancel()
+class _LoopCall:
+    """One coroutine :meth:`ReturnPath.from_loop` runs for another loop: one object per call in flight (no
+    closures), as a thousand of them may wait at once and the garbage collector walks each."""
+
+    __slots__ = ("back", "coro", "loop", "task", "waiter")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        coro: Coroutine[Any, Any, Any],
+        waiter: asyncio.Future[Any],
+        back: LoopInbox,
+    ) -> None:
+        self.loop, self.coro, self.waiter, self.back = loop, coro, waiter, back
+        self.task: asyncio.Task[Any] | None = None
+
+    def start(self) -> None:
+        """On the client's loop: start the coroutine, unless the caller gave up before."""
+        if self.waiter.done():  # cancelled before it started
+            self.coro.close()
+            return
+        self.task = task = self.loop.create_task(self.coro)
+        task.add_done_callback(self.done)
+
+    def done(self, task: asyncio.Task[Any]) -> None:
+        """On the client's loop: hand the outcome back to the caller's loop."""
+        try:
+            self.back.post(_settle_loop_future, self.waiter, task)
+        except RuntimeError:  # the caller's loop is closed: nobody waits
+            pass
+
+    def cancel(self) -> None:
+        """On the client's loop: the caller was cancelled."""
+        if self.task is not None:
+            self.task.cancel()
+
+    def abandoned(self, error: BaseException) -> None:
+        """The client's loop stopped before it started the coroutine."""
+        self.coro.close()
+        with contextlib.suppress(RuntimeError):  # the caller's loop is closed too: nobody waits
+            self.back.post(_fail_loop_future, self.waiter, error)
 
 
 def _settle_concurrent(future: concurrent.futures.Future[Any], task: asyncio.Task[Any]) -> None:
