@@ -157,7 +157,7 @@ class Consumer:
     def _refuse_other_loop(self) -> None:
         """Its connections' futures belong to the loop that started it: awaited from another they never wake."""
         remoting = self._consumer._remoting
-        if remoting is not None and asyncio.get_running_loop() is not remoting.loop:
+        if remoting is not None and not remoting.loop_runs_here():
             raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
 
     def _reading(self) -> Feed:

@@ -144,7 +144,7 @@ class Producer:
         timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         window = p._window
         size = _body_size(msg.body)
-        loop = asyncio.get_running_loop()
+        loop = p._running()[0].loop  # the running one (_on_its_loop)
         if window is not None:
             timeout = await p._admit_async(size, timeout)
         try:

@@ -92,6 +92,11 @@ class SendWindow:
 
     async def acquire_async(self, size: int, timeout_s: float) -> bool:
         """:meth:`acquire` for a coroutine: the running loop goes on while it waits."""
+        with self._lock:
+            if self._take_now(size):
+                return True  # room now: no future, and no get_running_loop (a system call)
+            if timeout_s <= 0:
+                return False
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
 
@@ -101,8 +106,6 @@ class SendWindow:
         with self._lock:
             if self._take_now(size):
                 return True
-            if timeout_s <= 0:
-                return False
             waiter = _Waiter(size, wake)
             self._waiters.append(waiter)
         try:
