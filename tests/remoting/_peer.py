@@ -98,14 +98,22 @@ def echo(conn: PeerConn) -> None:
 class FakePeer:
     """``FakePeer(h1, h2, ...)``: the n-th accepted connection is handled by the n-th handler, the ones after the
     last by :func:`echo`. ``addr`` is its ``"127.0.0.1:port"``; ``connections`` counts accepted connections and
-    ``received`` lists every request read. Use as a context manager."""
+    ``received`` lists every request read. Use as a context manager. ``rcvbuf``: the accepted connections' receive
+    buffer (``SO_RCVBUF``), set on the listening socket so that the connections start with it: shrinking it on an
+    established connection shrinks the window the client was offered, which Linux answers by dropping segments
+    (``TCPRcvQDrop``) and, on a loaded machine, by stalling the connection for tens of seconds."""
 
-    def __init__(self, *handlers: Handler) -> None:
+    def __init__(self, *handlers: Handler, rcvbuf: int | None = None) -> None:
         self.handlers = list(handlers)
         self.received: list[dict[str, Any]] = []
         self.errors: list[BaseException] = []
         self.connections = 0
-        self._server = socket.create_server(("127.0.0.1", 0))
+        self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as socket.create_server
+        if rcvbuf is not None:
+            self._server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self._server.bind(("127.0.0.1", 0))
+        self._server.listen()
         self.addr = f"127.0.0.1:{self._server.getsockname()[1]}"
         self._socks: list[socket.socket] = []
         self._threads: list[threading.Thread] = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import threading
 
 import pytest
@@ -158,7 +157,6 @@ def test_a_peer_flooding_requests_without_reading_gets_closed(caplog: pytest.Log
     connected = threading.Event()
 
     def flood(conn: PeerConn) -> None:
-        conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         connected.set()
         frame = build_frame(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, 0, 0)
         sent = 0
@@ -170,17 +168,18 @@ def test_a_peer_flooding_requests_without_reading_gets_closed(caplog: pytest.Log
             outcome["error"] = e
         outcome["sent"] = sent
 
-    with FakePeer(flood) as peer:
+    with FakePeer(flood, rcvbuf=4096) as peer:  # a peer that reads nothing and buffers little
 
         async def main() -> None:
             client = AsyncRemotingClient(max_write_queue=1 * MB)
             try:
-                await client.connection(peer.addr)
+                conn = await client.connection(peer.addr)
                 for _ in range(600):
                     if "sent" in outcome:
                         break
                     await asyncio.sleep(0.05)
                 assert not client.connected(peer.addr)
+                assert conn._out_bytes == 0 and not conn._out  # requests read after the closing answer: unanswered
             finally:
                 await client.close()
 

@@ -270,8 +270,8 @@ class _Connection(asyncio.Protocol):
             self._answer(cmd, response)
 
     def _answer(self, cmd: RemotingCommand, response: RemotingCommand | None) -> None:
-        if response is None or cmd.flag & RPC_ONEWAY:
-            return
+        if response is None or cmd.flag & RPC_ONEWAY or self.closed:
+            return  # closed: by an earlier answer of the same read, whose queue was full
         response.opaque = cmd.opaque
         response.mark_response()
         frame = encode_frame(response)
