@@ -387,10 +387,13 @@ class Message:
         if self.tags is not None and not isinstance(self.tags, str):
             raise TypeError(f"tags must be a str, not {type(self.tags).__name__}")
         self.keys = _normalize_keys(self.keys)
-        props = {} if self.properties is None else self.properties
-        if not isinstance(props, Mapping):
-            raise TypeError(f"properties must be a mapping of str to str, not {type(props).__name__}")
-        self.properties = dict(props)
+        props = self.properties
+        if props is None:
+            self.properties = {}
+        else:  # type(props) is dict first: isinstance(x, Mapping) is an ABC check, slow for every message
+            if type(props) is not dict and not isinstance(props, Mapping):
+                raise TypeError(f"properties must be a mapping of str to str, not {type(props).__name__}")
+            self.properties = dict(props)
         for name in ("delay_level", "flag"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int):
