@@ -68,9 +68,10 @@ def parse_addr(addr: str) -> tuple[str, int]:
 
 
 _TLS_HINT_WITHIN_S = 2.0
-_UNKNOWN = object()
 """A plain connection closed this soon after it was made, before any answer, gets the hint that the server may
 require TLS (an enforcing server closes it at the first bytes; a broker restarting later does not get the hint)."""
+
+_UNKNOWN = object()
 
 
 def _closed_before_sent(conn: _Connection) -> str:
