@@ -19,7 +19,23 @@ import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-__all__ = ["LoopInbox", "ReturnPath"]
+__all__ = ["LoopInbox", "ReturnPath", "loop_runs_here"]
+
+
+_UNKNOWN = object()
+
+
+def loop_runs_here(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` is running in the calling thread now. Without a system call where the loop says which
+    thread runs it (the standard loops' ``_thread_id``): ``asyncio.get_running_loop()`` asks the kernel for the
+    process id on every call, a cost a send would pay per message."""
+    thread_id = getattr(loop, "_thread_id", _UNKNOWN)
+    if thread_id is not _UNKNOWN:
+        return thread_id == threading.get_ident()  # type: ignore[no-any-return]
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 class LoopInbox:
@@ -101,7 +117,7 @@ class ReturnPath:
         cancels the coroutine."""
         last = self._last_caller
         caller = last() if last is not None else None
-        if caller is None or getattr(caller, "_thread_id", None) != threading.get_ident():
+        if caller is None or not loop_runs_here(caller):
             # asyncio.get_running_loop() asks the kernel for the process id: once per new caller, not per call
             caller = asyncio.get_running_loop()
             self._last_caller = weakref.ref(caller)

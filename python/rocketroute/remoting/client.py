@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from .acl import Credentials, check_credentials, sign_request
-from .bridge import LoopInbox, ReturnPath
+from .bridge import LoopInbox, ReturnPath, loop_runs_here
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .direct import DirectConnections
 from .errors import (
@@ -70,8 +70,6 @@ def parse_addr(addr: str) -> tuple[str, int]:
 _TLS_HINT_WITHIN_S = 2.0
 """A plain connection closed this soon after it was made, before any answer, gets the hint that the server may
 require TLS (an enforcing server closes it at the first bytes; a broker restarting later does not get the hint)."""
-
-_UNKNOWN = object()
 
 
 def _closed_before_sent(conn: _Connection) -> str:
@@ -895,16 +893,9 @@ class RemotingClient:
             raise RemotingConnectError(addr, "the client's event loop did not take the request") from None
 
     def loop_runs_here(self) -> bool:
-        """Whether the caller runs on ``.loop`` now, i.e. may await the async client's futures. Without a system
-        call where the loop says which thread runs it (the standard loops: ``asyncio.get_running_loop()`` asks
-        the kernel for the process id on every call, a cost an async send pays twice)."""
-        thread_id = getattr(self.loop, "_thread_id", _UNKNOWN)
-        if thread_id is not _UNKNOWN:
-            return thread_id == threading.get_ident()  # type: ignore[no-any-return]
-        try:
-            return asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            return False
+        """Whether the caller runs on ``.loop`` now, i.e. may await the async client's futures
+        (:func:`~rocketroute.remoting.bridge.loop_runs_here`: no system call per check)."""
+        return loop_runs_here(self.loop)
 
     def on_loop_thread(self) -> bool:
         """Whether the caller runs on the client's event-loop thread (a processor, or code scheduled on
