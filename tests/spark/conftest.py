@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 
@@ -28,3 +32,32 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "/spark/" in str(item.fspath):
             item.add_marker(pytest.mark.spark)
+    # the pipeline's files are the suite's longest: first, so that under pytest-xdist (make test: --dist loadfile)
+    # the many short files fill in at the end, instead of one long file running alone while the other worker waits
+    items.sort(key=lambda item: "/spark/" not in str(item.fspath))
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """What a ``rocketroute`` command run in this process returned and printed (as ``subprocess.run`` says)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(spark) -> Callable[..., CliRun]:
+    """``cli(*argv)``: ``rocketroute argv`` through :func:`rocketroute.cli.main` in this process, as an application or
+    a notebook calls it: the command uses the running session (the ``spark`` fixture's) and leaves it running, so a
+    run costs its job and not a JVM's start. Its stdout and stderr are captured. The runs that start their own
+    Spark in a process of their own are the subprocess tests (test_demo, test_standalone, test_mistakes, ...)."""
+    from rocketroute.cli import main
+
+    def run(*argv: str) -> CliRun:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(argv))
+        return CliRun(code, out.getvalue(), err.getvalue())
+
+    return run

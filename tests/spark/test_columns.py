@@ -5,8 +5,6 @@ paths alike."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -139,20 +137,14 @@ def test_a_csv_header_naming_a_column_twice_is_refused(spark, tmp_path):
     assert read_input(spark, str(real), None).columns == ["key", "size1", "size2"]
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rocketroute.cli", *args], capture_output=True, text=True, timeout=300, check=False
-    )
-
-
-def test_cli_refuses_duplicate_columns_and_keeps_an_input_broker_column(tmp_path):
+def test_cli_refuses_duplicate_columns_and_keeps_an_input_broker_column(tmp_path, cli):
     """One Spark run each: the CSV header naming ``size`` twice, and then a CSV with its own ``broker``, which
     used to fail in the middle of writing."""
     dup = tmp_path / "dup.csv"
     dup.write_text("key,size,size\na,1,2\n")
     out = tmp_path / "out"
-    args = ["--topic", TOPIC, "--queues", "broker-a:2,broker-b:2", "--master", "local[1]", "--out", str(out)]
-    done = _cli("route", "--input", str(dup), "--size", "size", *args)
+    args = ["--topic", TOPIC, "--queues", "broker-a:2,broker-b:2", "--out", str(out)]
+    done = cli("route", "--input", str(dup), "--size", "size", *args)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"rocketroute route: error: the CSV header of {str(dup)!r} names the column 'size' 2 times; "
@@ -161,7 +153,7 @@ def test_cli_refuses_duplicate_columns_and_keeps_an_input_broker_column(tmp_path
     assert not out.exists()
     src = tmp_path / "m.csv"
     src.write_text("key,broker,reason\n" + "".join(f"k{i},old-{i},why-{i}\n" for i in range(20)) + ",old-x,why-x\n")
-    done = _cli("route", "--input", str(src), *args)
+    done = cli("route", "--input", str(src), *args)
     assert done.returncode == 0, done.stderr
     note = "the input columns named like an output column are kept under another name: "
     assert note + "'broker' as 'input_broker', 'reason' as 'input_reason'" in done.stdout

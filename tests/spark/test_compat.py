@@ -66,13 +66,13 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_route_compares_profiles_and_the_report_shows_them(tmp_path):
+def test_cli_route_compares_profiles_and_the_report_shows_them(tmp_path, cli):
     src = tmp_path / "msgs.csv"
     src.write_text("key\n" + "".join(f"group-{i % 41}\n" for i in range(400)))
     out = tmp_path / "out"
-    done = _cli(
+    done = cli(
         "route", "--input", str(src), "--topic", "T", "--queues", "broker-a:4,broker-b:4",
-        "--compare-profiles", "java-hashcode,python5-sha256,go4-fnv32a", "--out", str(out), "--master", "local[1]",
+        "--compare-profiles", "java-hashcode,python5-sha256,go4-fnv32a", "--out", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "keys on the same queue, per pair of client routing profiles (8 queues)" in done.stdout

@@ -257,7 +257,8 @@ def test_route_int_keys_on_a_jvm_path_reports_jvm_sql_and_is_exact(spark, spec, 
         result.unpersist()
 
 
-def test_cli_route_says_which_hash_path_ran(tmp_path):
+def test_cli_route_says_which_hash_path_ran(tmp_path, cli):
+    """With the jar (this process's session has it) and without (a process of its own, pointed at a missing jar)."""
     import json
     import os
     import subprocess
@@ -265,26 +266,22 @@ def test_cli_route_says_which_hash_path_ran(tmp_path):
 
     src = tmp_path / "m.csv"
     src.write_text("key\n" + "".join(f"order-{i}\n" for i in range(50)))
-    args = [sys.executable, "-m", "rocketroute.cli", "route", "--input", str(src), "--topic", "T"]
-    args += ["--queues", "broker-a:4", "--master", "local[1]"]
-    runs = {}
-    for name, env in (
-        ("default", dict(os.environ)),
-        ("no jar", {**os.environ, jvm.JAR_ENV: str(tmp_path / "missing.jar")}),
-    ):
-        out = tmp_path / name.replace(" ", "_")
-        done = subprocess.run(
-            [*args, "--out", str(out)], capture_output=True, text=True, env=env, timeout=300, check=False
-        )
-        assert done.returncode == 0, done.stderr
-        runs[name] = (json.loads((out / "summary" / "summary.json").read_text()), done.stderr)
-    summary, log = runs["no jar"]
-    assert summary["hash_path"] == "jvm-reflect"
-    assert "hash path jvm-reflect (the JVM UDFs are unavailable: ROCKETROUTE_UDF_JAR=" in log
-    summary, log = runs["default"]
+    args = ["route", "--input", str(src), "--topic", "T", "--queues", "broker-a:4"]
+    env = {**os.environ, jvm.JAR_ENV: str(tmp_path / "missing.jar")}
+    done = subprocess.run(
+        [sys.executable, "-m", "rocketroute.cli", *args, "--master", "local[1]", "--out", str(tmp_path / "no_jar")],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    without = json.loads((tmp_path / "no_jar" / "summary" / "summary.json").read_text())
+    assert without["hash_path"] == "jvm-reflect"
+    assert "hash path jvm-reflect (the JVM UDFs are unavailable: ROCKETROUTE_UDF_JAR=" in done.stderr
+    here = cli(*args, "--out", str(tmp_path / "default"))
+    assert here.returncode == 0, here.stderr
+    summary = json.loads((tmp_path / "default" / "summary" / "summary.json").read_text())
     if jvm.jar_path() is not None or shutil.which("javac"):
-        assert summary["hash_path"] == "jvm-udf" and "route: hash path jvm-udf\n" in log
-    assert runs["default"][0]["per_queue"] == runs["no jar"][0]["per_queue"]
+        assert summary["hash_path"] == "jvm-udf" and "route: hash path jvm-udf\n" in here.stderr
+    assert summary["per_queue"] == without["per_queue"]
 
 
 def test_register_adds_the_jar_to_a_session_made_elsewhere(udfs, tmp_path):

@@ -154,15 +154,14 @@ def test_other_bad_queue_lists_are_refused(text):
         queue_spec("T", queues=text)
 
 
-def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path):
+def test_route_that_routes_nothing_says_why_and_exits_2(tmp_path, cli):
     """``--size`` naming a text column: every row is set aside, and the run says so, with the reason."""
     src = tmp_path / "m.csv"
     src.write_text("key,size\na,x\nb,y\nc,z\n")
     out = tmp_path / "out"
-    done = _cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--size", "key", "--out", str(out),
-                "--master", "local[1]")  # fmt: skip
+    done = cli("route", "--input", str(src), "--topic", "T", "--queues", "b:4", "--size", "key", "--out", str(out))
     assert done.returncode == 2, done.stderr
-    assert _stderr_lines(done)[-1] == (
+    assert done.stderr.splitlines()[-1] == (
         f"rocketroute route: error: nothing routed: all 3 rows were rejected (size is not an integer: 3); "
         f"see {out}/rejected"
     )
@@ -305,7 +304,7 @@ def test_a_json_or_csv_folder_input_missing_the_key_is_caught_before_spark_start
     assert not Path(out).exists()
 
 
-def test_a_json_key_only_in_the_last_record_or_a_csv_folder_with_it_routes(tmp_path):
+def test_a_json_key_only_in_the_last_record_or_a_csv_folder_with_it_routes(tmp_path, cli):
     """Not refused before Spark: a key the first records lack but the last one has is a column to Spark (the
     records without it are rejected as null keys), and a CSV folder whose header has the key routes."""
     src = tmp_path / "m.json"
@@ -317,8 +316,8 @@ def test_a_json_key_only_in_the_last_record_or_a_csv_folder_with_it_routes(tmp_p
     (folder / "_SUCCESS").write_text("")
     for path, fmt, rows in ((src, "json", (31, 1, 30)), (folder, "csv", (3, 3, 0))):
         out = tmp_path / f"out_{fmt}"
-        done = _cli("route", "--input", str(path), "--format", fmt, "--topic", "T", "--queues", "b:4",
-                    "--out", str(out), "--master", "local[1]")  # fmt: skip
+        done = cli("route", "--input", str(path), "--format", fmt, "--topic", "T", "--queues", "b:4",
+                   "--out", str(out))  # fmt: skip
         assert done.returncode == 0, done.stderr
         summary = json.loads((out / "summary" / "summary.json").read_text())
         assert (summary["input_rows"], summary["routed_rows"], summary["rejected_rows"]) == rows

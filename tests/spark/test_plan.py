@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -169,18 +167,14 @@ def test_resize_risk_matches_the_java_hash(spark):
     assert risk["messages_moved"] == sum(1 for k in keys if k in moved_keys)
 
 
-def test_cli_plan_end_to_end(tmp_path):
+def test_cli_plan_end_to_end(tmp_path, cli):
     load = tmp_path / "load.csv"
     with load.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["broker", "queue_id", "messages", "bytes"])
         w.writerows(LOAD)
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "rocketroute.cli", "plan", "--load", str(load), "--topic", TOPIC,
-         "--consumers", "2..3", "--out", str(out), "--master", "local[1]"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = cli("plan", "--load", str(load), "--topic", TOPIC, "--consumers", "2..3", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "CONSISTENT_HASH" in done.stdout
     with (out / "plan" / "consumers.csv").open() as f:
@@ -199,18 +193,15 @@ def test_cli_plan_end_to_end(tmp_path):
     assert summary["queues"] == len(LOAD) and summary["consumer_counts"] == [2, 3]
 
 
-def test_cli_plan_with_rooms_adds_machine_room_nearby(tmp_path):
+def test_cli_plan_with_rooms_adds_machine_room_nearby(tmp_path, cli):
     load = tmp_path / "load.csv"
     with load.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["broker", "queue_id", "messages"])
         w.writerows((b, q, m) for b, q, m, _ in LOAD)
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "rocketroute.cli", "plan", "--load", str(load), "--topic", TOPIC,
-         "--consumers", "2", "--rooms", "broker-a=az1,broker-b=az2", "--out", str(out), "--master", "local[1]"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    done = cli("plan", "--load", str(load), "--topic", TOPIC, "--consumers", "2", "--rooms",
+               "broker-a=az1,broker-b=az2", "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     with (out / "plan" / "consumers.csv").open() as f:
         rows = list(csv.DictReader(f))

@@ -99,26 +99,19 @@ def test_missing_columns_are_clear(spark):
         replay(spark, spark.createDataFrame([(1, "b")], "ts_ms long, broker string"), _sends(spark), QUEUES)
 
 
-def _cli_replay(tmp_path, out):
+def _cli_replay(cli, tmp_path, out):
     """``rocketroute replay`` on ``tmp_path``'s trace.csv and sends.csv, two brokers of two queues."""
-    import subprocess
-    import sys
-
-    return subprocess.run(
-        [sys.executable, "-m", "rocketroute.cli", "replay", "--trace", str(tmp_path / "trace.csv"),
-         "--sends", str(tmp_path / "sends.csv"), "--topic", "T", "--queues", "broker-a:2,broker-b:2",
-         "--out", str(out), "--master", "local[1]"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    return cli("replay", "--trace", str(tmp_path / "trace.csv"), "--sends", str(tmp_path / "sends.csv"),
+               "--topic", "T", "--queues", "broker-a:2,broker-b:2", "--out", str(out))  # fmt: skip
 
 
-def test_cli_replay_end_to_end(tmp_path):
+def test_cli_replay_end_to_end(tmp_path, cli):
     import json
 
     (tmp_path / "trace.csv").write_text("ts_ms,broker,latency_ms,ok\n1000,broker-b,5,false\n")
     (tmp_path / "sends.csv").write_text("ts_ms,producer_id\n" + "".join(f"{i * 100},p1\n" for i in range(20)))
     out = tmp_path / "out"
-    done = _cli_replay(tmp_path, out)
+    done = _cli_replay(cli, tmp_path, out)
     assert done.returncode == 0, done.stderr
     written = json.loads((out / "summary" / "summary.json").read_text())
     summary = {s["mode"]: s for s in written["modes"]}
@@ -194,7 +187,7 @@ def test_bad_rows_are_set_aside_with_a_reason_and_none_is_lost(spark):
     clean.unpersist()
 
 
-def test_cli_replay_writes_rejected_rows_and_the_broker_windows(tmp_path):
+def test_cli_replay_writes_rejected_rows_and_the_broker_windows(tmp_path, cli):
     import json
 
     import pyarrow.parquet as pq
@@ -202,7 +195,7 @@ def test_cli_replay_writes_rejected_rows_and_the_broker_windows(tmp_path):
     (tmp_path / "trace.csv").write_text("ts_ms,broker,latency_ms,ok\n1000,broker-b,5,false\n500,broker-z,5,true\n")
     (tmp_path / "sends.csv").write_text("ts_ms,producer_id\n0,p1\n100,p1\nnope,p1\n")
     out = tmp_path / "out"
-    done = _cli_replay(tmp_path, out)
+    done = _cli_replay(cli, tmp_path, out)
     assert done.returncode == 0, done.stderr
     assert "trace rows 2 = used 1 + rejected 1; send rows 3 = replayed 2 + rejected 1" in done.stdout
     assert pq.read_table(out / "rejected" / "trace").column("reason").to_pylist() == ["unknown broker"]

@@ -173,17 +173,17 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_route_end_to_end_replaces_its_outputs(tmp_path):
+def test_cli_route_end_to_end_replaces_its_outputs(tmp_path, cli):
     src = tmp_path / "msgs.csv"
     src.write_text("key,size\n" + "".join(f"order-{i % 13},{100 + i}\n" for i in range(50)) + ",7\nneg,-1\n")
     out = tmp_path / "out"
     args = ["route", "--input", str(src), "--topic", TOPIC, "--queues", "broker-a:2,broker-b:2"]
-    args += ["--size", "size", "--out", str(out), "--master", "local[1]"]
+    args += ["--size", "size", "--out", str(out)]
     # the first run compares profiles (writes compat/); the re-run does not, and replaces the whole output set
-    first = _cli(*args, "--compare-profiles", "java-hashcode,go4-fnv32a")
+    first = cli(*args, "--compare-profiles", "java-hashcode,go4-fnv32a")
     assert first.returncode == 0, first.stderr
     assert (out / "compat" / "compat.csv").is_file()
-    done = _cli(*args, "--overwrite")
+    done = cli(*args, "--overwrite")
     assert done.returncode == 0, done.stderr
     for run in (first, done):  # a re-run into the same folder replaces, never duplicates
         assert "input rows 52 = routed 50 + rejected 2" in run.stdout
@@ -209,6 +209,33 @@ def test_cli_errors_are_clear(tmp_path):
     (tmp_path / "r.json").write_text("{not json")
     bad_json = _cli("route", "--input", str(src), "--topic", TOPIC, "--route", str(tmp_path / "r.json"), "--out", "o")
     assert bad_json.returncode == 2 and "not valid JSON" in bad_json.stderr
+
+
+def test_cli_uses_the_running_session_and_leaves_it_running(tmp_path, spark, cli):
+    """In a process that runs a Spark session (a notebook, an application calling ``main``), a command uses it as
+    it is and does not stop it; ``--master`` naming another master and ``--progress`` (off in this session) are
+    refused, not ignored."""
+    src = tmp_path / "m.csv"
+    src.write_text("key\n" + "".join(f"k{i}\n" for i in range(20)))
+    args = ["route", "--input", str(src), "--topic", TOPIC, "--queues", "b:4", "--out", str(tmp_path / "out")]
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert "[rocketroute] 4 queues on 1 brokers; on this process's running Spark session (local[2])\n" in done.stderr
+    assert "starting Spark" not in done.stderr
+    assert spark.range(5).count() == 5  # still running
+    other = cli(*args, "--overwrite", "--master", "local[1]")
+    assert (other.returncode, other.stdout) == (2, "")
+    assert other.stderr.splitlines()[-1] == (
+        "rocketroute route: error: --master local[1]: this process runs a Spark session on local[2] already, which "
+        "the command uses; leave --master out"
+    )
+    progress = cli(*args, "--overwrite", "--progress")
+    assert progress.returncode == 2 and "--progress: this process's running Spark session started without" in (
+        progress.stderr
+    )
+    same = cli(*args, "--overwrite", "--master", "local[2]")
+    assert same.returncode == 0, same.stderr
+    assert spark.range(5).count() == 5
 
 
 def test_bench_spark_exact_methods_agree(spark):

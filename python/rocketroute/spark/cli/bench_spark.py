@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import int_arg, log, require
+from .common import int_arg, log, require, spark_session, spark_start
 
 
 def rows_list(text: str) -> list[int]:
@@ -41,15 +41,13 @@ def format_table(rows: list[dict[str, Any]]) -> list[str]:
 def cmd_bench_spark(args: argparse.Namespace) -> int:
     require("pyspark")
     from ..bench import bench_spark
-    from ..session import local_session
 
     sizes = ", ".join(f"{n:,}" for n in args.rows)
     log(
         f"benchmarking the hash route of {sizes} keys on {args.queues} queues, {args.warmups} warm-up and "
-        f"{args.runs} timed runs each; starting Spark"
+        f"{args.runs} timed runs each; {spark_start(args)}"
     )
-    spark = local_session(args.master, quiet=True)
-    try:
+    with spark_session(args) as spark:
         rows = bench_spark(
             spark,
             args.rows,
@@ -58,8 +56,6 @@ def cmd_bench_spark(args: argparse.Namespace) -> int:
             runs=args.runs,
             warmups=args.warmups,
         )
-    finally:
-        spark.stop()
     for line in format_table(rows):
         print(line)
     return 0

@@ -273,8 +273,46 @@ def live_route_json(args: argparse.Namespace) -> str:
     return str(args._live_route)
 
 
-def master_name(args: argparse.Namespace) -> str:
-    return args.master or "local[*]"
+def running_session() -> Any | None:
+    """The Spark session already running in this process (a notebook's, a pyspark shell's, or that of an
+    application calling :func:`rocketroute.cli.main`), else None. Imports nothing: without pyspark imported there
+    is none."""
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is None:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+
+def spark_start(args: argparse.Namespace) -> str:
+    """What the command's progress line says of its Spark session: the one it starts, or the running one it uses."""
+    running = running_session()
+    if running is None:
+        return f"starting Spark ({args.master or 'local[*]'})"
+    return f"on this process's running Spark session ({running.sparkContext.master})"
+
+
+def _join(running: Any, args: argparse.Namespace) -> None:
+    """Check that ``args`` fit the running session the command is to use: its master and its console progress
+    were fixed when it started. ``--verbose`` shows Spark's log (WARN and above) from here on."""
+    master = running.sparkContext.master
+    if args.master is not None and args.master != master:
+        raise RocketRouteError(
+            f"--master {args.master}: this process runs a Spark session on {master} already, which the command "
+            "uses; leave --master out"
+        )
+    progress = running.sparkContext.getConf().get("spark.ui.showConsoleProgress", "false") == "true"
+    if getattr(args, "progress", False) and not progress:
+        raise RocketRouteError(
+            "--progress: this process's running Spark session started without console progress "
+            "(spark.ui.showConsoleProgress), and the command uses it"
+        )
+    if getattr(args, "verbose", False):
+        running.sparkContext.setLogLevel("WARN")
 
 
 SPARK_STOP_BOUND_S = 3.0
@@ -284,7 +322,9 @@ is killed."""
 
 @contextlib.contextmanager
 def spark_session(args: argparse.Namespace) -> Iterator[Any]:
-    """A SparkSession for one command, stopped afterwards.
+    """A SparkSession for one command, stopped afterwards; or, in a process that runs one already (a notebook, a
+    pyspark shell, an application calling :func:`rocketroute.cli.main`), that one, used as it is and left running
+    (``--master`` naming another master is refused, and so is ``--progress`` where it started without).
 
     Ctrl-C stops the command within :data:`SPARK_STOP_BOUND_S` seconds and a little more, without Spark's noise:
     while the session starts and while it runs, SIGINT stops this process's Spark JVM (``SIGTERM``, then
@@ -293,6 +333,11 @@ def spark_session(args: argparse.Namespace) -> Iterator[Any]:
     handler cancels the jobs through the connection the interrupted call is using, and logs tracebacks.)"""
     from ..session import local_session
 
+    running = running_session()
+    if running is not None:
+        _join(running, args)
+        yield running
+        return
     previous = signal.getsignal(signal.SIGINT)
     ours = previous is signal.default_int_handler and threading.current_thread() is threading.main_thread()
     if ours:

@@ -9,7 +9,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .common import add_overwrite_arg, add_spark_args, check_out, int_arg, log, require, spark_session, staged_output
+from .common import (
+    add_overwrite_arg,
+    add_spark_args,
+    check_out,
+    int_arg,
+    log,
+    require,
+    spark_session,
+    spark_start,
+    staged_output,
+)
 from .plan import check_plan, print_plan, run_plan
 from .replay import check_replay, print_replay, run_replay
 from .route import check_route, run_route
@@ -46,7 +56,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     final = check_out(args.out, overwrite=args.overwrite)
     out = Path(args.out)
     t0 = time.perf_counter()
-    log(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; starting Spark")
+    log(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; {spark_start(args)}")
     parser = build_parser()
     # everything (inputs, every job's outputs, the report) goes into one folder next to --out, swapped in at the
     # end; the command lines shown name --out itself

@@ -20,11 +20,11 @@ from .common import (
     check_out,
     int_arg,
     log,
-    master_name,
     output_folder,
     read_input,
     require,
     spark_session,
+    spark_start,
     staged_output,
     write_csv,
 )
@@ -218,10 +218,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if given:
         raise RocketRouteError(f"{', '.join(given)}: only for the live plan (--namesrv and --group)")
     options = check_plan(args)
-    log(
-        f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; "
-        f"starting Spark ({master_name(args)})"
-    )
+    log(f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; {spark_start(args)}")
     with spark_session(args) as spark:
         result = run_plan(spark, args, options)
     print_plan(result, args.out)

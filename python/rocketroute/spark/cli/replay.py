@@ -15,13 +15,13 @@ from .common import (
     check_out,
     int_arg,
     log,
-    master_name,
     output_folder,
     queue_spec_from_args,
     read_input,
     renamed_note,
     require,
     spark_session,
+    spark_start,
     staged_output,
     write_summary,
 )
@@ -104,7 +104,7 @@ def print_replay(result: Any, out: str) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     require("pyspark")
     spec = check_replay(args)
-    log(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; starting Spark ({master_name(args)})")
+    log(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; {spark_start(args)}")
     with spark_session(args) as spark:
         result = run_replay(spark, args, spec)
     print_replay(result, args.out)

@@ -16,13 +16,13 @@ from .common import (
     check_out,
     int_arg,
     log,
-    master_name,
     output_folder,
     queue_spec_from_args,
     read_input,
     renamed_note,
     require,
     spark_session,
+    spark_start,
     staged_output,
     write_csv,
     write_summary,
@@ -150,7 +150,7 @@ def print_route(summary: dict[str, Any], out: str) -> None:
 def cmd_route(args: argparse.Namespace) -> int:
     require("pyspark")
     spec = check_route(args)
-    log(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; starting Spark ({master_name(args)})")
+    log(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; {spark_start(args)}")
     with spark_session(args) as spark:
         summary = run_route(spark, args, spec)
     refuse_nothing_routed(summary, args.input, args.out)  # before the table: all of its counts would be 0
