@@ -379,6 +379,8 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the Spark JVM in /proc")
 @pytest.mark.parametrize("when", ["starting Spark", "writing"])
+# Ctrl-C is the pipeline's: one server is enough (test_route_takes_the_live_route_from_the_name_servers: each)
+@pytest.mark.servers("rust-1.0.0")
 def test_ctrl_c_stops_route_in_one_line_and_leaves_no_jvm(cluster, fresh_topic, tmp_path, when):
     """Ctrl-C while Spark starts or while the job writes: one line, exit 130, within the bound; Spark's JVM is
     gone (not left running, printing a stack trace later) and no output folder, staged or final, is left."""
