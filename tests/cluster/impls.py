@@ -324,9 +324,10 @@ class ApacheImpl(ServerImpl):
 
 
 def _broker_toml(*, name: str, namesrv_addr: str, port: int, ha_port: int, store: Path) -> str:
-    """The Rust broker's config, only keys the Rust broker 1.0.0 was seen to accept (it rejects unknown keys). The
-    last four keys of [store] keep a test broker's store near 17 MB (the defaults take 1.5 GB: a 1 GiB commit log
-    file and a 400 MB index file)."""
+    """The Rust broker's config, only keys the Rust broker 1.0.0 was seen to accept (it rejects unknown keys; the
+    send queue's wait is its ``BrokerConfig.wait_time_mills_in_send_queue``, 200 ms by default). The last four
+    keys of [store] keep a test broker's store near 17 MB (the defaults take 1.5 GB: a 1 GiB commit log file and a
+    400 MB index file)."""
     store_s = json.dumps(str(store))
     return f"""[broker]
 namesrvAddr = {json.dumps(namesrv_addr)}
@@ -334,6 +335,9 @@ brokerIp1 = "127.0.0.1"
 listenPort = {port}
 storePathRootDir = {store_s}
 autoCreateTopicEnable = true
+# as Apache's below: a send that waited 200 ms in the broker's queue is refused with SYSTEM_BUSY by default, and
+# on a 2-core test machine a burst of async sends waits longer than that without the broker being in trouble
+waitTimeMillsInSendQueue = 3000
 
 [broker.brokerServerConfig]
 bindAddress = "127.0.0.1"
