@@ -32,9 +32,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "/spark/" in str(item.fspath):
             item.add_marker(pytest.mark.spark)
-    # the pipeline's files are the suite's longest: first, so that under pytest-xdist (make test: --dist loadfile)
-    # the many short files fill in at the end, instead of one long file running alone while the other worker waits
-    items.sort(key=lambda item: "/spark/" not in str(item.fspath))
 
 
 @dataclass(frozen=True)
