@@ -116,3 +116,19 @@ def test_send_result_is_frozen_and_prints_as_java():
         "recallHandle=null]"
     )
     assert isinstance(r, SendResult) and SendStatus.SEND_OK == "SEND_OK"
+
+
+def test_the_constructor_is_a_dataclass_one():
+    """SendResult's own __init__ (faster than a frozen dataclass's) takes what the dataclass's would: positions or
+    names, the same defaults; and equality, hashing, replace and the field list are the dataclass's."""
+    mq = rocketroute.MessageQueue("T", "broker-a", 1)
+    by_name = SendResult(send_status=SendStatus.SEND_OK, msg_id="m", offset_msg_id=None, queue=mq, queue_offset=5)
+    by_position = SendResult(SendStatus.SEND_OK, "m", None, mq, 5, None, "DefaultRegion", True, None)
+    assert by_name == by_position and hash(by_name) == hash(by_position)
+    assert (by_name.transaction_id, by_name.region_id, by_name.trace_on, by_name.recall_handle) == (
+        None, "DefaultRegion", True, None,
+    )  # fmt: skip
+    assert dataclasses.replace(by_name, queue_offset=6).queue_offset == 6 and by_name.queue_offset == 5
+    assert [f.name for f in dataclasses.fields(SendResult)] == list(vars(by_name))
+    with pytest.raises(TypeError):
+        SendResult(SendStatus.SEND_OK, "m", None, mq)  # type: ignore[call-arg]

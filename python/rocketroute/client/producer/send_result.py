@@ -53,7 +53,7 @@ _STATUS_BY_CODE = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SendResult:
     """``org.apache.rocketmq.client.producer.SendResult``.
 
@@ -76,6 +76,31 @@ class SendResult:
     region_id: str = DEFAULT_TRACE_REGION_ID
     trace_on: bool = True
     recall_handle: str | None = None
+
+    def __init__(
+        self,
+        send_status: SendStatus,
+        msg_id: str | None,
+        offset_msg_id: str | None,
+        queue: MessageQueue,
+        queue_offset: int,
+        transaction_id: str | None = None,
+        region_id: str = DEFAULT_TRACE_REGION_ID,
+        trace_on: bool = True,
+        recall_handle: str | None = None,
+    ) -> None:
+        # the fields straight into the instance's dict: the __init__ of a frozen dataclass sets each one through
+        # object.__setattr__, which took 1.5 us of every send (one result per send)
+        d = self.__dict__
+        d["send_status"] = send_status
+        d["msg_id"] = msg_id
+        d["offset_msg_id"] = offset_msg_id
+        d["queue"] = queue
+        d["queue_offset"] = queue_offset
+        d["transaction_id"] = transaction_id
+        d["region_id"] = region_id
+        d["trace_on"] = trace_on
+        d["recall_handle"] = recall_handle
 
     def __str__(self) -> str:
         """``SendResult.toString()`` (5.3.3's, with ``recallHandle``; ``None`` reads ``null``)."""
