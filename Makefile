@@ -248,8 +248,9 @@ test-rust:
 
 # ROCKETROUTE_BACKEND is unset: the suite expects the native backend and fails if it is missing. --durations lists
 # the slowest tests, to keep `make test` under its time budget. PYTEST_WORKERS processes (pytest-xdist) run the
-# suite: a test file's tests in one worker (--dist loadfile: a module's fixtures start once), a server
-# implementation's cluster tests in one worker (--dist loadgroup: its session cluster starts once).
+# suite: a test file's tests in one worker (--dist loadfile: a module's fixtures start once); the cluster tests one
+# at a time, in tests/cluster's order (--dist loadgroup without groups: each worker starts the session clusters of
+# the server implementations it meets, and apache-5.5.0's half of the work is shared by both).
 PYTEST_WORKERS ?= 2
 test-python:
 	$(call section,test: pytest tests (native and reference backends, Spark pipeline))

@@ -12,9 +12,9 @@ start, stop, kill or pause a server, or start a cluster of its own, is reported 
 
 - ``server_impl``: the implementation's name, e.g. ``"apache-5.5.0"``.
 - ``cluster``: one :class:`~tests.cluster.harness.Cluster` per implementation for the session, 2 name servers and
-  2 brokers (``broker-a``, ``broker-b``); pytest groups the tests by implementation, so one cluster runs at a time
-  in a process (``make test`` runs two processes, pytest-xdist's ``-n 2 --dist loadgroup``: two implementations'
-  clusters at once, each in the one worker that runs its tests).
+  2 brokers (``broker-a``, ``broker-b``); the tests run grouped by implementation, so one cluster runs at a time
+  in a process. ``make test`` runs two processes (pytest-xdist, ``-n 2 --dist loadgroup``) that take the tests one
+  at a time in this order, so each starts the clusters of the implementations it meets (usually all four).
   Before each test that uses it, paused brokers are resumed and stopped ones started again, so a test that failed
   halfway through a stop/start does not break the next one.
 - ``fresh_topic``: a factory for unique topic names, created on the cluster's brokers by default.
@@ -116,12 +116,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return -1 if impl is None else order.get(impl, len(order))
 
     items.sort(key=rank)  # stable: the order within one implementation is pytest's
-    # under pytest-xdist (make test: -n 2 --dist loadgroup) an implementation's tests all run in one worker, in this
-    # order, so each session cluster is started once; the workers run different implementations side by side
-    for item in items:
-        impl = impl_of(item)
-        if impl is not None:
-            item.add_marker(pytest.mark.xdist_group(name=impl))
+    # No xdist_group marks: pytest-xdist reads them before this hook (trylast) could add them, and the ones this hook
+    # added never took effect, so the workers have always taken the tests one at a time. One worker for each
+    # implementation would be slower: apache-5.5.0's tests are over half of the cluster work (issue 30's note).
 
 
 @pytest.hookimpl(hookwrapper=True)
