@@ -62,6 +62,7 @@ __all__ = [
     "_decode_stored",
     "_encode_batch_body",
     "_encode_json_frame",
+    "_read_json_header",
     "_panic_for_tests",
 ]
 
@@ -89,6 +90,14 @@ def _encode_json_frame(
     kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
     string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
     large for its length words."""
+
+def _read_json_header(
+    buf: bytes | bytearray, start: int, end: int
+) -> tuple[int, int, int, str, int, str | None, dict[str, str]] | None:
+    """``(code, opaque, flag, language, version, remark, ext_fields)`` of the JSON header in ``buf[start:end]``, as
+    ``rocketroute.remoting.frame._decode_json_header`` reads it; ``None`` where that reader decides: an unusual
+    header (leading whitespace, a float, an int past 64 bits, a language code, a non-string ext field, a lone
+    surrogate, values nested past 64 levels) or one that does not decode."""
 
 @final
 class _DirectConnection:

@@ -275,7 +275,7 @@ def decode_header(data: bytes | bytearray, serialize_type: SerializeType) -> Rem
     too deeply for the interpreter's recursion limit included) is a :class:`FrameError` too."""
     try:
         if serialize_type == _JSON_TYPE:
-            return _decode_json_header(data)
+            return _decode_header_of(data, 0, len(data), serialize_type)
         if serialize_type == _ROCKETMQ_TYPE:
             return _decode_rocketmq_header(data)
     except FrameError:
@@ -292,9 +292,18 @@ def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
     return FrameError(f"undecodable {name} header: {type(e).__name__}: {e}")
 
 
+_native_read = _native("_read_json_header")
+
+
 def _decode_header_of(buf: bytes | bytearray, start: int, end: int, serialize_type: SerializeType) -> RemotingCommand:
+    """The command of the header in ``buf[start:end]``. With the native backend a JSON header of the usual shape is
+    read in Rust (the same command); what it leaves (see ``rocketroute_core::json_header``) is read here."""
     try:
         if serialize_type is _JSON_TYPE:
+            if _native_read is not None:
+                fields = _native_read(buf, start, end)
+                if fields is not None:
+                    return RemotingCommand(*fields, None, _JSON_TYPE)
             return _decode_json_header(buf[start:end])
         return _decode_rocketmq_header(buf[start:end])
     except FrameError:

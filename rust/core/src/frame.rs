@@ -1,6 +1,6 @@
 //! The remoting frame of a command with a JSON header, byte for byte as rocketroute's Python encoder
-//! (`rocketroute.remoting.frame.encode_frame`) writes it: the send path's per-message encoding, in Rust. (Reading
-//! headers stays with Python's C JSON scanner, which a Rust reader handing back Python objects did not beat.)
+//! (`rocketroute.remoting.frame.encode_frame`) writes it: the send path's per-message encoding, in Rust. (Reading a
+//! header back is `crate::json_header`.)
 //!
 //! A frame is `int32 length` (4 + header + body), `int32` serialize type 0 (JSON) << 24 | header length, the header,
 //! the body. The header is `{"code":C,"language":L,"version":V,"opaque":O,"flag":F` then `,"remark":R` when there is a

@@ -15,6 +15,7 @@ pub mod grpc_balancer;
 pub mod intern;
 pub mod java;
 pub mod java_collections;
+pub mod json_header;
 pub mod message_batch;
 pub mod message_queue;
 pub mod profiles;

@@ -1,9 +1,12 @@
 //! `_encode_json_frame`: the send path's frame encoding (`rocketroute_core::frame`) for
-//! `rocketroute.remoting.frame.encode_frame`, which calls it first when the native backend is in use.
+//! `rocketroute.remoting.frame.encode_frame`, and `_read_json_header`: the response path's header reading
+//! (`rocketroute_core::json_header`) for `rocketroute.remoting.frame._decode_json_header`. Both are called first
+//! when the native backend is in use, and say `None` for what they leave to the Python code.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
 use rocketroute_core::frame::{frame_prefix, json_header, JsonHeader};
+use rocketroute_core::json_header::read_json_header;
 
 fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast::<PyInt>().ok()?.extract().ok()
@@ -67,4 +70,39 @@ pub fn _encode_json_frame<'py>(
         Ok(())
     })
     .ok()
+}
+
+/// `(code, opaque, flag, language, version, remark, ext_fields)` of the JSON header in `buf[start:end]` (a
+/// `bytes` or a `bytearray`), as `rocketroute.remoting.frame._decode_json_header` reads it; `None` where that
+/// reader decides (`rocketroute_core::json_header`: an unusual header, or one that does not decode).
+#[pyfunction]
+pub fn _read_json_header<'py>(
+    py: Python<'py>,
+    buf: &Bound<'py, PyAny>,
+    start: usize,
+    end: usize,
+) -> Option<Bound<'py, PyTuple>> {
+    if let Ok(b) = buf.cast::<PyBytes>() {
+        return header_tuple(py, b.as_bytes().get(start..end)?);
+    }
+    // a bytearray is copied first: building the answer's objects may run Python code that could change it
+    let copy = buf.cast::<PyByteArray>().ok()?.to_vec();
+    header_tuple(py, copy.get(start..end)?)
+}
+
+fn header_tuple<'py>(py: Python<'py>, data: &[u8]) -> Option<Bound<'py, PyTuple>> {
+    let h = read_json_header(data)?;
+    let ext = PyDict::new(py);
+    for (k, v) in &h.ext_fields {
+        ext.set_item(PyString::new(py, k), PyString::new(py, v))
+            .ok()?;
+    }
+    let language = match &h.language {
+        Some(l) => PyString::new(py, l),
+        None => pyo3::intern!(py, "JAVA").clone(),
+    };
+    let remark = h.remark.as_deref().map(|r| PyString::new(py, r));
+    (h.code, h.opaque, h.flag, language, h.version, remark, ext)
+        .into_pyobject(py)
+        .ok()
 }
