@@ -61,6 +61,7 @@ __all__ = [
     "_DirectConnection",
     "_decode_stored",
     "_encode_batch_body",
+    "_properties_string",
     "_encode_json_frame",
     "_read_json_header",
     "_panic_for_tests",
@@ -151,6 +152,11 @@ def _encode_batch_body(entries: list[tuple[Any, ...]], drop_last_separator: bool
     put order (``UNIQ_KEY`` last); ``None`` when one of them is for the Python encoder: a flag past 64 bits, a body
     that is not ``bytes``, a string with lone surrogates, more than 8 properties, properties past 32767 bytes
     (which it refuses with Java's words)."""
+
+def _properties_string(items: list[tuple[str, str]], drop_last_separator: bool) -> str | None:
+    """One message's properties string (``messageProperties2String``) from its ``[(name, value), ...]`` in put
+    order: ``name \x01 value \x02`` in Java's ``HashMap`` order, the last ``\x02`` dropped with
+    ``drop_last_separator`` (4.9); ``None`` past 8 properties or for a string with lone surrogates."""
 
 def java_int_hash(value: int) -> int:
     """``Integer.hashCode(v)``: the value itself."""

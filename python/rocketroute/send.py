@@ -91,7 +91,7 @@ class _SendLoop:
         attempts: list[SendAttempt] | None,
         retry_result: Callable[[Any], bool] | None,
     ) -> None:
-        self.mode = mode = CommunicationMode(mode)
+        self.mode = mode = mode if type(mode) is CommunicationMode else CommunicationMode(mode)
         if retry_response_codes is None:
             retry_response_codes = default_retry_response_codes(getattr(strategy, "compat", "5.3"))
         self.retry_response_codes = retry_response_codes

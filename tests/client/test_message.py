@@ -428,3 +428,27 @@ def test_the_number_parsers_fast_path_answers_as_java(text):
     else:
         with pytest.raises(NumberFormatError):
             java_parse_long(text)
+
+
+def test_a_usual_message_gets_its_own_properties_dict_and_keeps_its_fields():
+    props = {"a": "1"}
+    msg = Message("T", b"b", tags="t", keys="k", properties=props, delay_level=3, flag=-5)
+    props["b"] = "2"
+    assert msg.properties == {"a": "1"} and msg.properties is not props
+    assert (msg.topic, msg.body, msg.tags, msg.keys, msg.delay_level, msg.flag) == ("T", b"b", "t", "k", 3, -5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"flag": 2**31}, IllegalArgumentError),
+        ({"delay_level": -1}, IllegalArgumentError),
+        ({"flag": True}, TypeError),
+        ({"wait_store_msg_ok": 1}, TypeError),
+        ({"delay_level": 2, "delay_ms": 5}, IllegalArgumentError),
+        ({"properties": [("a", "b")]}, TypeError),
+    ],
+)
+def test_the_checks_still_run_on_an_unusual_message(kwargs, error):
+    with pytest.raises(error):
+        Message("T", b"b", **kwargs)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..errors import IllegalArgumentError, NullPointerError, RocketRouteError
-from ..reference.compat import parse_compat
+from ..reference.compat import COMPAT_PROFILES, parse_compat
 from ..reference.java import java_string_hash, java_utf8
 from ..reference.static_topic import hash_map_order
 from ..remoting.response_code import ResponseCode
@@ -377,6 +377,26 @@ class Message:
     transaction_id: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        # the usual message (a str topic, a bytes body, str or no tags and keys, a dict of properties, ints in
+        # range, no timer) passes every check below: told apart by exact types, as cheaply as possible
+        delay_level, flag = self.delay_level, self.flag
+        if (
+            type(self.topic) is str
+            and type(self.body) is bytes
+            and (self.tags is None or type(self.tags) is str)
+            and (self.keys is None or type(self.keys) is str)
+            and type(self.properties) is dict
+            and type(delay_level) is int
+            and 0 <= delay_level < 2**31
+            and type(flag) is int
+            and -(2**31) <= flag < 2**31
+            and type(self.wait_store_msg_ok) is bool
+            and self.delay_sec is None
+            and self.delay_ms is None
+            and self.deliver_time_ms is None
+        ):
+            self.properties = dict(self.properties)
+            return
         if self.topic is not None and not isinstance(self.topic, str):
             raise TypeError(f"topic must be a str, not {type(self.topic).__name__}")
         if self.body is not None:
@@ -425,7 +445,7 @@ class Message:
         ``WAIT`` (the constructor), ``DELAY`` or the timer property, then the user properties. (The order of the
         puts decides the order of names that share a ``HashMap`` bin.) User properties are checked as
         ``Message.putUserProperty`` checks them, against ``compat``'s reserved names."""
-        system = SYSTEM_PROPERTY_NAMES[parse_compat(compat)]
+        system = SYSTEM_PROPERTY_NAMES[compat if compat in COMPAT_PROFILES else parse_compat(compat)]
         items: list[tuple[str, str]] = []
         if self.tags:
             _check_no_separator("tags", self.tags)
@@ -557,6 +577,10 @@ def java_property_order(names: Sequence[str]) -> list[str]:
 
 
 def _join_properties(items: Sequence[tuple[str, str]], compat: str) -> str:
+    if _native_properties is not None and type(items) is list:
+        joined = _native_properties(items, compat == "4.9")  # None past 8 items or with a lone surrogate
+        if joined is not None:
+            return joined  # type: ignore[no-any-return]
     if len(items) <= 8:
         ordered: Iterable[tuple[str, str]] = sorted(items, key=lambda kv: _spread(kv[0]) & 15)
     else:
@@ -753,7 +777,8 @@ def encode_for_send(
 
     The message itself is left as it was.
     """
-    compat = parse_compat(compat)
+    if compat not in COMPAT_PROFILES:  # already a profile's name: no call
+        compat = parse_compat(compat)
     if msg is None:
         raise MessageError(ResponseCode.MESSAGE_ILLEGAL, "the message is null")
     items = msg.property_items(compat)
@@ -845,15 +870,16 @@ def _batch_error(detail: str, cause: BaseException | None = None) -> MessageErro
     return err
 
 
-def _native_batch_encoder() -> Any:
-    """The native backend's batch body encoder (``rocketroute_core::message_batch``), or ``None`` on the
-    reference backend."""
+def _native_twin(name: str) -> Any:
+    """The native backend's twin of a function here (``rocketroute_core::message_batch``: a batch's body, one
+    message's properties string), or ``None`` on the reference backend."""
     from .. import _backend
 
-    return getattr(_backend.core, "_encode_batch_body", None) if _backend.BACKEND == "native" else None
+    return getattr(_backend.core, name, None) if _backend.BACKEND == "native" else None
 
 
-_native_batch_body = _native_batch_encoder()
+_native_batch_body = _native_twin("_encode_batch_body")
+_native_properties = _native_twin("_properties_string")
 
 
 def encode_batch(

@@ -168,6 +168,9 @@ RETRY_RESPONSE_CODES: Mapping[str, frozenset[int]] = MappingProxyType(
 
 def default_retry_response_codes(compat: str | None = "5.3") -> frozenset[int]:
     """``DefaultMQProducer``'s default ``retryResponseCodes`` for ``compat`` ("5.3" or "4.9")."""
+    codes = RETRY_RESPONSE_CODES.get(compat) if type(compat) is str else None  # every send asks: no import then
+    if codes is not None:
+        return codes
     from ..reference.compat import parse_compat  # not at import time: the reference package imports this one
 
     return RETRY_RESPONSE_CODES[parse_compat(compat)]

@@ -64,7 +64,7 @@ mod _native {
         java_int_hash, java_long_hash, java_string_compare, java_string_hash, PyJavaRandom,
     };
     #[pymodule_export]
-    use crate::message_batch::_encode_batch_body;
+    use crate::message_batch::{_encode_batch_body, _properties_string};
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]

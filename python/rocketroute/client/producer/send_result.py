@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import BrokerResponseError, NullPointerError
-from ...reference.compat import parse_compat
+from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
 from ...remoting.errors import access_error
 from ...remoting.headers.send import java_parse_long
@@ -157,7 +157,8 @@ def send_result_from_response(
     - ``queueId`` / ``queueOffset`` missing: :class:`~rocketroute.errors.NullPointerError` (Java unboxes a null
       ``Integer``/``Long``); not a number: :class:`~rocketroute.errors.NumberFormatError`.
     """
-    compat = parse_compat(compat)
+    if compat not in COMPAT_PROFILES:  # already a profile's name: no call
+        compat = parse_compat(compat)
     status = _STATUS_BY_CODE.get(code)
     if status is None:
         refused = access_error(code, remark, addr=broker_addr, request_code=request_code)

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import IllegalArgumentError, NullPointerError, NumberFormatError
-from ...reference.compat import parse_compat
+from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
 
 __all__ = [
@@ -232,13 +232,23 @@ def send_header_v2(
     """The ext fields of a ``SEND_MESSAGE_V2`` / ``SEND_BATCH_MESSAGE`` request, ``a`` ... ``n`` (see the
     module's table): what :meth:`SendMessageRequestHeader.to_v2_ext_fields` gives, built directly for the send
     path (only the types are checked, not the Java ranges). Both compat profiles give the same fields."""
-    parse_compat(compat)
-    for v in (producer_group, topic, default_topic):
-        if not isinstance(v, str):
-            raise TypeError(f"producer_group, topic and default_topic must be str, not {type(v).__name__}")
-    for v in (queue_id, born_timestamp, sys_flag, flag, default_topic_queue_nums, reconsume_times):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"the numeric header fields must be int, not {type(v).__name__}")
+    if compat not in COMPAT_PROFILES:  # already a profile's name: no call
+        parse_compat(compat)
+    if not (type(producer_group) is str and type(topic) is str and type(default_topic) is str):
+        for v in (producer_group, topic, default_topic):
+            if not isinstance(v, str):
+                raise TypeError(f"producer_group, topic and default_topic must be str, not {type(v).__name__}")
+    if not (
+        type(queue_id) is int
+        and type(born_timestamp) is int
+        and type(sys_flag) is int
+        and type(flag) is int
+        and type(default_topic_queue_nums) is int
+        and type(reconsume_times) is int
+    ):
+        for v in (queue_id, born_timestamp, sys_flag, flag, default_topic_queue_nums, reconsume_times):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"the numeric header fields must be int, not {type(v).__name__}")
     fields = {
         "a": producer_group,
         "b": topic,
