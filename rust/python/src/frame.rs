@@ -85,9 +85,13 @@ pub fn _read_json_header<'py>(
     if let Ok(b) = buf.cast::<PyBytes>() {
         return header_tuple(py, b.as_bytes().get(start..end)?);
     }
-    // a bytearray is copied first: building the answer's objects may run Python code that could change it
-    let copy = buf.cast::<PyByteArray>().ok()?.to_vec();
-    header_tuple(py, copy.get(start..end)?)
+    // a bytearray's header is copied first: building the answer's objects may run Python code that could change
+    // the bytearray. Only the header: the decoder's buffer holds every frame of a read (64 KiB and more).
+    let array = buf.cast::<PyByteArray>().ok()?;
+    // SAFETY: the slice is copied at once, with the GIL held and no Python code run between the borrow and the
+    // copy, so nothing can resize or change the bytearray meanwhile.
+    let copy = unsafe { array.as_bytes() }.get(start..end)?.to_vec();
+    header_tuple(py, &copy)
 }
 
 fn header_tuple<'py>(py: Python<'py>, data: &[u8]) -> Option<Bound<'py, PyTuple>> {
