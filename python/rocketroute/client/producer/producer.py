@@ -576,6 +576,13 @@ class Producer:
         timed out (a broker's error answer is not retried, as in Java's async path). With ``selector``: one
         attempt on the selected queue. Await it from any event loop."""
         enc = self._encode(msg)
+        if self._window is None:
+            # _send_async_admitted and _on_loop written out: two coroutines fewer held by each send in flight
+            remoting, _ = self._running()
+            coro = self._send_async(enc, msg, selector, arg, timeout_ms)
+            if remoting.loop_runs_here():
+                return await coro  # type: ignore[no-any-return]
+            return await remoting.returns.from_loop(coro)  # type: ignore[no-any-return]
         return await self._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
 
     async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
