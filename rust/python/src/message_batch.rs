@@ -11,6 +11,29 @@ fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
     v.cast::<PyString>().ok()?.to_str().ok()
 }
 
+type Pair<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>);
+
+/// The items of a list of `(name, value)` tuples; `None` for anything else.
+fn pairs<'py>(list: &Bound<'py, PyList>) -> Option<Vec<Pair<'py>>> {
+    let mut owned = Vec::with_capacity(list.len());
+    for pair in list.iter() {
+        let pair = pair.cast::<PyTuple>().ok()?;
+        if pair.len() != 2 {
+            return None;
+        }
+        owned.push((pair.get_item(0).ok()?, pair.get_item(1).ok()?));
+    }
+    Some(owned)
+}
+
+/// The pairs' names and values as `&str`; `None` when one is not a `str` or holds a lone surrogate.
+fn texts<'a>(owned: &'a [Pair<'_>]) -> Option<Vec<(&'a str, &'a str)>> {
+    owned
+        .iter()
+        .map(|(n, v)| Some((text(n)?, text(v)?)))
+        .collect()
+}
+
 /// The body of a batch of checked messages, each `(flag, body, [(name, value), ...])` with its properties in put
 /// order (`UNIQ_KEY` last); `None` when one of them is for the Python encoder: a flag past 64 bits, a body that is
 /// not `bytes`, a string with lone surrogates, more than 8 properties, properties past 32767 bytes (which it
@@ -31,20 +54,8 @@ pub fn _encode_batch_body<'py>(
         let body = t.get_item(1).ok()?;
         let body = body.cast::<PyBytes>().ok()?;
         let props = t.get_item(2).ok()?;
-        let props = props.cast::<PyList>().ok()?;
-        let mut owned = Vec::with_capacity(props.len());
-        for pair in props.iter() {
-            let pair = pair.cast::<PyTuple>().ok()?;
-            if pair.len() != 2 {
-                return None;
-            }
-            owned.push((pair.get_item(0).ok()?, pair.get_item(1).ok()?));
-        }
-        let mut items = Vec::with_capacity(owned.len());
-        for (n, v) in &owned {
-            items.push((text(n)?, text(v)?));
-        }
-        let s = properties_string(&items, drop_last_separator)?;
+        let owned = pairs(props.cast::<PyList>().ok()?)?;
+        let s = properties_string(&texts(&owned)?, drop_last_separator)?;
         push_entry(
             &mut out,
             (flag & 0xFFFF_FFFF) as u32 as i32,
@@ -65,18 +76,7 @@ pub fn _properties_string<'py>(
     items: &Bound<'py, PyList>,
     drop_last_separator: bool,
 ) -> Option<Bound<'py, PyString>> {
-    let mut owned = Vec::with_capacity(items.len());
-    for pair in items.iter() {
-        let pair = pair.cast::<PyTuple>().ok()?;
-        if pair.len() != 2 {
-            return None;
-        }
-        owned.push((pair.get_item(0).ok()?, pair.get_item(1).ok()?));
-    }
-    let mut strs = Vec::with_capacity(owned.len());
-    for (n, v) in &owned {
-        strs.push((text(n)?, text(v)?));
-    }
-    let s = properties_string(&strs, drop_last_separator)?;
+    let owned = pairs(items)?;
+    let s = properties_string(&texts(&owned)?, drop_last_separator)?;
     Some(PyString::new(py, &s))
 }
