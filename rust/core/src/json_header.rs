@@ -39,38 +39,19 @@ pub fn read_json_header(data: &[u8]) -> Option<JsonHeaderFields<'_>> {
         pos: 0,
     };
     let mut out = JsonHeaderFields::default();
-    if r.peek()? != b'{' {
-        return None;
-    }
-    r.pos += 1;
-    r.ws();
-    if r.peek()? == b'}' {
-        r.pos += 1;
-    } else {
-        loop {
-            r.ws();
-            let name = r.string()?;
-            r.ws();
-            r.expect(b':')?;
-            r.ws();
-            match &*name {
-                "code" => out.code = r.int()?,
-                "opaque" => out.opaque = r.int()?,
-                "flag" => out.flag = r.int()?,
-                "version" => out.version = r.int()?,
-                "language" => out.language = r.nullable_string()?,
-                "remark" => out.remark = r.nullable_string()?,
-                "extFields" => out.ext_fields = r.ext_fields()?,
-                _ => r.skip(0)?,
-            }
-            r.ws();
-            match r.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
-            }
+    r.object(|r, name| {
+        match &*name {
+            "code" => out.code = r.int()?,
+            "opaque" => out.opaque = r.int()?,
+            "flag" => out.flag = r.int()?,
+            "version" => out.version = r.int()?,
+            "language" => out.language = r.nullable_string()?,
+            "remark" => out.remark = r.nullable_string()?,
+            "extFields" => out.ext_fields = r.ext_fields()?,
+            _ => r.skip(0)?,
         }
-    }
+        Some(())
+    })?;
     r.ws();
     (r.pos == data.len()).then_some(out)
 }
@@ -150,24 +131,43 @@ impl<'a> Reader<'a> {
             self.literal(b"null")?;
             return Some(out);
         }
+        self.object(|r, name| {
+            out.push((name, r.string()?));
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// An object: each member's name read, then its value by `value`.
+    fn object(
+        &mut self,
+        mut value: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
+    ) -> Option<()> {
         self.expect(b'{')?;
+        self.items(b'}', |r| {
+            let name = r.string()?;
+            r.ws();
+            r.expect(b':')?;
+            r.ws();
+            value(r, name)
+        })
+    }
+
+    /// The comma-separated items of an object or an array up to `close` (the opening byte already read), each
+    /// read by `item`.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.ws();
-        if self.peek()? == b'}' {
+        if self.peek()? == close {
             self.pos += 1;
-            return Some(out);
+            return Some(());
         }
         loop {
             self.ws();
-            let name = self.string()?;
-            self.ws();
-            self.expect(b':')?;
-            self.ws();
-            let value = self.string()?;
-            out.push((name, value));
+            item(self)?;
             self.ws();
             match self.next()? {
-                b',' => continue,
-                b'}' => return Some(out),
+                b',' => {}
+                c if c == close => return Some(()),
                 _ => return None,
             }
         }
@@ -252,29 +252,10 @@ impl<'a> Reader<'a> {
         }
         match self.peek()? {
             b'"' => self.string().map(drop),
-            b'{' | b'[' => {
-                let close = if self.next()? == b'{' { b'}' } else { b']' };
-                self.ws();
-                if self.peek()? == close {
-                    self.pos += 1;
-                    return Some(());
-                }
-                loop {
-                    self.ws();
-                    if close == b'}' {
-                        self.string()?;
-                        self.ws();
-                        self.expect(b':')?;
-                        self.ws();
-                    }
-                    self.skip(depth + 1)?;
-                    self.ws();
-                    match self.next()? {
-                        b',' => continue,
-                        c if c == close => return Some(()),
-                        _ => return None,
-                    }
-                }
+            b'{' => self.object(|r, _| r.skip(depth + 1)),
+            b'[' => {
+                self.pos += 1;
+                self.items(b']', |r| r.skip(depth + 1))
             }
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),

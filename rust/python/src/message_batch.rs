@@ -34,6 +34,12 @@ fn texts<'a>(owned: &'a [Pair<'_>]) -> Option<Vec<(&'a str, &'a str)>> {
         .collect()
 }
 
+/// The properties string of a list of `(name, value)` tuples in put order; `None` for what the Python code
+/// writes (see `properties_string`) or a list of anything else.
+fn list_properties_string(items: &Bound<'_, PyList>, drop_last_separator: bool) -> Option<String> {
+    properties_string(&texts(&pairs(items)?)?, drop_last_separator)
+}
+
 /// The body of a batch of checked messages, each `(flag, body, [(name, value), ...])` with its properties in put
 /// order (`UNIQ_KEY` last); `None` when one of them is for the Python encoder: a flag past 64 bits, a body that is
 /// not `bytes`, a string with lone surrogates, more than 8 properties, properties past 32767 bytes (which it
@@ -54,8 +60,7 @@ pub fn _encode_batch_body<'py>(
         let body = t.get_item(1).ok()?;
         let body = body.cast::<PyBytes>().ok()?;
         let props = t.get_item(2).ok()?;
-        let owned = pairs(props.cast::<PyList>().ok()?)?;
-        let s = properties_string(&texts(&owned)?, drop_last_separator)?;
+        let s = list_properties_string(props.cast::<PyList>().ok()?, drop_last_separator)?;
         push_entry(
             &mut out,
             (flag & 0xFFFF_FFFF) as u32 as i32,
@@ -76,7 +81,6 @@ pub fn _properties_string<'py>(
     items: &Bound<'py, PyList>,
     drop_last_separator: bool,
 ) -> Option<Bound<'py, PyString>> {
-    let owned = pairs(items)?;
-    let s = properties_string(&texts(&owned)?, drop_last_separator)?;
+    let s = list_properties_string(items, drop_last_separator)?;
     Some(PyString::new(py, &s))
 }
