@@ -20,6 +20,7 @@ from rocketroute.remoting import (
     encode_frame,
     encode_header,
 )
+from rocketroute.remoting.frame import READ_BUFFER_SIZE
 
 JSON = SerializeType.JSON
 ROCKETMQ = SerializeType.ROCKETMQ
@@ -441,3 +442,92 @@ def test_decode_frame_agrees_with_the_incremental_decoder_on_any_bytes() -> None
             data[rng.randrange(len(data))] = rng.randrange(256)
         data = bytes(data)
         assert _outcome(decode_frame, data) == _outcome(_incremental, data), data
+
+
+# -- reading straight into the decoder's buffer (asyncio.BufferedProtocol) ---------------------------------------
+
+
+def _read_in_chunks(decoder: FrameDecoder, stream: bytes, chunks: list[int]) -> list[RemotingCommand]:
+    """What a transport does: ask for a buffer, write at most a chunk's worth into it, say how much."""
+    out: list[RemotingCommand] = []
+    at = 0
+    for chunk in chunks:
+        if at == len(stream):
+            break
+        view = decoder.get_buffer(-1)
+        expected, buffered = decoder.expected, decoder.buffered
+        assert len(view) >= READ_BUFFER_SIZE
+        if expected is not None:  # the whole rest of a frame fits, however large
+            assert len(view) >= expected - buffered
+        n = min(len(view), chunk, len(stream) - at)
+        view[:n] = stream[at : at + n]
+        del view
+        out.extend(decoder.buffer_updated(n))
+        at += n
+    assert at == len(stream)
+    return out
+
+
+def test_reads_into_the_buffer_in_any_chunks_give_what_feed_gives() -> None:
+    rng = random.Random(7)
+    cmds = [
+        RemotingCommand(10 + i, opaque=i, remark="r" * (i % 3), ext_fields={"k": str(i)}, body=b"b" * size)
+        for i, size in enumerate([0, 1, 100, READ_BUFFER_SIZE - 20, READ_BUFFER_SIZE + 5, 3 * READ_BUFFER_SIZE, 7])
+    ]
+    stream = b"".join(encode_frame(c, JSON if i % 2 else ROCKETMQ) for i, c in enumerate(cmds))
+    expected = list(FrameDecoder().feed(stream))
+    for _ in range(20):
+        chunks = [rng.choice([1, 3, 8, 100, 4096, READ_BUFFER_SIZE, 10 * READ_BUFFER_SIZE]) for _ in range(4000)]
+        decoder = FrameDecoder()
+        got = _read_in_chunks(decoder, stream, chunks)
+        assert [(c.code, c.opaque, c.remark, c.ext_fields, c.body) for c in got] == [
+            (c.code, c.opaque, c.remark, c.ext_fields, c.body) for c in expected
+        ]
+        assert decoder.buffered == 0 and decoder.expected is None
+
+
+def test_a_frame_larger_than_the_buffer_is_read_whole_then_the_buffer_shrinks_back() -> None:
+    big = RemotingCommand(11, opaque=1, body=bytes(range(256)) * (5 * 4096))  # 5 MiB
+    small = RemotingCommand(12, opaque=2, body=b"x")
+    stream = encode_frame(big) + encode_frame(small)
+    decoder = FrameDecoder(64 * 1024 * 1024)
+    view = decoder.get_buffer(-1)
+    view[:8] = stream[:8]
+    del view
+    assert list(decoder.buffer_updated(8)) == []
+    view = decoder.get_buffer(-1)
+    rest = len(encode_frame(big)) - 8
+    assert len(view) >= rest  # one read can take the whole rest
+    view[:rest] = stream[8 : 8 + rest]
+    del view
+    (got,) = decoder.buffer_updated(rest)
+    assert got.body == big.body
+    view = decoder.get_buffer(-1)
+    assert len(view) == READ_BUFFER_SIZE  # the 5 MiB are given back once the frame is taken
+    tail = stream[8 + rest :]
+    view[: len(tail)] = tail
+    del view
+    (last,) = decoder.buffer_updated(len(tail))
+    assert (last.opaque, last.body) == (2, b"x")
+
+
+def test_a_bad_frame_read_into_the_buffer_fails_the_decoder_for_good() -> None:
+    decoder = FrameDecoder(1024)
+    view = decoder.get_buffer(-1)
+    view[:4] = struct.pack(">i", 5000)
+    del view
+    with pytest.raises(FrameError, match="over the maximum frame size 1024"):
+        list(decoder.buffer_updated(4))
+    with pytest.raises(FrameError, match="failed earlier"):
+        decoder.get_buffer(-1)
+    with pytest.raises(FrameError, match="failed earlier"):
+        decoder.buffer_updated(0)
+
+
+def test_buffer_updated_refuses_more_bytes_than_the_buffer_handed_out() -> None:
+    decoder = FrameDecoder()
+    size = len(decoder.get_buffer(-1))
+    with pytest.raises(ValueError, match="buffer_updated"):
+        decoder.buffer_updated(size + 1)
+    with pytest.raises(ValueError, match="buffer_updated"):
+        decoder.buffer_updated(-1)

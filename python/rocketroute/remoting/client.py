@@ -77,8 +77,9 @@ def _closed_before_sent(conn: _Connection) -> str:
     return f"{reason} ({conn.close_reason})" if conn.close_reason else reason
 
 
-class _Connection(asyncio.Protocol):
-    """One connection: writes coalesced per event-loop pass, responses matched to their waiters by opaque.
+class _Connection(asyncio.BufferedProtocol):
+    """One connection: writes coalesced per event-loop pass, reads straight into the frame decoder's buffer,
+    responses matched to their waiters by opaque.
 
     ``pending`` maps an opaque to ``(waiter, seq)`` (``seq`` tells this request from an earlier one with the same
     opaque, for the client's timeout queues); a waiter is an ``asyncio.Future`` (async callers) or a
@@ -114,18 +115,21 @@ class _Connection(asyncio.Protocol):
         self._flush_scheduled = False
         self._paused = False
 
-    # -- asyncio.Protocol
+    # -- asyncio.BufferedProtocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.connected_at = self.loop.time()
         self.transport = transport  # type: ignore[assignment]
         transport.set_write_buffer_limits(high=_WRITE_HIGH_WATER)  # type: ignore[attr-defined]
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.decoder.get_buffer(sizehint)
+
+    def buffer_updated(self, nbytes: int) -> None:
         self.received_any = True
         pending = self.pending
         try:
-            for cmd in self.decoder.feed(data):
+            for cmd in self.decoder.buffer_updated(nbytes):
                 if cmd.flag & 1:
                     entry = pending.pop(cmd.opaque, None)
                     if entry is None:

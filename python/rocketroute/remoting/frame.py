@@ -27,6 +27,7 @@ from .errors import FrameError
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
+    "READ_BUFFER_SIZE",
     "FrameDecoder",
     "decode_frame",
     "decode_header",
@@ -333,31 +334,47 @@ def decode_frame(frame: bytes, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> 
     return commands[0]
 
 
+READ_BUFFER_SIZE = 256 * 1024
+"""How much :meth:`FrameDecoder.get_buffer` offers a read at least: a larger frame grows the buffer to hold it
+whole while it comes in."""
+
+_KEPT_BUFFER_SIZE = 4 * 1024 * 1024  # a buffer a large frame grew past this goes back to READ_BUFFER_SIZE once empty
+
+
 class FrameDecoder:
-    """Incremental frame decoder: :meth:`feed` it bytes as they arrive, it yields each complete command.
+    """Incremental frame decoder: bytes in as they arrive, each complete command out.
+
+    Two ways to give it bytes: :meth:`feed` copies them in; :meth:`get_buffer` and :meth:`buffer_updated` (what an
+    ``asyncio.BufferedProtocol`` calls) let a socket read straight into the decoder's buffer, with no bytes object
+    made per read (``asyncio``'s plain protocols allocate a 256 KiB one for each read and shrink it).
 
     It raises :class:`FrameError` as soon as the bytes it has show the frame is bad, without waiting for the rest
     of it: a length field under 4 or a frame (length field included) over ``max_frame_size`` once the 4 length
     bytes are in; an unknown serialize type or a header length over the frame's length once the next 4 are in; an
     undecodable header (malformed, of the wrong types, or a JSON header nested too deeply) once the frame is
-    complete. No other exception comes out of :meth:`feed` for any bytes. After an error the decoder stays failed
-    (every later :meth:`feed` raises), as the stream can no longer be parsed: close the connection.
+    complete. No other exception comes out of :meth:`feed` or :meth:`buffer_updated` for any bytes. After an error
+    the decoder stays failed (every later call raises), as the stream can no longer be parsed: close the
+    connection.
     """
 
-    __slots__ = ("_buf", "_error", "_pos", "max_frame_size")
+    __slots__ = ("_buf", "_end", "_error", "_pos", "_view", "max_frame_size")
 
     def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         if max_frame_size < 8:
             raise ValueError("max_frame_size must be at least 8")
         self.max_frame_size = max_frame_size
+        # the bytes received and not yet taken are _buf[_pos:_end]; _view is a view of _buf for the reads (while a
+        # view of it exists a bytearray cannot change size, so it is replaced, never resized)
         self._buf = bytearray()
+        self._view = memoryview(self._buf)
         self._pos = 0
+        self._end = 0
         self._error: FrameError | None = None
 
     @property
     def buffered(self) -> int:
         """Bytes received that are not yet a complete frame."""
-        return len(self._buf) - self._pos
+        return self._end - self._pos
 
     @property
     def expected(self) -> int | None:
@@ -369,9 +386,73 @@ class FrameDecoder:
     def feed(self, data: bytes | bytearray | memoryview) -> Iterator[RemotingCommand]:
         """Add ``data`` and yield every command it completes, in order. Consume the iterator before the next call
         (the bytes are added when iteration starts)."""
+        self._check()
+        if not isinstance(data, (bytes, bytearray)):
+            data = bytes(data)
+        size = len(data)
+        self._reserve(size, 0)
+        end = self._end
+        self._view[end : end + size] = data
+        self._end = end + size
+        yield from self._frames()
+
+    def get_buffer(self, sizehint: int = -1) -> memoryview:
+        """Where the next bytes read go: a writable view of at least :data:`READ_BUFFER_SIZE` bytes (``sizehint``
+        bytes where that is more), or the whole of an incomplete frame's rest where it is larger. Then call
+        :meth:`buffer_updated` with how many bytes were written at its start, before the next call."""
+        size = len(self._buf)
+        if not self._end and READ_BUFFER_SIZE <= size <= _KEPT_BUFFER_SIZE and sizehint <= size and not self._error:
+            return self._view  # the usual case, every frame taken: the whole buffer
+        self._check()
+        want = max(sizehint, READ_BUFFER_SIZE)
+        expected = self.expected
+        if expected is not None and expected <= self.max_frame_size:
+            want = max(want, expected - self.buffered)
+        self._reserve(want, READ_BUFFER_SIZE)
+        return self._view[self._end :]
+
+    def buffer_updated(self, nbytes: int) -> Iterator[RemotingCommand]:
+        """``nbytes`` bytes were written at the start of the last :meth:`get_buffer`'s view: yield every command they
+        complete, in order (consume the iterator before the next call)."""
+        self._check()
+        if not 0 <= nbytes <= len(self._buf) - self._end:
+            raise ValueError(f"buffer_updated({nbytes}): the buffer handed out has {len(self._buf) - self._end} bytes")
+        self._end += nbytes
+        return self._frames()
+
+    def _check(self) -> None:
         if self._error is not None:
             raise FrameError(f"the decoder failed earlier: {self._error}")
-        self._buf += data
+
+    def _reserve(self, size: int, at_least: int) -> None:
+        """Room for ``size`` more bytes after the unread ones: the unread bytes moved to the front, or the buffer
+        replaced by a larger one (``at_least`` bytes, or twice its size, where that is more than needed). An empty
+        buffer a large frame grew goes back to ``at_least`` bytes."""
+        pos, end = self._pos, self._end
+        unread = end - pos
+        if unread == 0:
+            if len(self._buf) > _KEPT_BUFFER_SIZE and size <= READ_BUFFER_SIZE:
+                self._replace(bytearray(max(at_least, size)), 0)
+                return
+            self._pos = self._end = pos = end = 0
+        if len(self._buf) - end >= size:
+            return
+        need = unread + size
+        buf = self._buf
+        if len(buf) >= need:
+            buf[:unread] = buf[pos:end]  # the same size: allowed while views of it exist
+            self._pos, self._end = 0, unread
+            return
+        new = bytearray(max(need, at_least, 2 * len(buf)))
+        new[:unread] = self._view[pos:end]
+        self._replace(new, unread)
+
+    def _replace(self, buf: bytearray, unread: int) -> None:
+        self._buf = buf
+        self._view = memoryview(buf)
+        self._pos, self._end = 0, unread
+
+    def _frames(self) -> Iterator[RemotingCommand]:
         while True:
             try:
                 cmd = self._next()
@@ -385,9 +466,8 @@ class FrameDecoder:
     def _next(self) -> RemotingCommand | None:
         buf = self._buf
         pos = self._pos
-        available = len(buf) - pos
+        available = self._end - pos
         if available < 4:
-            self._compact()
             return None
         (length,) = _INT.unpack_from(buf, pos)
         if length < 4:
@@ -398,7 +478,6 @@ class FrameDecoder:
                 f"{self.max_frame_size}"
             )
         if available < 8:
-            self._compact()
             return None
         (mark,) = _INT.unpack_from(buf, pos + 4)
         serialize_type = _SERIALIZE_TYPES.get((mark >> 24) & 0xFF)
@@ -408,21 +487,14 @@ class FrameDecoder:
         if header_length > length - 4:
             raise FrameError(f"bad header length {header_length}: the frame has {length - 4} bytes for header and body")
         if available < 4 + length:
-            self._compact()
             return None
         body_start = pos + 8 + header_length
         end = pos + 4 + length
         cmd = _decode_header_of(buf, pos + 8, body_start, serialize_type)
         if end > body_start:
-            with memoryview(buf) as view:
-                cmd.body = view[body_start:end].tobytes()
-        self._pos = end
-        if end == len(buf):
-            buf.clear()
-            self._pos = 0
+            cmd.body = self._view[body_start:end].tobytes()
+        if end == self._end:
+            self._pos = self._end = 0
+        else:
+            self._pos = end
         return cmd
-
-    def _compact(self) -> None:
-        if self._pos:
-            del self._buf[: self._pos]
-            self._pos = 0
