@@ -21,6 +21,7 @@ from typing import Any
 
 from .acl import Credentials, check_credentials, sign_request
 from .bridge import LoopInbox, ReturnPath, loop_runs_here
+from .caller_loops import CallerLoops
 from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
 from .direct import DirectConnections
 from .errors import (
@@ -754,6 +755,10 @@ class RemotingClient:
     ``.async_client`` there with no hop between threads. The blocking methods then work only from other threads;
     :meth:`aclose` closes it from the loop, and :meth:`close` from the loop only starts the closing.
 
+    ``.caller_loops.here()`` is a client of its own for the running loop when that is another one
+    (:mod:`rocketroute.remoting.caller_loops`): its requests are written and answered on the caller's loop, with no
+    hop to the client's thread; :meth:`close` closes those too.
+
     ``direct=`` (the native backend's ``_DirectConnection`` class; ignored with ``tls``) gives the client direct
     connections (:mod:`rocketroute.remoting.direct`): :meth:`invoke` and :meth:`invoke_oneway` with ``direct=True``
     then write the request in the calling thread and wait for the response there, with no hop to the loop.
@@ -771,14 +776,19 @@ class RemotingClient:
         loop: asyncio.AbstractEventLoop | None = None,
         direct: Any = None,
     ) -> None:
-        self.async_client = AsyncRemotingClient(
-            connect_timeout_ms=connect_timeout_ms,
-            max_frame_size=max_frame_size,
-            max_write_queue=max_write_queue,
-            language=language,
-            credentials=credentials,
-            tls=tls,
-        )
+        def make() -> AsyncRemotingClient:
+            return AsyncRemotingClient(
+                connect_timeout_ms=connect_timeout_ms,
+                max_frame_size=max_frame_size,
+                max_write_queue=max_write_queue,
+                language=language,
+                credentials=credentials,
+                tls=tls,
+            )
+
+        self.async_client = make()
+        # clients of their own for the other loops that await requests (remoting.caller_loops)
+        self.caller_loops = CallerLoops(make)
         self.connect_timeout_ms = connect_timeout_ms
         self._closed = False
         self._close_lock = threading.Lock()
@@ -915,6 +925,7 @@ class RemotingClient:
         self._finalizer.detach()
         if self._direct is not None:
             self._direct.close()
+        self.caller_loops.close()
         if not self.owns_loop:  # the caller's loop: closed on it, and never stopped
             if self.on_loop_thread():
                 self.loop.create_task(self.async_client.close())
@@ -945,6 +956,7 @@ class RemotingClient:
         self._finalizer.detach()
         if self._direct is not None:
             self._direct.close()
+        self.caller_loops.close()
         await self.async_client.close()
 
     @property

@@ -26,7 +26,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 from ...errors import BrokerUnreachableError, SendFailedError
-from ...remoting import RemotingClient, RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
+from ...remoting import (
+    AsyncRemotingClient,
+    RemotingClient,
+    RemotingCommand,
+    RemotingError,
+    RemotingTooMuchRequestError,
+    RequestCode,
+)
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS, next_opaque
 from ...remoting.headers.send import send_header_v2
@@ -577,12 +584,8 @@ class Producer:
         attempt on the selected queue. Await it from any event loop."""
         enc = self._encode(msg)
         if self._window is None:
-            # _send_async_admitted and _on_loop written out: two coroutines fewer held by each send in flight
-            remoting, _ = self._running()
-            coro = self._send_async(enc, msg, selector, arg, timeout_ms)
-            if remoting.loop_runs_here():
-                return await coro  # type: ignore[no-any-return]
-            return await remoting.returns.from_loop(coro)  # type: ignore[no-any-return]
+            # _send_async_admitted written out: one coroutine fewer held by each send in flight
+            return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
         return await self._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
 
     async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
@@ -682,22 +685,21 @@ class Producer:
         """The async send, after waiting on the caller's loop for room when the back-pressure is on."""
         window = self._window
         if window is None:
-            return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout_ms))
+            return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
         timeout = await self._admit_async(size, self.settings.send_msg_timeout if timeout_ms is None else timeout_ms)
         try:
-            return await self._on_loop(self._send_async(enc, msg, selector, arg, timeout))
+            return await self._send_here(enc, msg, selector, arg, timeout)  # type: ignore[no-any-return]
         finally:
             window.release(size)
 
-    async def _on_loop(self, coro: Awaitable[T]) -> T:
-        try:
-            remoting, _ = self._running()
-        except BaseException:
-            coro.close()  # type: ignore[attr-defined]  # never started: no "never awaited" warning
-            raise
-        if remoting.loop_runs_here():
-            return await coro
-        return await remoting.returns.from_loop(coro)  # type: ignore[arg-type]
+    def _send_here(
+        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
+    ) -> Coroutine[Any, Any, Any]:
+        """:meth:`_send_async` on the running loop: on the client's connections when it is the client's loop, else
+        on connections of that loop's own (``remoting.caller_loops``: no hop to the client's thread and back)."""
+        remoting, _ = self._running()
+        client = None if remoting.loop_runs_here() else remoting.caller_loops.here()
+        return self._send_async(enc, msg, selector, arg, timeout_ms, client=client)
 
     async def _send_async(
         self,
@@ -707,15 +709,23 @@ class Producer:
         arg: Any,
         timeout_ms: int | None,
         mode: CommunicationMode = CommunicationMode.ASYNC,
+        *,
+        client: AsyncRemotingClient | None = None,
     ) -> Any:
+        """The async send on the client's loop, or with ``client`` (the running loop's own, another loop than the
+        client's) on that loop: its route lookups still run on the client's loop (its name server connections)."""
         remoting, _ = self._running()
-        client = remoting.async_client
+        if client is None:
+            client = remoting.async_client
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
         if info is None or not info.ok():
+            find = self._find_publish_info(enc.topic)
+            if client is not remoting.async_client:
+                find = remoting.returns.from_loop(find)
             try:
-                info = await asyncio.wait_for(self._find_publish_info(enc.topic), timeout / 1000)
+                info = await asyncio.wait_for(find, timeout / 1000)
             except asyncio.TimeoutError:
                 raise self._no_route(enc.topic, timeout, None) from None
             except (RemotingError, BrokerUnreachableError) as e:
