@@ -35,7 +35,7 @@ def test_send_async_from_another_loop_is_sent_on_that_loop_s_own_connection(back
         statuses, sent_here, connected = asyncio.run(main())
         assert set(statuses) == {SendStatus.SEND_OK} and connected
         assert sent_here == 52  # every send was put in flight on the caller's loop
-        assert remoting.async_client._seq - on_its_loop < 5  # the producer's loop made the route lookups only
+        assert remoting.async_client._seq - on_its_loop < 10  # the producer's loop: route lookups (a heartbeat)
         assert remoting.caller_loops.clients() == {}  # closed with the loop that asyncio.run ended
         assert producer.send(Message("T", b"sync")).send_status is SendStatus.SEND_OK
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
-import warnings
+from collections.abc import AsyncGenerator
 
 import pytest
 
@@ -56,10 +56,8 @@ def test_the_loop_ending_closes_its_client_and_its_connections() -> None:
             await here.invoke(peer.addr, request(1), LONG_MS)
             return here
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", ResourceWarning)
-            here = asyncio.run(main())
-            gc.collect()
+        here = asyncio.run(main())
+        gc.collect()
         assert here.closed and closed.wait(10)
         assert client.caller_loops.clients() == {}  # forgotten with its loop
 
@@ -115,3 +113,27 @@ def test_a_loop_closed_by_hand_is_let_go_when_another_loop_comes() -> None:
         later = asyncio.run(main())
         assert list(client.caller_loops.clients().values()) == [] and later is not here
         assert here.closed
+
+
+def test_a_loop_ending_its_async_generators_gets_no_new_client() -> None:
+    with RemotingClient() as client:
+        refused: list[BaseException] = []
+
+        async def cleanup() -> AsyncGenerator[None, None]:
+            try:
+                yield
+            finally:  # runs in loop.shutdown_asyncgens(), after asyncio.run's main returned
+                try:
+                    client.caller_loops.here()
+                except RemotingError as e:
+                    refused.append(e)
+
+        async def main() -> AsyncGenerator[None, None]:
+            gen = cleanup()
+            await gen.asend(None)  # parked: closed by the loop as it ends
+            return gen
+
+        held = asyncio.run(main())
+        assert [str(e) for e in refused] == ["the event loop is ending: it takes no new connections"]
+        assert client.caller_loops.clients() == {}
+        del held

@@ -531,3 +531,11 @@ def test_buffer_updated_refuses_more_bytes_than_the_buffer_handed_out() -> None:
         decoder.buffer_updated(size + 1)
     with pytest.raises(ValueError, match="buffer_updated"):
         decoder.buffer_updated(-1)
+
+
+def test_feed_takes_any_buffer_and_refuses_what_is_not_one() -> None:
+    frame = encode_frame(RemotingCommand(10, opaque=3, body=b"body"))
+    (cmd,) = FrameDecoder().feed(memoryview(bytearray(frame)))
+    assert (cmd.opaque, cmd.body) == (3, b"body")
+    with pytest.raises(TypeError):
+        list(FrameDecoder().feed(5))  # type: ignore[arg-type]

@@ -14,7 +14,8 @@ Each of these clients is closed:
   the loop): an async generator of ours, parked on that loop, closes the client when the loop closes it.
 
 A loop closed without ``shutdown_asyncgens`` (by hand) leaves its connections open to the end, as any transport
-left open on it; its client is dropped when another loop makes one.
+left open on it; its client is dropped when another loop makes one. A loop never closed keeps its client (and
+its connections) until the threaded client closes. A loop ending its async generators takes no new client.
 
 These clients take no requests from the peers' side (they answer REQUEST_CODE_NOT_SUPPORTED): a broker asks its
 client things on the connection that the client's heartbeats registered, the threaded client's own."""
@@ -64,6 +65,8 @@ class CallerLoops:
             entry = self._clients.get(loop)
             gone = []
             if entry is None:
+                if getattr(loop, "_asyncgens_shutdown_called", False):  # too late to close one with the loop
+                    raise RemotingError("the event loop is ending: it takes no new connections")
                 gone = [self._clients.pop(other) for other in list(self._clients) if other.is_closed()]
                 entry = self._clients[loop] = _Entry(self._make(), loop, self)
         for dropped in gone:  # outside the lock: their generators' ends call _forget
@@ -97,10 +100,11 @@ class CallerLoops:
             if loop_runs_here(loop):
                 loop.create_task(entry.client.close())
                 continue
+            closing = entry.client.close()
             try:
-                asyncio.run_coroutine_threadsafe(entry.client.close(), loop)
-            except RuntimeError:  # the loop is closed: its connections went with it
-                pass
+                asyncio.run_coroutine_threadsafe(closing, loop)
+            except RuntimeError:  # the loop is closed: its connections stay as it left them
+                closing.close()
 
 
 class _Entry:
@@ -141,7 +145,11 @@ async def _close_with_the_loop(
         yield
     finally:
         try:
-            await client.close()
+            its_loop = loop()
+            # ended by its loop (shutdown_asyncgens), or by hand for a closed loop (_Entry.abandon); not from another
+            # thread while that loop runs (a loop without async generator hooks, dropping it): close() is on it
+            if its_loop is None or loop_runs_here(its_loop) or its_loop.is_closed():
+                await client.close()
         finally:
             caller_loops, its_loop = owner(), loop()
             if caller_loops is not None and its_loop is not None:

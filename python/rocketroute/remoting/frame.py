@@ -288,7 +288,7 @@ def decode_header(data: bytes | bytearray, serialize_type: SerializeType) -> Rem
 
 def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
     """A header decoder's exception that is not a :class:`FrameError`, as one: whatever a peer sends, the callers
-    (``data_received`` among them) see only the documented error."""
+    (``buffer_updated`` among them) see only the documented error."""
     name = "JSON" if serialize_type == _JSON_TYPE else "ROCKETMQ"
     return FrameError(f"undecodable {name} header: {type(e).__name__}: {e}")
 
@@ -388,7 +388,7 @@ class FrameDecoder:
         (the bytes are added when iteration starts)."""
         self._check()
         if not isinstance(data, (bytes, bytearray)):
-            data = bytes(data)
+            data = memoryview(data).tobytes()  # any buffer (as bytearray += took); not an int
         size = len(data)
         self._reserve(size, 0)
         end = self._end
