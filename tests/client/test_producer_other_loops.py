@@ -6,7 +6,6 @@ producer's loop. Against the instant peer."""
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
@@ -16,6 +15,7 @@ from rocketroute.errors import SendFailedError
 from rocketroute.remoting import RemotingTimeoutError
 
 from .._instant_peer import instant_peer
+from .._loop_thread import loop_in_thread, until_closed
 
 
 def test_send_async_from_another_loop_is_sent_on_that_loop_s_own_connection(backend) -> None:
@@ -57,37 +57,26 @@ def test_a_timeout_on_another_loop_fails_as_on_the_producer_s_loop() -> None:
 
 
 def test_shutdown_closes_another_running_loop_s_connections_and_later_sends_raise() -> None:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        with instant_peer() as addr:
-            producer = Producer(addr, "pg-loops-stop")
-            producer.start()
-            remoting, _ = producer._running()
+    with loop_in_thread() as loop, instant_peer() as addr:
+        producer = Producer(addr, "pg-loops-stop")
+        producer.start()
+        remoting, _ = producer._running()
 
-            async def send() -> SendStatus:
-                return (await producer.send_async(Message("T", b"x"))).send_status
+        async def send() -> SendStatus:
+            return (await producer.send_async(Message("T", b"x"))).send_status
 
-            assert asyncio.run_coroutine_threadsafe(send(), loop).result(10) is SendStatus.SEND_OK
-            [here] = remoting.caller_loops.clients().values()
-            assert here.connected(addr)
-            producer.shutdown()  # from this thread, while that loop runs
+        assert asyncio.run_coroutine_threadsafe(send(), loop).result(10) is SendStatus.SEND_OK
+        [here] = remoting.caller_loops.clients().values()
+        assert here.connected(addr)
+        producer.shutdown()  # from this thread, while that loop runs
 
-            async def after() -> bool:
-                for _ in range(200):
-                    if here.closed and not here.connected(addr):
-                        break
-                    await asyncio.sleep(0.01)
-                with pytest.raises(RuntimeError, match="shut down"):
-                    await producer.send_async(Message("T", b"y"))
-                return here.closed
+        async def after() -> bool:
+            closed = await until_closed(here, addr)
+            with pytest.raises(RuntimeError, match="shut down"):
+                await producer.send_async(Message("T", b"y"))
+            return closed
 
-            assert asyncio.run_coroutine_threadsafe(after(), loop).result(10)
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+        assert asyncio.run_coroutine_threadsafe(after(), loop).result(10)
 
 
 def test_a_cancelled_send_on_another_loop_leaves_nothing_waiting() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from rocketroute.remoting import AsyncRemotingClient, RemotingClient, RemotingCommand, RemotingError, RequestCode
 
+from .._loop_thread import loop_in_thread, until_closed
 from ._peer import FakePeer, PeerConn
 
 LONG_MS = 30_000
@@ -63,36 +64,25 @@ def test_the_loop_ending_closes_its_client_and_its_connections() -> None:
 
 
 def test_closing_the_threaded_client_closes_the_other_loops_clients() -> None:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        with FakePeer() as peer:
-            client = RemotingClient()
+    with loop_in_thread() as loop, FakePeer() as peer:
+        client = RemotingClient()
 
-            async def send() -> AsyncRemotingClient:
-                here = client.caller_loops.here()
-                await here.invoke(peer.addr, request(1), LONG_MS)
-                return here
+        async def send() -> AsyncRemotingClient:
+            here = client.caller_loops.here()
+            await here.invoke(peer.addr, request(1), LONG_MS)
+            return here
 
-            here = asyncio.run_coroutine_threadsafe(send(), loop).result(10)
-            assert here.connected(peer.addr)
-            client.close()  # from this thread: closed on its loop
+        here = asyncio.run_coroutine_threadsafe(send(), loop).result(10)
+        assert here.connected(peer.addr)
+        client.close()  # from this thread: closed on its loop
 
-            async def after() -> bool:
-                for _ in range(200):
-                    if here.closed and not here.connected(peer.addr):
-                        break
-                    await asyncio.sleep(0.01)
-                with pytest.raises(RemotingError, match="closed"):
-                    client.caller_loops.here()
-                return here.closed
+        async def after() -> bool:
+            closed = await until_closed(here, peer.addr)
+            with pytest.raises(RemotingError, match="closed"):
+                client.caller_loops.here()
+            return closed
 
-            assert asyncio.run_coroutine_threadsafe(after(), loop).result(10)
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+        assert asyncio.run_coroutine_threadsafe(after(), loop).result(10)
 
 
 def test_a_loop_closed_by_hand_is_let_go_when_another_loop_comes() -> None:
