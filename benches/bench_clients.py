@@ -391,7 +391,7 @@ class JavaConsumer:
     def run(self, namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
         args = (namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out)
-        cmd = self.peer.command(self.workdir, *map(str, args))
+        cmd = self.peer.command(self.workdir, *map(str, args), full_jit=True)
         done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.read_text().strip():
             raise RuntimeError(f"the Java consumer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -417,7 +417,7 @@ class JavaProducer:
     def run(self, namesrv: str, shape: Shape) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
         args = (namesrv, TOPIC, shape.mode, shape.threads, shape.in_flight, shape.warmup, shape.count, shape.body)
-        cmd = self.peer.command(self.workdir, *map(str, args), str(shape.keyed).lower(), str(out))
+        cmd = self.peer.command(self.workdir, *map(str, args), str(shape.keyed).lower(), str(out), full_jit=True)
         done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.read_text().strip():
             raise RuntimeError(f"the Java producer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -528,7 +528,7 @@ def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
     sys.path.insert(0, str(ROOT))
     from tests.cluster.harness import Cluster
 
-    cluster = Cluster(namesrvs=1, brokers=1, impl=impl)
+    cluster = Cluster(namesrvs=1, brokers=1, impl=impl, full_jit=True)
     cluster.start()
     try:
         cluster.create_topic(TOPIC, QUEUES)

@@ -38,7 +38,7 @@ SERVERS = ["apache-5.5.0", "rust-1.0.0"]
 
 @pytest.fixture(scope="module", params=SERVERS)
 def broker(request: pytest.FixtureRequest) -> Iterator[tuple[Cluster, str]]:
-    cluster = Cluster(namesrvs=1, brokers=1, impl=request.param)
+    cluster = Cluster(namesrvs=1, brokers=1, impl=request.param, full_jit=True)
     cluster.start()
     try:
         topic = "BenchTopic"

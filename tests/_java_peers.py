@@ -59,9 +59,10 @@ class JavaPeer:
         cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", f"{self.lib}/*", "-d", str(self.classes)]
         subprocess.run([*cmd, str(source), *map(str, extra)], check=True)
 
-    def command(self, home: Path, *args: str, jvm: tuple[str, ...] = ()) -> list[str]:
+    def command(self, home: Path, *args: str, jvm: tuple[str, ...] = (), full_jit: bool = False) -> list[str]:
         """The command line running the peer with ``args``; ``home`` keeps the client's own logs; ``jvm``: more
-        JVM options (system properties the client reads)."""
+        JVM options (system properties the client reads). The JVM stops at C1 (``-XX:TieredStopAtLevel=1``: a
+        short peer starts on less CPU) unless ``full_jit`` (benchmarks: the Java client as in production)."""
         java = shutil.which("java")
         assert java
         return [
@@ -71,6 +72,7 @@ class JavaPeer:
             "-Dfile.encoding=UTF-8",
             "-XX:-ShowCodeDetailsInExceptionMessages",  # implicit NPE messages stay null, as on Java 8
             f"-Duser.home={home}",
+            *(() if full_jit else ("-XX:TieredStopAtLevel=1",)),
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
             *jvm,

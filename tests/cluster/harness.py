@@ -53,6 +53,7 @@ from .impls import (
     BROKER_BINARY,
     CLUSTER_NAME,
     NAMESRV_BINARY,
+    QUICK_JIT,
     SERVERS_BIN_ENV,
     ApacheImpl,
     ExternalImpl,
@@ -71,6 +72,7 @@ __all__ = [
     "ControlNotAvailable",
     "HarnessError",
     "NAMESRV_BINARY",
+    "QUICK_JIT",
     "SERVERS_BIN_ENV",
     "ServersMissingError",
     "servers_bin_dir",
@@ -86,6 +88,9 @@ DEFAULT_TOPIC = "TBW102"
 """Java's TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, the ``defaultTopic`` of a create-topic request."""
 
 _POLL_S = 0.05
+_NUDGE_EVERY_S = 1.0
+_GET_BROKER_CONFIG = 26  # Java's RequestCode.GET_BROKER_CONFIG: the broker's config as properties text
+_UPDATE_BROKER_CONFIG = 25  # RequestCode.UPDATE_BROKER_CONFIG: a properties body of the keys to change
 _LOG_TAIL_LINES = 30
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ADDR_IN_USE = re.compile(r"address already in use|os error 98|AddrInUse|BindException", re.IGNORECASE)
@@ -469,7 +474,9 @@ class Cluster:
     it -> text (Apache 4.9's ``conf/plain_acl.yml``). ``credentials``: a :class:`rocketroute.Credentials` the
     harness signs its own requests with (a cluster whose brokers authenticate). ``jvm_options``: more options of
     the name servers' and brokers' JVMs (Apache only: ``-Dtls.server.mode=enforcing``, ...). ``tls``: the harness's
-    own connections are TLS (``True`` or an :class:`ssl.SSLContext`, as the clients' ``tls=``).
+    own connections are TLS (``True`` or an :class:`ssl.SSLContext`, as the clients' ``tls=``). ``full_jit``: the
+    JVMs compile with C2 as in production (benchmarks); by default they stop at C1 (:data:`QUICK_JIT`: the tests'
+    servers start on less CPU).
 
     Facts of both implementations the harness relies on: a broker listens on ``listenPort``, ``listenPort - 2`` and
     its HA port (``listenPort + 1``); it unregisters from every name server on SIGTERM; a name server drops a broker
@@ -500,6 +507,7 @@ class Cluster:
         credentials: Credentials | None = None,
         jvm_options: Sequence[str] = (),
         tls: TLS = None,
+        full_jit: bool = False,
     ) -> None:
         if namesrvs < 1:
             raise ValueError("a cluster needs at least one name server")
@@ -532,6 +540,9 @@ class Cluster:
         self._broker_files = dict(broker_files or {})
         self.credentials = credentials
         self.jvm_options = tuple(jvm_options)
+        self.full_jit = full_jit
+        self._quick_jit: tuple[str, ...] = () if full_jit or not self.impl.runs_on_jvm else (QUICK_JIT,)
+        self._server_jvm_options = (*self._quick_jit, *self.jvm_options)
         self.tls = tls
         self._base_parent = base_dir
         self.start_timeout_s = start_timeout_s
@@ -545,6 +556,11 @@ class Cluster:
         self.started_in_s: float | None = None
         """Seconds :meth:`start` took (processes up and every broker registered with every name server)."""
         self._closed = False
+        self._answering_since: dict[tuple[str, int], float] = {}
+        self._nudged_at: dict[tuple[str, int], float] = {}
+        self.registration_nudges = 0
+        """How many times a started broker that answered but was not listed everywhere was asked to register again
+        (see :meth:`_nudge_registration`)."""
 
     @property
     def compat(self) -> str:
@@ -644,7 +660,7 @@ class Cluster:
 
     def _configure_namesrv(self, srv: _Server) -> None:
         srv.port = _free_ports([0])
-        self._apply(srv, self.impl.namesrv(srv.home, srv.port, jvm_options=self.jvm_options))
+        self._apply(srv, self.impl.namesrv(srv.home, srv.port, jvm_options=self._server_jvm_options))
 
     def _configure_broker(self, srv: _Server) -> None:
         for rel, text in self._broker_files.items():
@@ -658,7 +674,7 @@ class Cluster:
             port=srv.port,
             namesrv_addr=self.namesrv_addr,
             config=self._broker_config,
-            jvm_options=self.jvm_options,
+            jvm_options=self._server_jvm_options,
         )
         self._apply(srv, launch)
 
@@ -666,7 +682,11 @@ class Cluster:
         # port: the remoting port (where the harness checks it answers); +1: the gRPC port
         srv.port = _free_ports([0, 1])
         launch = self.impl.proxy(
-            srv.home, remoting_port=srv.port, grpc_port=srv.port + 1, namesrv_addr=self.namesrv_addr
+            srv.home,
+            remoting_port=srv.port,
+            grpc_port=srv.port + 1,
+            namesrv_addr=self.namesrv_addr,
+            jvm_options=self._quick_jit,
         )
         self._apply(srv, launch)
 
@@ -721,9 +741,33 @@ class Cluster:
             # A broker: it answers (a just-restarted one is not taken for the old registration), and every name
             # server lists it at its address.
             self.invoke(srv.addr, RequestCode.GET_MAX_OFFSET, {"topic": DEFAULT_TOPIC, "queueId": "0"})
-            return all(self.registered_brokers(ns).get(srv.name) == srv.addr for ns in self.namesrv_addrs)
+            if all(self.registered_brokers(ns).get(srv.name) == srv.addr for ns in self.namesrv_addrs):
+                return True
+            self._nudge_registration(srv)
+            return False
         except (RemotingError, OSError):  # not up yet: refused, reset, no answer in time
             return False
+
+    def _nudge_registration(self, srv: _Server) -> None:
+        """An Apache 5.x broker registers at start with the name servers its client has found reachable by then,
+        and those are found by a scan every 3 s that can run before the broker knows their addresses: a broker
+        that answers may be listed nowhere for 10 s, until its first periodic registration. While it answers
+        but is not listed everywhere, ask it every second to register again, the way ``mqadmin
+        updateBrokerConfig -k brokerPermission`` does: setting its permission (to the one it has) makes it register
+        with every name server it has found at once."""
+        if not self.impl.runs_on_jvm or self.compat == "4.9":
+            return
+        now = time.monotonic()
+        key = (srv.name, srv.starts)
+        since = self._answering_since.setdefault(key, now)
+        if now - max(since, self._nudged_at.get(key, since)) < _NUDGE_EVERY_S:
+            return
+        self._nudged_at[key] = now
+        self.registration_nudges += 1
+        resp = self.invoke(srv.addr, _GET_BROKER_CONFIG)
+        perm = re.search(rb"^brokerPermission=(\d+)$", resp.body or b"", re.MULTILINE)
+        if resp.code == ResponseCode.SUCCESS and perm:
+            self.invoke(srv.addr, _UPDATE_BROKER_CONFIG, body=b"brokerPermission=" + perm.group(1) + b"\n")
 
     def _context(self) -> str:
         """Every other server's state and log tail, for an error message."""
@@ -969,7 +1013,7 @@ class Cluster:
         tmp = self.base_dir / "admin"
         tmp.mkdir(exist_ok=True)
         argv = [
-            *self.impl.jvm(tmp, 256, 64),
+            *self.impl.jvm(tmp, 256, 64, (QUICK_JIT,)),
             f"-Djava.io.tmpdir={tmp}",  # updateStaticTopic writes its before/after mapping files there
             "org.apache.rocketmq.tools.command.MQAdminStartup",
             args[0],

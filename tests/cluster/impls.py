@@ -57,6 +57,11 @@ APACHE_VERSIONS = ("5.5.0", "5.3.3", "4.9.7")
 here: rocketmq-namesrv and rocketmq-proxy 5.5.1 and rocketmq-namesrv/-broker 4.9.8 are not published there)."""
 RUST_VERSION = "1.0.0"
 
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+"""The JVM option of test servers and tools: C1 only. On a 2-core machine running several JVMs beside the tests,
+C2's compilations are a third of a server's CPU in its first seconds; a name server takes ~2.8 s of CPU to start
+instead of ~4.8 s. Benchmarks run the servers without it."""
+
 
 class ServersMissingError(RuntimeError):
     """A server implementation is not installed: run ``make servers``."""
@@ -103,6 +108,8 @@ class ServerImpl:
     """A broker listens on ``listenPort``, ``listenPort - 2`` (the fast / VIP channel) and the HA port, which the
     harness puts at ``listenPort + 1`` (Java's default)."""
     stop_grace_s: float = 10.0
+    runs_on_jvm: bool = False
+    """Its servers are Java processes (they take ``jvm_options``)."""
 
     def check(self) -> None:
         """Raise :class:`ServersMissingError` when the implementation is not installed."""
@@ -123,7 +130,9 @@ class ServerImpl:
     ) -> Launch:
         raise NotImplementedError
 
-    def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
+    def proxy(
+        self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str, jvm_options: Sequence[str] = ()
+    ) -> Launch:
         raise ServersMissingError(f"{self.name} has no proxy")
 
     def __repr__(self) -> str:
@@ -155,6 +164,7 @@ class ApacheImpl(ServerImpl):
     """Apache RocketMQ's Java servers from Maven Central (``SERVERS_DIR/apache-VERSION/lib``)."""
 
     family = "apache"
+    runs_on_jvm = True
     stop_grace_s = 30.0
     """A 5.x broker's shutdown hook (unregister, flush, stop every service) was seen taking over 10 s on a loaded
     2-core machine."""
@@ -285,13 +295,19 @@ class ApacheImpl(ServerImpl):
             # the 5.x timer wheel takes ~37 MiB of direct memory and ~140 MB of files; tests of timer messages
             # switch it on through ``config``
             values["timerWheelEnable"] = "false"
+            # the 5.x broker's TransactionFlushService spins on the clock, a whole core, until its first flush
+            # (10 s after start by default; apache/rocketmq#10515): 10 s of CPU per broker start on a 2-core
+            # machine. Half a second bounds the spin; the flush that then runs twice a second costs ~1 ms.
+            values["transactionMetricFlushInterval"] = 500
         values.update(config or {})
         conf = home / "broker.conf"
         conf.write_text(_properties(values))
         argv = [*self.jvm(home, 512, 256, jvm_options), "org.apache.rocketmq.broker.BrokerStartup", "-c", str(conf)]
         return Launch(argv, self.env(home), [port - 2, port + 1], self._logs(home, "broker"))
 
-    def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
+    def proxy(
+        self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str, jvm_options: Sequence[str] = ()
+    ) -> Launch:
         if not self.has_proxy:
             raise ServersMissingError(f"{self.name} has no proxy (the proxy came with RocketMQ 5.0)")
         conf = home / "rmq-proxy.json"
@@ -309,7 +325,7 @@ class ApacheImpl(ServerImpl):
             )
         )
         argv = [
-            *self.jvm(home, 512, 128),
+            *self.jvm(home, 512, 128, jvm_options),
             "org.apache.rocketmq.proxy.ProxyStartup",
             "-pc",
             str(conf),
@@ -451,10 +467,14 @@ class RustImpl(ServerImpl):
         }
         return Launch(argv, env, [port - 2, port + 1], [])
 
-    def proxy(self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str) -> Launch:
+    def proxy(
+        self, home: Path, *, remoting_port: int, grpc_port: int, namesrv_addr: str, jvm_options: Sequence[str] = ()
+    ) -> Launch:
         """``rocketmq-proxy-rust --mode cluster``: gRPC on ``grpc_port`` and remoting on ``remoting_port``, routes
         from the name server (it finds them only in a cluster named ``DefaultCluster``, which the harness's
         brokers join)."""
+        if jvm_options:
+            raise ValueError(f"{self.name}: JVM options are for Apache's servers")
         binary = self.bin_dir / PROXY_BINARY
         if not (binary.is_file() and os.access(binary, os.X_OK)):
             raise ServersMissingError(
