@@ -54,9 +54,21 @@ def _stored(cluster: Cluster, topic: str) -> int:
     return sum(cluster.max_offset("broker-a", topic, q) for q in range(2))
 
 
-def _send_and_time(cluster: Cluster, topic: str, delayed: dict[bytes, dict[str, int]]) -> tuple[float, Arrivals]:
-    """Start a consumer, then send one plain message and the ``delayed`` ones (body -> Message fields); return
-    when the sends were acknowledged and what arrived when."""
+def _send_and_time(cluster: Cluster, prefix: str, delayed: dict[bytes, dict[str, int]]) -> tuple[float, Arrivals]:
+    """On a new topic (``prefix`` + a number): start a consumer, then send one plain message and the ``delayed``
+    ones (body -> Message fields); return when the sends were acknowledged and what arrived when. When the sends
+    and the look at the queues took so long (a stalled machine) that the delayed messages may already be due, the
+    look proves nothing: that attempt is set aside and the whole of it runs again on another topic, once."""
+    for _ in range(2):
+        topic = f"{prefix}_{time.monotonic_ns()}"
+        cluster.create_topic(topic, 2)
+        timed = _attempt(cluster, topic, delayed)
+        if timed is not None:
+            return timed
+    raise AssertionError(f"twice, the sends and the look at the queues took over {DELAY_S - 0.5} s")
+
+
+def _attempt(cluster: Cluster, topic: str, delayed: dict[bytes, dict[str, int]]) -> tuple[float, Arrivals] | None:
     arrivals = Arrivals()
     group = f"cg_delay_{time.monotonic_ns()}"
     with Consumer(
@@ -79,7 +91,8 @@ def _send_and_time(cluster: Cluster, topic: str, delayed: dict[bytes, dict[str, 
         # look after waiting for the consumer could come after the delay on a loaded machine)
         stored = _stored(cluster, topic)
         looked = time.monotonic() - t0
-        assert looked < DELAY_S - 0.5, f"the sends and the look at the queues took {looked:.2f} s"
+        if looked >= DELAY_S - 0.5:
+            return None
         assert stored == 1
         wait_until(lambda: b"plain" in arrivals.at, 10, "the plain message consumed at once")
         wait_until(lambda: set(delayed) <= set(arrivals.at), DELAY_S + 15, "the delayed messages consumed")
@@ -97,22 +110,18 @@ def _assert_on_time(t0: float, arrivals: Arrivals, bodies: list[bytes]) -> None:
 
 @pytest.mark.servers("apache-5.5.0")  # 4.9 has no timer messages: compat="4.9" refuses them (test_message.py)
 def test_timer_messages_arrive_at_their_time(timer_cluster: Cluster) -> None:
-    topic = f"rr_timer_{time.monotonic_ns()}"
-    timer_cluster.create_topic(topic, 2)
     delay_ms = int(DELAY_S * 1000)
     delayed = {
         b"delay_ms": {"delay_ms": delay_ms},
         b"delay_sec": {"delay_sec": int(DELAY_S)},
         b"deliver_time_ms": {"deliver_time_ms": delay_ms},  # made absolute at the send
     }
-    t0, arrivals = _send_and_time(timer_cluster, topic, delayed)
+    t0, arrivals = _send_and_time(timer_cluster, "rr_timer", delayed)
     _assert_on_time(t0, arrivals, list(delayed))
 
 
 def test_delay_levels_arrive_at_their_level(timer_cluster: Cluster) -> None:
-    topic = f"rr_level_{time.monotonic_ns()}"
-    timer_cluster.create_topic(topic, 2)
-    t0, arrivals = _send_and_time(timer_cluster, topic, {b"level-2": {"delay_level": 2}})
+    t0, arrivals = _send_and_time(timer_cluster, "rr_level", {b"level-2": {"delay_level": 2}})
     _assert_on_time(t0, arrivals, [b"level-2"])
 
 
