@@ -17,6 +17,11 @@ PEERS = Path(__file__).parent / "peers" / "java"
 J_WRITER = Path(__file__).parent / "conformance" / "generator" / "src" / "common" / "J.java"
 """Our small JSON writer (the vector generator's), compiled in with the peers that answer in JSON."""
 
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+"""The JVM option of test servers and tools: C1 only. On a 2-core machine running several JVMs beside the tests,
+C2's compilations are a third of a server's CPU in its first seconds; a name server takes ~2.8 s of CPU to start
+instead of ~4.8 s. Benchmarks run the servers without it."""
+
 
 def clients_dir() -> Path:
     configured = os.environ.get("ROCKETROUTE_CLIENTS_DIR")
@@ -61,8 +66,8 @@ class JavaPeer:
 
     def command(self, home: Path, *args: str, jvm: tuple[str, ...] = (), full_jit: bool = False) -> list[str]:
         """The command line running the peer with ``args``; ``home`` keeps the client's own logs; ``jvm``: more
-        JVM options (system properties the client reads). The JVM stops at C1 (``-XX:TieredStopAtLevel=1``: a
-        short peer starts on less CPU) unless ``full_jit`` (benchmarks: the Java client as in production)."""
+        JVM options (system properties the client reads). The JVM stops at C1 (:data:`QUICK_JIT`: a short peer
+        starts on less CPU) unless ``full_jit`` (benchmarks: the Java client as in production)."""
         java = shutil.which("java")
         assert java
         return [
@@ -72,7 +77,7 @@ class JavaPeer:
             "-Dfile.encoding=UTF-8",
             "-XX:-ShowCodeDetailsInExceptionMessages",  # implicit NPE messages stay null, as on Java 8
             f"-Duser.home={home}",
-            *(() if full_jit else ("-XX:TieredStopAtLevel=1",)),
+            *(() if full_jit else (QUICK_JIT,)),
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
             *jvm,

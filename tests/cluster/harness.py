@@ -49,11 +49,11 @@ from rocketroute.reference.route import quote_numeric_keys
 from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
 from rocketroute.remoting.tls import TLS
 
+from .._java_peers import QUICK_JIT
 from .impls import (
     BROKER_BINARY,
     CLUSTER_NAME,
     NAMESRV_BINARY,
-    QUICK_JIT,
     SERVERS_BIN_ENV,
     ApacheImpl,
     ExternalImpl,

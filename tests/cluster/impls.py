@@ -57,11 +57,6 @@ APACHE_VERSIONS = ("5.5.0", "5.3.3", "4.9.7")
 here: rocketmq-namesrv and rocketmq-proxy 5.5.1 and rocketmq-namesrv/-broker 4.9.8 are not published there)."""
 RUST_VERSION = "1.0.0"
 
-QUICK_JIT = "-XX:TieredStopAtLevel=1"
-"""The JVM option of test servers and tools: C1 only. On a 2-core machine running several JVMs beside the tests,
-C2's compilations are a third of a server's CPU in its first seconds; a name server takes ~2.8 s of CPU to start
-instead of ~4.8 s. Benchmarks run the servers without it."""
-
 
 class ServersMissingError(RuntimeError):
     """A server implementation is not installed: run ``make servers``."""
