@@ -119,3 +119,68 @@ def test_a_cancelled_send_is_forgotten_and_its_late_answer_dropped() -> None:
 
     with instant_peer("--queues", "1", "--delay-us", "150000") as addr:
         asyncio.run(main(addr))
+
+
+def _compressible(size: int, tag: str) -> bytes:
+    return (f"{tag} compressed off the loop. " * (size // 20 + 1)).encode()[:size]
+
+
+def test_large_compressed_bodies_are_encoded_off_the_loop_and_small_ones_on_it(monkeypatch, backend) -> None:
+    from rocketroute.client.producer import producer as producer_module
+
+    ran_on: dict[bytes, str] = {}
+    real = producer_module.encode_for_send
+
+    def spy(msg, **kwargs):  # the real encoding, and the thread that ran it
+        ran_on[msg.body] = threading.current_thread().name
+        return real(msg, **kwargs)
+
+    monkeypatch.setattr(producer_module, "encode_for_send", spy)
+    big = {n: _compressible(producer_module.OFF_LOOP_MIN_BODY, n) for n in ("send", "oneway", "enqueue", "async")}
+    small = _compressible(producer_module.OFF_LOOP_MIN_BODY - 1, "small")  # compressed (over 4 KiB), on the loop
+
+    async def main(addr: str) -> list[rr.SendResult]:
+        loop_thread = threading.current_thread().name
+        async with rr.aio.Producer(addr, "pg-aio", backend=backend) as producer:
+            results = [
+                await producer.send(rr.Message("T", big["send"])),
+                await (await producer.enqueue(rr.Message("T", big["enqueue"]))),
+                await producer.send(rr.Message("T", small)),
+            ]
+            await producer.send_oneway(rr.Message("T", big["oneway"]))
+        with rr.Producer(addr, "pg-threaded", backend=backend) as threaded:
+            results.append(await threaded.send_async(rr.Message("T", big["async"])))
+        assert ran_on[small] == loop_thread
+        return results
+
+    with instant_peer() as addr:
+        results = asyncio.run(main(addr))
+    assert {r.send_status for r in results} == {SendStatus.SEND_OK}
+    assert all(ran_on[body].startswith("rocketroute-encoders-pg-") for body in big.values()), ran_on
+
+
+def test_the_encoding_off_the_loop_counts_against_the_send_s_budget() -> None:
+    body = _compressible(2 * 1024 * 1024, "budget")  # zlib takes well over 1 ms for it
+
+    async def main(addr: str) -> rr.SendResult:
+        async with rr.aio.Producer(addr, "pg-aio") as producer:
+            with pytest.raises(RemotingTooMuchRequestError, match="DEFAULT ASYNC send call timeout"):
+                await producer.send(rr.Message("T", body), timeout_ms=1)
+            return await producer.send(rr.Message("T", body))  # the default budget leaves room
+
+    with instant_peer() as addr:
+        assert asyncio.run(main(addr)).send_status is SendStatus.SEND_OK
+
+
+def test_stop_ends_the_encoder_threads() -> None:
+    async def main(addr: str) -> list[threading.Thread]:
+        async with rr.aio.Producer(addr, "pg-encoders-end") as producer:
+            await producer.send(rr.Message("T", _compressible(64 * 1024, "end")))
+            return [t for t in threading.enumerate() if t.name.startswith("rocketroute-encoders-pg-encoders-end")]
+
+    with instant_peer() as addr:
+        encoders = asyncio.run(main(addr))
+    assert encoders
+    for t in encoders:
+        t.join(5)
+        assert not t.is_alive(), t.name

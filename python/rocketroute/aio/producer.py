@@ -110,7 +110,10 @@ class Producer:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
         p = self._on_its_loop()
-        enc = p._encode(msg)
+        if p._encodes_off_loop(msg):
+            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+        else:
+            enc = p._encode(msg)
         if p._window is None:  # on the producer's loop already: no hop to check for
             return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
         return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
@@ -124,8 +127,12 @@ class Producer:
     ) -> None:
         """``sendOneway``: one attempt, returned once the request is written (no answer)."""
         p = self._on_its_loop()
-        enc = p._encode(msg)
-        await p._send_async(enc, msg, selector, arg, None, CommunicationMode.ONEWAY)
+        timeout_ms = None
+        if p._encodes_off_loop(msg):
+            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+        else:
+            enc = p._encode(msg)
+        await p._send_async(enc, msg, selector, arg, timeout_ms, CommunicationMode.ONEWAY)
 
     async def enqueue(
         self,
@@ -140,7 +147,10 @@ class Producer:
         producer.enqueue(m)`` in a loop runs at the broker's pace (aiokafka's ``send``; Java's ``send(msg,
         callback)``)."""
         p = self._on_its_loop()
-        enc = p._encode(msg)
+        if p._encodes_off_loop(msg):
+            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+        else:
+            enc = p._encode(msg)
         timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         window = p._window
         size = _body_size(msg.body)
