@@ -556,8 +556,8 @@ class Cluster:
         self.started_in_s: float | None = None
         """Seconds :meth:`start` took (processes up and every broker registered with every name server)."""
         self._closed = False
-        self._answering_since: dict[tuple[str, int], float] = {}
-        self._nudged_at: dict[tuple[str, int], float] = {}
+        # (broker, start) -> when it may be nudged next: a second after it first answered, then every second
+        self._nudge_due: dict[tuple[str, int], float] = {}
         self.registration_nudges = 0
         """How many times a started broker that answered but was not listed everywhere was asked to register again
         (see :meth:`_nudge_registration`)."""
@@ -759,10 +759,9 @@ class Cluster:
             return
         now = time.monotonic()
         key = (srv.name, srv.starts)
-        since = self._answering_since.setdefault(key, now)
-        if now - max(since, self._nudged_at.get(key, since)) < _NUDGE_EVERY_S:
+        if now < self._nudge_due.setdefault(key, now + _NUDGE_EVERY_S):
             return
-        self._nudged_at[key] = now
+        self._nudge_due[key] = now + _NUDGE_EVERY_S
         self.registration_nudges += 1
         resp = self.invoke(srv.addr, _GET_BROKER_CONFIG)
         perm = re.search(rb"^brokerPermission=(\d+)$", resp.body or b"", re.MULTILINE)
