@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -76,13 +77,19 @@ def test_two_loops_in_two_threads_each_get_their_own_results() -> None:
     assert out == {n: [f"{n}-{i}" for i in range(300)] for n in ("a", "b")}
 
 
-def test_close_lets_the_given_jobs_finish_and_refuses_new_ones() -> None:
-    release = threading.Event()
+def _held(release: threading.Event) -> Callable[[str], str]:
+    """A job that returns its tag once ``release`` is set."""
 
-    def slow(tag: str) -> str:
+    def job(tag: str) -> str:
         release.wait(10)
         return tag
 
+    return job
+
+
+def test_close_lets_the_given_jobs_finish_and_refuses_new_ones() -> None:
+    release = threading.Event()
+    slow = _held(release)
     pool = EncoderThreads(1, "test-encoders")
 
     async def main() -> list[str]:
@@ -99,11 +106,7 @@ def test_close_lets_the_given_jobs_finish_and_refuses_new_ones() -> None:
 
 def test_a_cancelled_wait_drops_its_result_and_the_rest_still_arrive() -> None:
     release = threading.Event()
-
-    def held(tag: str) -> str:
-        release.wait(10)
-        return tag
-
+    held = _held(release)
     pool = EncoderThreads(1, "test-encoders")
 
     async def main() -> str:
