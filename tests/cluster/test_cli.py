@@ -18,15 +18,12 @@ import pytest
 
 import rocketroute as rr
 
-from .._java_peers import QUICK_JIT
-
-_FAST_JVM = f"{QUICK_JIT} -XX:+UseSerialGC"
-"""The JVM options of the CLI's Spark runs here (as the Spark tests' conftest sets them)."""
+from .._java_peers import SHORT_JVM
 
 
 def _cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
-    env.setdefault("JAVA_TOOL_OPTIONS", _FAST_JVM)
+    env.setdefault("JAVA_TOOL_OPTIONS", SHORT_JVM)
     return subprocess.run(
         [sys.executable, "-m", "rocketroute.cli", *args],
         capture_output=True,
@@ -235,7 +232,7 @@ class _Running:
 
     def __init__(self, *args: str) -> None:
         env = dict(os.environ)
-        env.setdefault("JAVA_TOOL_OPTIONS", _FAST_JVM)
+        env.setdefault("JAVA_TOOL_OPTIONS", SHORT_JVM)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "rocketroute.cli", *args],
             stdout=subprocess.PIPE,

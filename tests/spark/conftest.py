@@ -10,14 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from .._java_peers import QUICK_JIT
+from .._java_peers import SHORT_JVM
 
-# Every JVM of these tests (the session's, and each CLI run's in a subprocess) lives for seconds over small
-# data: the C1 compiler alone and the serial GC make them start and finish about twice as fast on 2 cores.
-# Tests only; the pipeline itself runs with the JVM's defaults.
-_FAST_JVM = f"{QUICK_JIT} -XX:+UseSerialGC"
-if _FAST_JVM not in os.environ.get("JAVA_TOOL_OPTIONS", ""):
-    os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {_FAST_JVM}".strip()
+# every JVM of these tests, the session's and each CLI run's in a subprocess
+if SHORT_JVM not in os.environ.get("JAVA_TOOL_OPTIONS", ""):
+    os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {SHORT_JVM}".strip()
 
 
 @pytest.fixture(scope="session")
