@@ -59,6 +59,7 @@ __all__ = [
     "round_robin_indices",
     "_broker_name_table",
     "_DirectConnection",
+    "_MessageIdCounter",
     "_decode_stored",
     "_encode_batch_body",
     "_properties_string",
@@ -99,6 +100,29 @@ def _read_json_header(
     ``rocketroute.remoting.frame._decode_json_header`` reads it; ``None`` where that reader decides: an unusual
     header (leading whitespace, a float, an int past 64 bits, a language code, a non-string ext field, a lone
     surrogate, values nested past 64 levels) or one that does not decode."""
+
+@final
+class _MessageIdCounter:
+    """The time window and the counter of one generator's ids: ``create`` is ``createUniqID()``'s moving part."""
+
+    def __new__(cls, prefix: str, start: int, next_start: int, counter: int = 0) -> _MessageIdCounter: ...
+    def create(self, now_ms: int | None = None) -> str | None:
+        """A new id at ``now_ms`` (default: the system clock, ``System.currentTimeMillis()``), or ``None`` when that
+        is past the window: set the next one, then ask again."""
+
+    def create_many(self, n: int, now_ms: int | None = None) -> list[str] | None:
+        """``n`` ids as ``n`` calls of ``create`` in a row would give them, or ``None`` when ``now_ms`` is past the
+        window."""
+
+    def set_window(self, start: int, next_start: int) -> None:
+        """Ids are written in the window ``[start, next_start)`` from now on."""
+
+    @property
+    def counter(self) -> int:
+        """The counter's next value (16 bits)."""
+
+    @property
+    def prefix(self) -> str: ...
 
 @final
 class _DirectConnection:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import datetime
 import os
 import threading
+import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rocketroute.client import MessageIdGenerator, create_uniq_id, parse_uniq_id
+import rocketroute
+from rocketroute.client import MessageIdGenerator, create_uniq_id, message_id, parse_uniq_id
 from rocketroute.client.message_id import choose_java_ip, local_ip_candidates, month_start_ms
 from rocketroute.errors import IllegalArgumentError
 
@@ -25,8 +29,8 @@ class Clock:
         return self.ms
 
 
-def gen(clock: Clock, ip: bytes | str = b"\x0a\x00\x00\x01") -> MessageIdGenerator:
-    return MessageIdGenerator(ip=ip, pid=12345, class_loader_hash=0x01020304, clock=clock, tz=UTC)
+def gen(clock: Clock, ip: bytes | str = b"\x0a\x00\x00\x01", counter: int = 0) -> MessageIdGenerator:
+    return MessageIdGenerator(ip=ip, pid=12345, class_loader_hash=0x01020304, clock=clock, tz=UTC, counter=counter)
 
 
 def test_layout_ip_pid_classloader_time_counter():
@@ -48,16 +52,14 @@ def test_pid_is_written_as_a_short():
 
 
 def test_counter_wraps_at_16_bits():
-    g = gen(Clock(NOV_1_2026))
-    g._counter = 0xFFFF
+    g = gen(Clock(NOV_1_2026), counter=0xFFFF)
     assert g.create().endswith("FFFF")
     assert g.create().endswith("0000")
 
 
 @pytest.mark.parametrize("start", [0, 0xFFF0])
 def test_a_batch_s_ids_are_those_of_as_many_creates_in_a_row(start):
-    one, many = gen(Clock(NOV_1_2026 + 77)), gen(Clock(NOV_1_2026 + 77))
-    one._counter = many._counter = start
+    one, many = gen(Clock(NOV_1_2026 + 77), counter=start), gen(Clock(NOV_1_2026 + 77), counter=start)
     assert many.create_many(32) == [one.create() for _ in range(32)]  # across the 16-bit wrap too
     assert many.create() == one.create()
 
@@ -193,3 +195,66 @@ def test_default_generator_ids_carry_this_process():
 def test_generator_checks_its_ip():
     with pytest.raises(IllegalArgumentError):
         MessageIdGenerator(ip=b"\x01\x02\x03")
+
+
+# --- the counter: the Python one and the native twin ----------------------------------------------------------
+
+_COUNTERS = [message_id._MessageIdCounter]
+if rocketroute.BACKEND == "native":
+    _COUNTERS.append(rocketroute._native._MessageIdCounter)
+
+
+def test_the_generator_uses_the_backend_s_counter():
+    g = gen(Clock(NOV_1_2026))
+    native = rocketroute.BACKEND == "native"
+    assert type(g._ids) is (rocketroute._native._MessageIdCounter if native else message_id._MessageIdCounter)
+
+
+@pytest.mark.parametrize("cls", _COUNTERS, ids=lambda c: c.__module__)
+def test_a_counter_gives_nothing_past_its_window_until_the_next_one_is_set(cls):
+    c = cls("0A000001303901020304", NOV_1_2026, DEC_1_2026, 7)
+    assert c.create(DEC_1_2026) is None and c.create_many(3, DEC_1_2026 + 1) is None
+    assert c.counter == 7  # nothing reserved
+    c.set_window(DEC_1_2026, DEC_1_2026 + 31 * 86_400_000)
+    assert c.create(DEC_1_2026 + 5) == "0A000001303901020304000000050007"
+    assert c.create_many(2, DEC_1_2026 + 5) == ["0A00000130390102030400000005" + x for x in ("0008", "0009")]
+    with pytest.raises(ValueError):
+        c.create_many(-1, DEC_1_2026)
+
+
+@pytest.mark.parametrize("cls", _COUNTERS, ids=lambda c: c.__module__)
+def test_a_counter_reads_the_system_clock_when_given_no_time(cls):
+    before = time.time_ns() // 1_000_000
+    c = cls("0A000001303901020304", month_start_ms(before), month_start_ms(before, None, 1))
+    uid = c.create()
+    after = time.time_ns() // 1_000_000
+    # read a second later: an id of this very ms would be read in the previous month, as Java reads it
+    assert parse_uniq_id(uid, now_ms=after + 1000).timestamp_ms in range(before, after + 1)
+
+
+def test_with_the_system_clock_a_new_month_gets_its_window():
+    g = MessageIdGenerator(ip=b"\x0a\x00\x00\x01", pid=1, class_loader_hash=1)
+    now = time.time_ns() // 1_000_000
+    g._ids.set_window(NOV_1_2026 - 31 * 86_400_000, NOV_1_2026)  # a window already over
+    uid = g.create()
+    made = parse_uniq_id(uid, now_ms=time.time_ns() // 1_000_000 + 1000).timestamp_ms
+    assert made >= now
+    assert int(uid[20:28], 16) == (made - month_start_ms(made)) & 0xFFFFFFFF
+
+
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native counter is the native backend's")
+@settings(max_examples=300, deadline=None)
+@given(
+    start=st.integers(-(2**62), 2**62),
+    span=st.integers(0, 2**40),
+    offsets=st.lists(st.integers(-(2**33), 2**41), min_size=1, max_size=6),
+    counter=st.integers(0, 0xFFFF),
+    n=st.integers(0, 40),
+)
+def test_the_native_counter_writes_the_python_one_s_ids(start, span, offsets, counter, n):
+    py = message_id._MessageIdCounter("FD00000000000000000000000000000230390102030", start, start + span, counter)
+    native = rocketroute._native._MessageIdCounter(py.prefix, start, start + span, counter)
+    for off in offsets:
+        assert native.create(start + off) == py.create(start + off)
+        assert native.create_many(n, start + off) == py.create_many(n, start + off)
+        assert native.counter == py.counter

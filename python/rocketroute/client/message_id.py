@@ -189,6 +189,67 @@ def _ip_str(ip: bytes) -> str:
 # --- the generator -------------------------------------------------------------------------------------------------
 
 
+class _MessageIdCounter:
+    """The time window and the counter behind a generator's ids: ``createUniqID()``'s moving part. Thread-safe.
+    The native backend's twin is ``rocketroute._native._MessageIdCounter`` (``rocketroute_core::message_id``,
+    the same ids): the one a generator uses there, since an id is made on every send."""
+
+    def __init__(self, prefix: str, start: int, next_start: int, counter: int = 0) -> None:
+        self.prefix = prefix
+        self._start = start
+        self._next_start = next_start
+        self._counter = counter & 0xFFFF
+        self._lock = threading.Lock()
+
+    def set_window(self, start: int, next_start: int) -> None:
+        """Ids are written in the window ``[start, next_start)`` from now on."""
+        with self._lock:
+            self._start, self._next_start = start, next_start
+
+    @property
+    def counter(self) -> int:
+        """The counter's next value (16 bits)."""
+        return self._counter
+
+    def _reserve(self, now_ms: int, n: int) -> tuple[int, int] | None:
+        with self._lock:
+            if now_ms >= self._next_start:
+                return None
+            diff = (now_ms - self._start) & 0xFFFFFFFF  # (int) cast, then 32 bits written as hex
+            if diff >= 0xFFF0BDC1:  # -1_000_000 < (int) diff < 0: a clock set back a little (NTP)
+                diff = 0
+            first = self._counter
+            self._counter = (first + n) & 0xFFFF
+        return diff, first
+
+    def create(self, now_ms: int | None = None) -> str | None:
+        """A new id at ``now_ms`` (default ``System.currentTimeMillis()``), or ``None`` when that is past the
+        window: set the next one, then ask again."""
+        got = self._reserve(_current_time_millis() if now_ms is None else now_ms, 1)
+        if got is None:
+            return None
+        return f"{self.prefix}{(got[0] << 16) | got[1]:012X}"  # one format: a third of the time of two
+
+    def create_many(self, n: int, now_ms: int | None = None) -> list[str] | None:
+        """``n`` ids as ``n`` calls of :meth:`create` in a row would give them, or ``None`` past the window."""
+        if n < 0:
+            raise ValueError(f"n must be >= 0, not {n}")
+        got = self._reserve(_current_time_millis() if now_ms is None else now_ms, n)
+        if got is None:
+            return None
+        diff, first = got
+        head = f"{self.prefix}{diff:08X}"
+        return [f"{head}{(first + i) & 0xFFFF:04X}" for i in range(n)]
+
+
+def _counter_class() -> type[_MessageIdCounter]:
+    """The native backend's counter class, else :class:`_MessageIdCounter`."""
+    from .. import _backend
+
+    native = getattr(_backend.core, "_MessageIdCounter", None) if _backend.BACKEND == "native" else None
+    return native or _MessageIdCounter
+
+
 class MessageIdGenerator:
     """``MessageClientIDSetter``'s state: the fixed prefix, the month window and the counter. Thread-safe.
 
@@ -198,6 +259,10 @@ class MessageIdGenerator:
     - ``class_loader_hash``: default a random 31-bit number, drawn once (Java's is an identity hash).
     - ``clock``: ``System.currentTimeMillis()`` stand-in (ms since the epoch).
     - ``tz``: the time zone of the month start, default the local one.
+    - ``counter``: the counter's first value (Java's starts at 0); its low 16 bits are written.
+
+    With the native backend the counter and the id's text are the core's (``rocketroute_core::message_id``),
+    which reads the system clock itself when ``clock`` is the default one.
     """
 
     def __init__(
@@ -209,6 +274,7 @@ class MessageIdGenerator:
         clock: Callable[[], int] = _current_time_millis,
         tz: datetime.tzinfo | None = None,
         compat: str | None = "5.3",
+        counter: int = 0,
     ) -> None:
         self._clock = clock
         self._tz = tz
@@ -224,49 +290,51 @@ class MessageIdGenerator:
             pid = os.getpid()
         if class_loader_hash is None:
             class_loader_hash = secrets.randbits(31) or 1
+        if isinstance(counter, bool) or not isinstance(counter, int):
+            raise TypeError(f"counter must be an int, not {type(counter).__name__}")
         self.ip = ip_bytes
         self.pid = pid & 0xFFFF
         self.class_loader_hash = class_loader_hash & 0xFFFFFFFF
         self.prefix = (ip_bytes + self.pid.to_bytes(2, "big") + self.class_loader_hash.to_bytes(4, "big")).hex().upper()
         """``FIX_STRING``: IP, pid and class-loader hash as upper-case hex (20 chars for IPv4, 44 for IPv6)."""
-        self._lock = threading.Lock()
-        self._counter = 0
-        self._start = 0
-        self._next_start = 0
-        self._set_start(clock())
+        now = clock()
+        self._ids = _counter_class()(self.prefix, *self._window(now), counter & 0xFFFF)
+        # the default clock is the counter's own (one call fewer per id)
+        self._own_clock = clock is _current_time_millis
 
-    def _set_start(self, now_ms: int) -> None:
+    def _window(self, now_ms: int) -> tuple[int, int]:
         """``setStartTime``: the start of ``now_ms``'s month and of the next one."""
-        self._start = month_start_ms(now_ms, self._tz)
-        self._next_start = month_start_ms(now_ms, self._tz, 1)
+        return month_start_ms(now_ms, self._tz), month_start_ms(now_ms, self._tz, 1)
+
+    @property
+    def counter(self) -> int:
+        """The counter's next value (16 bits)."""
+        return self._ids.counter  # type: ignore[no-any-return]
 
     def create(self) -> str:
         """``createUniqID()``: the prefix, the time since the month start (8 hex chars) and the counter (4)."""
+        if self._own_clock:
+            uid = self._ids.create()
+            while uid is None:  # a new month: its window, then again
+                self._ids.set_window(*self._window(self._clock()))
+                uid = self._ids.create()
+            return uid  # type: ignore[no-any-return]
         now = self._clock()
-        with self._lock:
-            if now >= self._next_start:
-                self._set_start(now)
-            diff = (now - self._start) & 0xFFFFFFFF  # (int) cast, then 32 bits written as hex
-            if diff >= 0xFFF0BDC1:  # -1_000_000 < (int) diff < 0: a clock set back a little (NTP)
-                diff = 0
-            counter = self._counter
-            self._counter = (counter + 1) & 0xFFFF
-        return f"{self.prefix}{(diff << 16) | counter:012X}"  # one format: a third of the time of two
+        uid = self._ids.create(now)
+        if uid is None:
+            self._ids.set_window(*self._window(now))
+            uid = self._ids.create(now)
+        return uid  # type: ignore[no-any-return]
 
     def create_many(self, n: int) -> list[str]:
         """``n`` ids as ``n`` calls of :meth:`create` in a row would give them (one clock reading, one lock): a
         batch's messages' ids."""
         now = self._clock()
-        with self._lock:
-            if now >= self._next_start:
-                self._set_start(now)
-            diff = (now - self._start) & 0xFFFFFFFF
-            if diff >= 0xFFF0BDC1:
-                diff = 0
-            first = self._counter
-            self._counter = (first + n) & 0xFFFF
-        head = f"{self.prefix}{diff:08X}"
-        return [f"{head}{(first + i) & 0xFFFF:04X}" for i in range(n)]
+        ids = self._ids.create_many(n, now)
+        if ids is None:
+            self._ids.set_window(*self._window(now))
+            ids = self._ids.create_many(n, now)
+        return ids  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"MessageIdGenerator(prefix={self.prefix!r})"

@@ -17,6 +17,7 @@ pub mod java;
 pub mod java_collections;
 pub mod json_header;
 pub mod message_batch;
+pub mod message_id;
 pub mod message_queue;
 pub mod profiles;
 pub mod publish_info;

@@ -15,6 +15,7 @@ mod frame;
 mod grpc_balancer;
 mod java;
 mod message_batch;
+mod message_id;
 mod message_queue;
 mod profiles;
 mod publish_info;
@@ -65,6 +66,8 @@ mod _native {
     };
     #[pymodule_export]
     use crate::message_batch::{_encode_batch_body, _properties_string};
+    #[pymodule_export]
+    use crate::message_id::PyMessageIdCounter;
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]
