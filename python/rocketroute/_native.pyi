@@ -63,6 +63,7 @@ __all__ = [
     "_decode_stored",
     "_encode_batch_body",
     "_properties_string",
+    "_send_properties",
     "_encode_json_frame",
     "_read_json_header",
     "_panic_for_tests",
@@ -100,6 +101,22 @@ def _read_json_header(
     ``rocketroute.remoting.frame._decode_json_header`` reads it; ``None`` where that reader decides: an unusual
     header (leading whitespace, a float, an int past 64 bits, a language code, a non-string ext field, a lone
     surrogate, values nested past 64 levels) or one that does not decode."""
+
+def _send_properties(
+    msg: object,
+    drop_last_separator: bool,
+    compress_over: int,
+    max_message_size: int,
+    checked_topics: set[str] | frozenset[str],
+    system_names: set[str] | frozenset[str],
+    counter: object,
+    msg_id: str | None,
+) -> tuple[str, str] | None:
+    """``(properties, msg_id)`` of ``msg`` for a send: the message passed ``Validators.checkMessage`` (its topic is
+    one of ``checked_topics``, which ``check_topic`` passed; its body is ``bytes`` of 1 to ``max_message_size``
+    bytes, under ``compress_over``), its properties are the usual ones (none of ``system_names``, no delay or
+    timer), and its ``UNIQ_KEY`` is ``msg_id`` or, when that is ``None``, a new id of ``counter``. ``None``: the
+    Python encoder decides."""
 
 @final
 class _MessageIdCounter:

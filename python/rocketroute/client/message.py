@@ -33,7 +33,7 @@ from ..reference.compat import COMPAT_PROFILES, parse_compat
 from ..reference.java import java_string_hash, java_utf8
 from ..reference.static_topic import hash_map_order
 from ..remoting.response_code import ResponseCode
-from .message_id import create_uniq_id, create_uniq_ids
+from .message_id import create_uniq_id, create_uniq_ids, default_counter
 
 __all__ = [
     "BODY_CRC",
@@ -775,10 +775,28 @@ def encode_for_send(
     ``sys_flag`` gets ``TRANSACTION_PREPARED_TYPE``. Java clears a delay level of a transactional message; a delay
     or timer is refused here instead.
 
+    With the native backend the usual message (a topic already checked, a body under ``compress_over``, tags, keys
+    and a few user properties, no delay) is checked and written in Rust (``rocketroute_core::send_properties``,
+    the same properties string), its new id made after the checks as here; any other message is encoded here.
+
     The message itself is left as it was.
     """
     if compat not in COMPAT_PROFILES:  # already a profile's name: no call
         compat = parse_compat(compat)
+    if _native_send_properties is not None and check and transaction_group is None:
+        # the usual message, checked and written in Rust (the same properties); the rest is written here
+        usual = _native_send_properties(
+            msg,
+            compat == "4.9",
+            compress_over,
+            max_message_size,
+            _CHECKED_TOPICS,
+            SYSTEM_PROPERTY_NAMES[compat],
+            default_counter(),
+            msg_id,
+        )
+        if usual is not None:
+            return EncodedMessage(msg.body, 0, usual[0], usual[1])  # type: ignore[arg-type]
     if msg is None:
         raise MessageError(ResponseCode.MESSAGE_ILLEGAL, "the message is null")
     items = msg.property_items(compat)
@@ -880,6 +898,7 @@ def _native_twin(name: str) -> Any:
 
 _native_batch_body = _native_twin("_encode_batch_body")
 _native_properties = _native_twin("_properties_string")
+_native_send_properties = _native_twin("_send_properties")
 
 
 def encode_batch(

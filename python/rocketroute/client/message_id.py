@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import IllegalArgumentError
 from ..reference.compat import parse_compat
@@ -369,6 +369,12 @@ if hasattr(os, "register_at_fork"):
 def create_uniq_id() -> str:
     """A new message id from the process-wide generator (built on first use, as Java's static initializer)."""
     return _generator().create()
+
+
+def default_counter() -> Any:
+    """The counter of the process-wide generator (``_native._MessageIdCounter`` with the native backend, whose
+    encoder makes a send's id with it)."""
+    return _generator()._ids
 
 
 def create_uniq_ids(n: int) -> list[str]:

@@ -23,6 +23,7 @@ mod ring;
 mod round_robin;
 mod route;
 mod select;
+mod send_properties;
 mod static_topic;
 mod stored;
 mod strategy;
@@ -84,6 +85,8 @@ mod _native {
     use crate::select::{
         PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
     };
+    #[pymodule_export]
+    use crate::send_properties::_send_properties;
     #[pymodule_export]
     use crate::static_topic::{mock_broker_name, PyTopicQueueMappingInfo};
     #[pymodule_export]

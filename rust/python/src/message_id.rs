@@ -11,6 +11,13 @@ pub struct PyMessageIdCounter {
     inner: MessageIdCounter,
 }
 
+impl PyMessageIdCounter {
+    /// `create` at `now_ms`, for the native encoder.
+    pub(crate) fn create_at(&self, now_ms: i64) -> Option<String> {
+        self.inner.create(now_ms)
+    }
+}
+
 #[pymethods]
 impl PyMessageIdCounter {
     #[new]

@@ -1,0 +1,117 @@
+//! `_send_properties`: the usual message's checks and properties string for a send
+//! (`rocketroute_core::send_properties`), with its new message id, for
+//! `rocketroute.client.message.encode_for_send`. Whatever is not the usual message is left to the Python encoder
+//! (`None`), which raises Java's errors as it always did.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFrozenSet, PyInt, PySet, PyString, PyTuple};
+use rocketroute_core::message_id::current_time_millis;
+use rocketroute_core::send_properties::{send_items, send_properties, UsualMessage};
+
+use crate::message_id::PyMessageIdCounter;
+
+fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    v.cast::<PyString>().ok()?.to_str().ok()
+}
+
+fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
+    if v.is_none() {
+        Some(None)
+    } else {
+        text(v).map(Some)
+    }
+}
+
+fn in_set(set: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> Option<bool> {
+    if let Ok(s) = set.cast::<PyFrozenSet>() {
+        return s.contains(item).ok();
+    }
+    set.cast::<PySet>().ok()?.contains(item).ok()
+}
+
+/// `(properties, msg_id)` of `msg` for a send: the message passed `Validators.checkMessage` (its topic is one of
+/// `checked_topics`, which `check_topic` passed; its body is `bytes` of 1 to `max_message_size` bytes, under
+/// `compress_over`), its properties are the usual ones (none of `system_names`, no delay or timer), and its
+/// `UNIQ_KEY` is `msg_id` or, when that is `None`, a new id of `counter`. `None`: the Python encoder decides.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (msg, drop_last_separator, compress_over, max_message_size, checked_topics, system_names, counter, msg_id))]
+pub fn _send_properties<'py>(
+    py: Python<'py>,
+    msg: &Bound<'py, PyAny>,
+    drop_last_separator: bool,
+    compress_over: i64,
+    max_message_size: i64,
+    checked_topics: &Bound<'py, PyAny>,
+    system_names: &Bound<'py, PyAny>,
+    counter: &Bound<'py, PyAny>,
+    msg_id: &Bound<'py, PyAny>,
+) -> Option<Bound<'py, PyTuple>> {
+    let topic = msg.getattr(intern!(py, "topic")).ok()?;
+    if !topic.is_exact_instance_of::<PyString>() || !in_set(checked_topics, &topic)? {
+        return None;
+    }
+    let body = msg.getattr(intern!(py, "body")).ok()?;
+    let body_len = i64::try_from(body.cast_exact::<PyBytes>().ok()?.as_bytes().len()).ok()?;
+    if body_len == 0 || body_len > max_message_size || body_len >= compress_over {
+        return None;
+    }
+    let delay_level = msg.getattr(intern!(py, "delay_level")).ok()?;
+    if delay_level
+        .cast_exact::<PyInt>()
+        .ok()?
+        .extract::<i64>()
+        .ok()?
+        != 0
+    {
+        return None;
+    }
+    for timer in [
+        intern!(py, "delay_sec"),
+        intern!(py, "delay_ms"),
+        intern!(py, "deliver_time_ms"),
+    ] {
+        if !msg.getattr(timer).ok()?.is_none() {
+            return None;
+        }
+    }
+    let wait = msg.getattr(intern!(py, "wait_store_msg_ok")).ok()?;
+    let wait = wait.cast_exact::<PyBool>().ok()?.is_true();
+    let tags = msg.getattr(intern!(py, "tags")).ok()?;
+    let keys = msg.getattr(intern!(py, "keys")).ok()?;
+    let properties = msg.getattr(intern!(py, "properties")).ok()?;
+    let properties = properties.cast_exact::<PyDict>().ok()?;
+    let mut pairs = Vec::with_capacity(properties.len());
+    for (name, value) in properties.iter() {
+        if !name.is_exact_instance_of::<PyString>() || in_set(system_names, &name)? {
+            return None;
+        }
+        pairs.push((name, value));
+    }
+    let mut user = Vec::with_capacity(pairs.len());
+    for (name, value) in &pairs {
+        let name = text(name)?;
+        if name == "INNER_MULTI_DISPATCH" {
+            return None; // 5.3's light message queue check is the Python encoder's
+        }
+        user.push((name, text(value)?));
+    }
+    let usual = UsualMessage {
+        tags: optional_text(&tags)?,
+        keys: optional_text(&keys)?,
+        wait_store_msg_ok: wait,
+        user: &user,
+    };
+    let items = send_items(&usual)?;
+    let (id, joined) = if msg_id.is_none() {
+        let counter = counter.cast::<PyMessageIdCounter>().ok()?;
+        let made = counter.get().create_at(current_time_millis())?; // None: a new month, which Python sets
+        let joined = send_properties(items, &made, drop_last_separator);
+        (PyString::new(py, &made), joined)
+    } else {
+        let joined = send_properties(items, text(msg_id)?, drop_last_separator);
+        (msg_id.cast::<PyString>().ok()?.clone(), joined)
+    };
+    (PyString::new(py, &joined), id).into_pyobject(py).ok()
+}
