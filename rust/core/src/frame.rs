@@ -22,36 +22,94 @@ pub struct JsonHeader<'a> {
     pub remark: Option<&'a str>,
 }
 
-/// Appends `s` as a JSON string literal: `"` `\` and the control characters escaped (`\n` `\r` `\t` `\b` `\f`,
+/// Appends `s` as a JSON string literal: `"` `\\` and the control characters escaped (`\n` `\r` `\t` `\b` `\f`,
 /// the others `\u00xx`), everything else as it is.
 pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        if escape.is_empty() {
-            let mut u = String::with_capacity(6);
-            let _ = write!(u, "\\u{b:04x}");
-            out.extend_from_slice(u.as_bytes());
-        } else {
-            out.extend_from_slice(escape);
+    let mut rest = s.as_bytes();
+    // runs of bytes written as they are, then one escape
+    while let Some(i) = rest
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    {
+        out.extend_from_slice(&rest[..i]);
+        let b = rest[i];
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xF)],
+            ]),
         }
-        start = i + 1;
+        rest = &rest[i + 1..];
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(rest);
     out.push(b'"');
+}
+
+/// Writes a command's JSON header: the fixed fields, then each ext field in turn, then the end.
+pub struct JsonHeaderWriter {
+    out: Vec<u8>,
+    ext_fields: usize,
+}
+
+impl JsonHeaderWriter {
+    /// A header of `h`'s fixed fields, with room for `capacity` bytes in all.
+    pub fn new(h: &JsonHeader<'_>, capacity: usize) -> Self {
+        let mut out = Vec::with_capacity(capacity.max(128));
+        let mut head = String::with_capacity(64);
+        let _ = write!(head, "{{\"code\":{},\"language\":", h.code);
+        out.extend_from_slice(head.as_bytes());
+        write_json_string(&mut out, h.language);
+        head.clear();
+        let _ = write!(
+            head,
+            ",\"version\":{},\"opaque\":{},\"flag\":{}",
+            h.version, h.opaque, h.flag
+        );
+        out.extend_from_slice(head.as_bytes());
+        if let Some(remark) = h.remark {
+            out.extend_from_slice(b",\"remark\":");
+            write_json_string(&mut out, remark);
+        }
+        JsonHeaderWriter { out, ext_fields: 0 }
+    }
+
+    /// The next ext field.
+    pub fn ext(&mut self, key: &str, value: &str) {
+        let out = &mut self.out;
+        out.extend_from_slice(if self.ext_fields == 0 {
+            b",\"extFields\":{"
+        } else {
+            b","
+        });
+        self.ext_fields += 1;
+        write_json_string(out, key);
+        out.push(b':');
+        write_json_string(out, value);
+    }
+
+    /// The whole header.
+    pub fn finish(mut self) -> Vec<u8> {
+        if self.ext_fields > 0 {
+            self.out.push(b'}');
+        }
+        self.out
+            .extend_from_slice(b",\"serializeTypeCurrentRPC\":\"JSON\"}");
+        self.out
+    }
 }
 
 /// The JSON header of a command with these `ext` fields.
@@ -59,35 +117,11 @@ pub fn json_header<'a>(
     h: &JsonHeader<'_>,
     ext: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
-    let mut head = String::with_capacity(64);
-    let _ = write!(head, "{{\"code\":{},\"language\":", h.code);
-    out.extend_from_slice(head.as_bytes());
-    write_json_string(&mut out, h.language);
-    head.clear();
-    let _ = write!(
-        head,
-        ",\"version\":{},\"opaque\":{},\"flag\":{}",
-        h.version, h.opaque, h.flag
-    );
-    out.extend_from_slice(head.as_bytes());
-    if let Some(remark) = h.remark {
-        out.extend_from_slice(b",\"remark\":");
-        write_json_string(&mut out, remark);
-    }
-    let mut first = true;
+    let mut w = JsonHeaderWriter::new(h, 256);
     for (key, value) in ext {
-        out.extend_from_slice(if first { b",\"extFields\":{" } else { b"," });
-        first = false;
-        write_json_string(&mut out, key);
-        out.push(b':');
-        write_json_string(&mut out, value);
+        w.ext(key, value);
     }
-    if !first {
-        out.push(b'}');
-    }
-    out.extend_from_slice(b",\"serializeTypeCurrentRPC\":\"JSON\"}");
-    out
+    w.finish()
 }
 
 /// The two length words of a frame with this header and body, or `None` when they do not fit (a header over

@@ -5,7 +5,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
-use rocketroute_core::frame::{frame_prefix, json_header, JsonHeader};
+use rocketroute_core::frame::{frame_prefix, JsonHeader, JsonHeaderWriter};
 use rocketroute_core::json_header::read_json_header;
 
 fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
@@ -47,15 +47,11 @@ pub fn _encode_json_frame<'py>(
         remark,
     };
     let ext = ext_fields.cast::<PyDict>().ok()?;
-    let mut pairs = Vec::with_capacity(ext.len());
+    let mut writer = JsonHeaderWriter::new(&header, 128 + 48 * ext.len());
     for (k, v) in ext.iter() {
-        pairs.push((k, v));
+        writer.ext(text(&k)?, text(&v)?);
     }
-    let mut strs = Vec::with_capacity(pairs.len());
-    for (k, v) in &pairs {
-        strs.push((text(k)?, text(v)?));
-    }
-    let header = json_header(&header, strs.iter().copied());
+    let header = writer.finish();
     let body = if body.is_none() {
         &[][..]
     } else {
