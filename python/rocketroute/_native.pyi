@@ -66,6 +66,7 @@ __all__ = [
     "_send_properties",
     "_encode_json_frame",
     "_read_json_header",
+    "_send_request_frame",
     "_panic_for_tests",
 ]
 
@@ -140,6 +141,31 @@ class _MessageIdCounter:
 
     @property
     def prefix(self) -> str: ...
+
+def _send_request_frame(
+    code: int,
+    opaque: int,
+    flag: int,
+    language: str,
+    version: int,
+    producer_group: str,
+    topic: str,
+    default_topic: str,
+    default_topic_queue_nums: int,
+    queue_id: int,
+    sys_flag: int,
+    born_timestamp: int,
+    msg_flag: int,
+    properties: str | None,
+    unit_mode: bool,
+    batch: bool,
+    broker_name: str | None,
+    body: bytes | None,
+) -> bytes | None:
+    """The whole frame of a send request, as ``encode_frame`` writes the command whose ext fields are
+    ``send_header_v2``'s (``rocketroute_core::send_header``), for ``rocketroute.remoting.headers.send.send_request``;
+    ``None`` for what only the Python encoder writes (an int past 64 bits, a non-str string, a lone surrogate, a
+    body that is not bytes, a frame too large for its length words)."""
 
 @final
 class _DirectConnection:

@@ -22,7 +22,7 @@ from typing import Any
 from .acl import Credentials, check_credentials, sign_request
 from .bridge import LoopInbox, ReturnPath, loop_runs_here
 from .caller_loops import CallerLoops
-from .command import LANGUAGE_CODES, RPC_ONEWAY, RemotingCommand
+from .command import LANGUAGE_CODES, RPC_ONEWAY, EncodedRequest, RemotingCommand
 from .direct import DirectConnections
 from .errors import (
     FrameError,
@@ -470,7 +470,7 @@ class AsyncRemotingClient:
     def _register(
         self,
         conn: _Connection,
-        request: RemotingCommand,
+        request: RemotingCommand | EncodedRequest,
         waiter: Any,
         timeout_s: float,
         timeout_ms: int,
@@ -486,7 +486,10 @@ class AsyncRemotingClient:
         pending = conn.pending
         if opaque in pending:
             raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
-        frame = self._encode_request(request)
+        if type(request) is EncodedRequest and self.credentials is None:
+            frame = request.frame
+        else:
+            frame = self._frame_of(request)
         if not conn.room_for(len(frame)):
             raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1
@@ -541,7 +544,9 @@ class AsyncRemotingClient:
         if next_at is not None:
             self._arm(next_at)
 
-    async def invoke(self, addr: str, request: RemotingCommand, timeout_ms: int = 3000) -> RemotingCommand:
+    async def invoke(
+        self, addr: str, request: RemotingCommand | EncodedRequest, timeout_ms: int = 3000
+    ) -> RemotingCommand:
         """Send ``request`` to ``addr`` and return its response, whatever its code (Java's ``invokeSync``).
 
         ``timeout_ms`` runs from the call: connecting counts against it (a connect is bounded by
@@ -568,7 +573,7 @@ class AsyncRemotingClient:
             raise
 
     def start_invoke(
-        self, addr: str, request: RemotingCommand, timeout_ms: int
+        self, addr: str, request: RemotingCommand | EncodedRequest, timeout_ms: int
     ) -> asyncio.Future[RemotingCommand] | None:
         """:meth:`invoke`'s first half, when a connection to ``addr`` is open (else ``None``: await :meth:`invoke`):
         the request is in flight on return; await the future for its response, and when that awaiting is cancelled
@@ -582,7 +587,7 @@ class AsyncRemotingClient:
         self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
         return waiter
 
-    def abandon(self, addr: str, request: RemotingCommand, waiter: asyncio.Future[Any]) -> None:
+    def abandon(self, addr: str, request: RemotingCommand | EncodedRequest, waiter: asyncio.Future[Any]) -> None:
         """Forget a request :meth:`start_invoke` started whose awaiting was cancelled (a late response is dropped).
         A connection closed meanwhile forgot it already."""
         conn = self._conns.get(addr)
@@ -605,7 +610,7 @@ class AsyncRemotingClient:
             raise response_error(response.code, response.remark, addr, request_code=request.code)
         return response
 
-    async def invoke_oneway(self, addr: str, request: RemotingCommand) -> None:
+    async def invoke_oneway(self, addr: str, request: RemotingCommand | EncodedRequest) -> None:
         """Send ``request`` with the oneway flag set (Java's ``invokeOneway``: ``markOnewayRPC`` then write) and
         return once it is queued on the connection; no response is waited for. Sets the flag on ``request``.
         Raises :class:`RemotingSendRequestError` when the connection's queue is full."""
@@ -616,6 +621,24 @@ class AsyncRemotingClient:
             conn = await self.connection(addr)
         self._write_oneway(conn, request)
 
+    def frame_language(self) -> str | None:
+        """The language a request encoded ahead (:class:`~rocketroute.remoting.command.EncodedRequest`) writes in
+        its frame, or ``None`` when this client takes commands only (it signs every request)."""
+        if self.credentials is not None:
+            return None
+        return "PYTHON" if self.language is None else self.language
+
+    def _frame_of(self, request: RemotingCommand | EncodedRequest) -> bytes:
+        """The frame to write for ``request``: a command's encoded now (:meth:`_encode_request`), an encoded
+        request's as it is. An encoded request cannot be signed: a client with credentials refuses it."""
+        if type(request) is EncodedRequest:
+            if self.credentials is not None:
+                raise ValueError(
+                    "this client signs its requests (credentials): it takes RemotingCommands, not EncodedRequests"
+                )
+            return request.frame
+        return self._encode_request(request)  # type: ignore[arg-type]
+
     def _encode_request(self, request: RemotingCommand) -> bytes:
         """The frame of a request about to be written: this client's ``language`` in it, signed when it has
         credentials (Java's RPC hooks run here too, after every field is set)."""
@@ -625,18 +648,22 @@ class AsyncRemotingClient:
             sign_request(request, self.credentials)
         return encode_frame(request)
 
-    def _write_oneway(self, conn: _Connection, request: RemotingCommand) -> None:
+    def _write_oneway(self, conn: _Connection, request: RemotingCommand | EncodedRequest) -> None:
+        """Write a oneway request (an encoded one carries the oneway flag already)."""
         if conn.closed:
             raise RemotingSendRequestError(conn.addr, _closed_before_sent(conn))
-        request.flag |= RPC_ONEWAY
-        frame = self._encode_request(request)
+        if type(request) is RemotingCommand:
+            request.flag |= RPC_ONEWAY
+        frame = self._frame_of(request)
         if not conn.room_for(len(frame)):
             raise conn.full_error(len(frame))
         conn.write(frame)
 
     # -- sync facade support (runs on the loop)
 
-    def _submit(self, addr: str, request: RemotingCommand, timeout_ms: int, waiter: _SyncWaiter) -> None:
+    def _submit(
+        self, addr: str, request: RemotingCommand | EncodedRequest, timeout_ms: int, waiter: _SyncWaiter
+    ) -> None:
         """Start ``invoke`` for a thread outside the loop; the outcome goes to ``waiter``."""
         conn = self._conns.get(addr)
         if conn is None:
@@ -648,7 +675,7 @@ class AsyncRemotingClient:
         except BaseException as e:
             waiter.set_exception(e)
 
-    def _submit_oneway(self, addr: str, request: RemotingCommand, waiter: _SyncWaiter) -> None:
+    def _submit_oneway(self, addr: str, request: RemotingCommand | EncodedRequest, waiter: _SyncWaiter) -> None:
         conn = self._conns.get(addr)
         if conn is None:
             task = asyncio.ensure_future(self.invoke_oneway(addr, request))
@@ -849,7 +876,7 @@ class RemotingClient:
         self.async_client.register_processor(code, processor)
 
     def invoke(
-        self, addr: str, request: RemotingCommand, timeout_ms: int = 3000, *, direct: bool = False
+        self, addr: str, request: RemotingCommand | EncodedRequest, timeout_ms: int = 3000, *, direct: bool = False
     ) -> RemotingCommand:
         """:meth:`AsyncRemotingClient.invoke` from any thread. ``direct``: on the client's direct connection to
         ``addr`` when it has them (built with ``direct=``, no TLS; :mod:`rocketroute.remoting.direct`) and the
@@ -858,7 +885,7 @@ class RemotingClient:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
-            frame = self.async_client._encode_request(request)
+            frame = self.async_client._frame_of(request)
             return conns.invoke(addr, request, frame, max(timeout_ms, 1), self.async_client.max_frame_size)
         waiter = _SyncWaiter()
         self._enqueue(self.async_client._submit, addr, request, timeout_ms, waiter)
@@ -886,7 +913,7 @@ class RemotingClient:
             raise response_error(response.code, response.remark, addr, request_code=request.code)
         return response
 
-    def invoke_oneway(self, addr: str, request: RemotingCommand, *, direct: bool = False) -> None:
+    def invoke_oneway(self, addr: str, request: RemotingCommand | EncodedRequest, *, direct: bool = False) -> None:
         """:meth:`AsyncRemotingClient.invoke_oneway` from any thread: returns once the frame is handed to the
         connection (after connecting, if needed); ``direct`` as for :meth:`invoke` (written by the calling
         thread, within ``connect_timeout_ms``)."""
@@ -894,8 +921,9 @@ class RemotingClient:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
-            request.flag |= RPC_ONEWAY
-            conns.send_oneway(addr, self.async_client._encode_request(request), self.connect_timeout_ms)
+            if type(request) is RemotingCommand:
+                request.flag |= RPC_ONEWAY
+            conns.send_oneway(addr, self.async_client._frame_of(request), self.connect_timeout_ms)
             return
         waiter = _SyncWaiter()
         self._enqueue(self.async_client._submit_oneway, addr, request, waiter)

@@ -23,6 +23,7 @@ __all__ = [
     "RPC_RESPONSE",
     "VERSION_4_9_8",
     "VERSION_5_3_3",
+    "EncodedRequest",
     "RemotingCommand",
     "SerializeType",
     "ext_fields_to_strings",
@@ -205,4 +206,28 @@ class RemotingCommand:
             f"RemotingCommand(code={self.code}, opaque={self.opaque}, flag={self.flag}, language={self.language!r}, "
             f"version={self.version}, remark={self.remark!r}, ext_fields={self.ext_fields!r}, body={body}, "
             f"serialize_type={getattr(self.serialize_type, 'name', self.serialize_type)})"
+        )
+
+
+class EncodedRequest:
+    """A request already in its wire form: the frame a connection writes as it is, with what the connection needs
+    to know of it (its code for a timeout's error, its opaque to match the response, its body's size).
+
+    The send path builds one in a single native call (:func:`rocketroute.remoting.headers.send.send_request`)
+    instead of a :class:`RemotingCommand` whose ext fields are encoded when written; the language is written in
+    the frame by whoever encodes it (:meth:`~rocketroute.remoting.client.AsyncRemotingClient.frame_language`),
+    and a client that signs its requests takes commands only."""
+
+    __slots__ = ("body_size", "code", "frame", "opaque")
+
+    def __init__(self, code: int, opaque: int, frame: bytes, body_size: int) -> None:
+        self.code = code
+        self.opaque = opaque
+        self.frame = frame
+        self.body_size = body_size
+
+    def __repr__(self) -> str:
+        return (
+            f"EncodedRequest(code={self.code}, opaque={self.opaque}, frame=<{len(self.frame)} bytes>, "
+            f"body_size={self.body_size})"
         )

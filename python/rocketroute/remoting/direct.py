@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .command import RemotingCommand
+from .command import EncodedRequest, RemotingCommand
 from .errors import RemotingError, RemotingSendRequestError, RemotingTimeoutError
 from .frame import decode_frame
 
@@ -69,17 +69,21 @@ class DirectConnections:
         self._closed = False
         self._stalled: set[str] = set()  # addresses whose requests go through the loop until it gets an answer
 
-    def takes(self, addr: str, request: RemotingCommand) -> bool:
+    def takes(self, addr: str, request: RemotingCommand | EncodedRequest) -> bool:
         """Whether ``request`` to ``addr`` goes direct (see the module's text for the ones that do not)."""
-        body = request.body
-        return addr not in self._stalled and (body is None or len(body) <= DIRECT_MAX_BODY)
+        if addr in self._stalled:
+            return False
+        if type(request) is EncodedRequest:
+            return request.body_size <= DIRECT_MAX_BODY
+        body = request.body  # type: ignore[union-attr]
+        return body is None or len(body) <= DIRECT_MAX_BODY
 
     def answered_through_loop(self, addr: str) -> None:
         """A request through the loop to ``addr`` was answered: its requests may go direct again."""
         self._stalled.discard(addr)
 
     def invoke(
-        self, addr: str, request: RemotingCommand, frame: bytes, timeout_ms: int, max_frame_size: int
+        self, addr: str, request: RemotingCommand | EncodedRequest, frame: bytes, timeout_ms: int, max_frame_size: int
     ) -> RemotingCommand:
         """The response to ``request`` (encoded as ``frame``) on the direct connection to ``addr``."""
         conn = self.to(addr)

@@ -24,6 +24,7 @@ pub mod publish_info;
 pub mod ring;
 pub mod route;
 pub mod select;
+pub mod send_header;
 pub mod send_properties;
 pub mod slots;
 pub mod static_topic;

@@ -4,9 +4,10 @@
 //! when the native backend is in use, and say `None` for what they leave to the Python code.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
 use rocketroute_core::frame::{frame_prefix, JsonHeader, JsonHeaderWriter};
 use rocketroute_core::json_header::read_json_header;
+use rocketroute_core::send_header::{send_request_frame, SendHeaderV2};
 
 fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast::<PyInt>().ok()?.extract().ok()
@@ -105,4 +106,81 @@ fn header_tuple<'py>(py: Python<'py>, data: &[u8]) -> Option<Bound<'py, PyTuple>
     (h.code, h.opaque, h.flag, language, h.version, remark, ext)
         .into_pyobject(py)
         .ok()
+}
+
+fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
+    if v.is_none() {
+        Some(None)
+    } else {
+        text(v).map(Some)
+    }
+}
+
+/// An `int` that is not a `bool` (`send_header_v2` refuses a `bool` for a number).
+fn exact_int(v: &Bound<'_, PyAny>) -> Option<i64> {
+    v.cast_exact::<PyInt>().ok()?.extract().ok()
+}
+
+fn boolean(v: &Bound<'_, PyAny>) -> Option<bool> {
+    Some(v.cast_exact::<PyBool>().ok()?.is_true())
+}
+
+/// The whole frame of a send request, as `encode_frame` writes the command whose ext fields are
+/// `send_header_v2`'s (`rocketroute_core::send_header`), for `rocketroute.remoting.headers.send.send_request`;
+/// `None` for what only the Python encoder writes (an int past 64 bits, a non-str string, a
+/// lone surrogate, a body that is not bytes, a frame too large for its length words).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _send_request_frame<'py>(
+    py: Python<'py>,
+    code: &Bound<'py, PyAny>,
+    opaque: &Bound<'py, PyAny>,
+    flag: &Bound<'py, PyAny>,
+    language: &Bound<'py, PyAny>,
+    version: &Bound<'py, PyAny>,
+    producer_group: &Bound<'py, PyAny>,
+    topic: &Bound<'py, PyAny>,
+    default_topic: &Bound<'py, PyAny>,
+    default_topic_queue_nums: &Bound<'py, PyAny>,
+    queue_id: &Bound<'py, PyAny>,
+    sys_flag: &Bound<'py, PyAny>,
+    born_timestamp: &Bound<'py, PyAny>,
+    msg_flag: &Bound<'py, PyAny>,
+    properties: &Bound<'py, PyAny>,
+    unit_mode: &Bound<'py, PyAny>,
+    batch: &Bound<'py, PyAny>,
+    broker_name: &Bound<'py, PyAny>,
+    body: &Bound<'py, PyAny>,
+) -> Option<Bound<'py, PyBytes>> {
+    let command = JsonHeader {
+        code: int(code)?,
+        language: text(language)?,
+        version: int(version)?,
+        opaque: int(opaque)?,
+        flag: int(flag)?,
+        remark: None,
+    };
+    let header = SendHeaderV2 {
+        producer_group: text(producer_group)?,
+        topic: text(topic)?,
+        default_topic: text(default_topic)?,
+        default_topic_queue_nums: exact_int(default_topic_queue_nums)?,
+        queue_id: exact_int(queue_id)?,
+        sys_flag: exact_int(sys_flag)?,
+        born_timestamp: exact_int(born_timestamp)?,
+        flag: exact_int(msg_flag)?,
+        properties: optional_text(properties)?,
+        reconsume_times: 0,
+        unit_mode: boolean(unit_mode)?,
+        max_reconsume_times: None,
+        batch: boolean(batch)?,
+        broker_name: optional_text(broker_name)?,
+    };
+    let body = if body.is_none() {
+        &[][..]
+    } else {
+        body.cast_exact::<PyBytes>().ok()?.as_bytes()
+    };
+    let frame = send_request_frame(&command, &header, body)?;
+    Some(PyBytes::new(py, &frame))
 }

@@ -35,8 +35,8 @@ from ...remoting import (
     RequestCode,
 )
 from ...remoting.acl import Credentials, check_credentials
-from ...remoting.command import MQ_VERSIONS, next_opaque
-from ...remoting.headers.send import send_header_v2
+from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
+from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
 from ...send import CommunicationMode, _SendLoop, send_default, send_select
@@ -484,12 +484,24 @@ class Producer:
         e = encode_batch(msgs, compat=self.compat, max_message_size=self.settings.max_message_size)
         return _Encoded(e.topic, e, 0)
 
-    def _request(self, enc: _Encoded, mq: Any) -> tuple[str, RemotingCommand]:
+    def _request(
+        self, enc: _Encoded, mq: Any, language: str | None = None, flag: int = 0
+    ) -> tuple[str, RemotingCommand | EncodedRequest]:
+        """The request of one attempt and the address it goes to. With ``language`` (the client's
+        :meth:`~rocketroute.remoting.client.AsyncRemotingClient.frame_language`) the request is encoded now, with
+        ``flag`` (``RPC_ONEWAY`` for a oneway send) in it; else it is a command the client encodes (and signs)."""
         broker_name = self._broker_name_of(mq)
         addr = self._broker_addr(broker_name)
         if addr is None:
             raise SendFailedError(f"The broker[{broker_name}] not exist")
         s = self.settings
+        if language is not None:
+            return addr, send_request(
+                enc.code, next_opaque(), flag, language, self._version, self.group, enc.topic, s.create_topic_key,
+                s.default_topic_queue_nums, mq.queue_id, enc.sys_flag, _now_ms(), enc.flag, enc.properties,
+                bool(s.unit_mode), enc.batch_msg_ids is not None, broker_name if self.compat == "5.3" else None,
+                enc.body,
+            )  # fmt: skip
         fields = send_header_v2(
             producer_group=self.group,
             topic=enc.topic,
@@ -580,9 +592,11 @@ class Producer:
             except (RemotingError, BrokerUnreachableError) as e:
                 raise self._no_route(enc.topic, timeout, e) from e
         oneway = mode is CommunicationMode.ONEWAY
+        language = remoting.async_client.frame_language()
+        flag = RPC_ONEWAY if oneway else 0
 
         def attempt(mq: Any) -> Any:
-            addr, request = self._request(enc, mq)
+            addr, request = self._request(enc, mq, language, flag)
             left = timeout - int((time.monotonic() - begin) * 1000)
             if oneway:
                 remoting.invoke_oneway(addr, request, direct=True)
@@ -782,6 +796,8 @@ class Producer:
         # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
         # flight, and the garbage collector walks each of them while a thousand sends wait
         oneway = mode is CommunicationMode.ONEWAY
+        language = client.frame_language()
+        flag = RPC_ONEWAY if oneway else 0
         sends: _SendLoop | None = None
         if selector is not None:
             mq = send_select(info, self._user_selector(selector), msg, arg, _chosen, timeout_ms=timeout)
@@ -793,7 +809,7 @@ class Producer:
             mq = sends.next_queue()
         while mq is not None:
             try:
-                addr, request = self._request(enc, mq)
+                addr, request = self._request(enc, mq, language, flag)
                 if oneway:
                     await client.invoke_oneway(addr, request)
                     result = None

@@ -37,10 +37,13 @@ and are not sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ...errors import IllegalArgumentError, NullPointerError, NumberFormatError
 from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
+from ..command import EncodedRequest, RemotingCommand
+from ..frame import encode_frame
 
 __all__ = [
     "DEFAULT_TOPIC",
@@ -50,6 +53,7 @@ __all__ = [
     "java_parse_long",
     "send_header_v1",
     "send_header_v2",
+    "send_request",
 ]
 
 DEFAULT_TOPIC = "TBW102"
@@ -275,3 +279,63 @@ def send_header_v1(**kwargs: object) -> dict[str, str]:
     """The ext fields of a ``SEND_MESSAGE`` (10) request: :func:`send_header_v2`'s arguments, long names."""
     compat = kwargs.pop("compat", "5.3")
     return SendMessageRequestHeader(**kwargs).to_v1_ext_fields(compat)  # type: ignore[arg-type]
+
+
+def _native_send_request_frame() -> Any:
+    """The native backend's writer of a send request's frame (``rocketroute_core::send_header``), else ``None``."""
+    from ... import _backend
+
+    return getattr(_backend.core, "_send_request_frame", None) if _backend.BACKEND == "native" else None
+
+
+_native_frame = _native_send_request_frame()
+
+
+def send_request(
+    code: int,
+    opaque: int,
+    flag: int,
+    language: str,
+    version: int,
+    producer_group: str,
+    topic: str,
+    default_topic: str,
+    default_topic_queue_nums: int,
+    queue_id: int,
+    sys_flag: int,
+    born_timestamp: int,
+    msg_flag: int,
+    properties: str | None,
+    unit_mode: bool,
+    batch: bool,
+    broker_name: str | None,
+    body: bytes | None,
+) -> EncodedRequest:
+    """A producer's send request (``SEND_MESSAGE_V2`` / ``SEND_BATCH_MESSAGE``) in its wire form: the frame of
+    ``RemotingCommand(code, opaque, flag, language, version, None, send_header_v2(...), body)`` (``msg_flag`` is
+    the header's ``h``; no reconsume times), as :func:`~rocketroute.remoting.frame.encode_frame` writes it. With
+    the native backend the frame is written in one call, without the ext fields' dict (the same bytes); what it
+    does not take is written here, which also raises :func:`send_header_v2`'s errors."""
+    frame = None
+    if _native_frame is not None:
+        frame = _native_frame(
+            code, opaque, flag, language, version, producer_group, topic, default_topic, default_topic_queue_nums,
+            queue_id, sys_flag, born_timestamp, msg_flag, properties, unit_mode, batch, broker_name, body,
+        )  # fmt: skip
+    if frame is None:
+        fields = send_header_v2(
+            producer_group=producer_group,
+            topic=topic,
+            queue_id=queue_id,
+            born_timestamp=born_timestamp,
+            sys_flag=sys_flag,
+            flag=msg_flag,
+            properties=properties,
+            default_topic=default_topic,
+            default_topic_queue_nums=default_topic_queue_nums,
+            unit_mode=unit_mode,
+            batch=batch,
+            broker_name=broker_name,
+        )
+        frame = encode_frame(RemotingCommand(code, opaque, flag, language, version, None, fields, body))
+    return EncodedRequest(code, opaque, frame, len(body) if body else 0)
