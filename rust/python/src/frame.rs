@@ -13,7 +13,8 @@ fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast::<PyInt>().ok()?.extract().ok()
 }
 
-fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+/// A `str`'s text; `None` for anything else, or a string with lone surrogates.
+pub(crate) fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
     v.cast::<PyString>().ok()?.to_str().ok()
 }
 
@@ -108,7 +109,8 @@ fn header_tuple<'py>(py: Python<'py>, data: &[u8]) -> Option<Bound<'py, PyTuple>
         .ok()
 }
 
-fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
+/// [`text`] of a `str` or `None`.
+pub(crate) fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
     if v.is_none() {
         Some(None)
     } else {

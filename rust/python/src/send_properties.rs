@@ -9,19 +9,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFrozenSet, PyInt, PySet, PyString, 
 use rocketroute_core::message_id::current_time_millis;
 use rocketroute_core::send_properties::{send_items, send_properties, UsualMessage};
 
+use crate::frame::{optional_text, text};
 use crate::message_id::PyMessageIdCounter;
-
-fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
-    v.cast::<PyString>().ok()?.to_str().ok()
-}
-
-fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a str>> {
-    if v.is_none() {
-        Some(None)
-    } else {
-        text(v).map(Some)
-    }
-}
 
 fn in_set(set: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> Option<bool> {
     if let Ok(s) = set.cast::<PyFrozenSet>() {
