@@ -129,11 +129,11 @@ _messages = st.builds(
 @given(
     msg=_messages,
     compat=st.sampled_from(["5.3", "4.9"]),
-    max_message_size=st.sampled_from([4 * 1024 * 1024, 50]),
-    compress_over=st.sampled_from([4096, 60]),
+    max_message_size=st.sampled_from([4 * 1024 * 1024, 50, 50.0]),  # a float: compared by the Python encoder
+    compress_over=st.sampled_from([4096, 60, 60.5]),
 )
 def test_a_send_encodes_the_same_with_the_native_encoder_or_without(
-    msg: Message, compat: str, max_message_size: int, compress_over: int
+    msg: Message, compat: str, max_message_size: float, compress_over: float
 ) -> None:
     for topic in ("UsualTopic", "Other_Topic"):
         message_module.check_topic(topic)

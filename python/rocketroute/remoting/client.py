@@ -612,7 +612,8 @@ class AsyncRemotingClient:
 
     async def invoke_oneway(self, addr: str, request: RemotingCommand | EncodedRequest) -> None:
         """Send ``request`` with the oneway flag set (Java's ``invokeOneway``: ``markOnewayRPC`` then write) and
-        return once it is queued on the connection; no response is waited for. Sets the flag on ``request``.
+        return once it is queued on the connection; no response is waited for. Sets the flag on ``request`` (an
+        :class:`~rocketroute.remoting.command.EncodedRequest` is written as it is: its frame carries the flag).
         Raises :class:`RemotingSendRequestError` when the connection's queue is full."""
         if self._loop is None:
             self._bind()
@@ -652,7 +653,7 @@ class AsyncRemotingClient:
         """Write a oneway request (an encoded one carries the oneway flag already)."""
         if conn.closed:
             raise RemotingSendRequestError(conn.addr, _closed_before_sent(conn))
-        if type(request) is RemotingCommand:
+        if type(request) is not EncodedRequest:
             request.flag |= RPC_ONEWAY
         frame = self._frame_of(request)
         if not conn.room_for(len(frame)):
@@ -921,7 +922,7 @@ class RemotingClient:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
-            if type(request) is RemotingCommand:
+            if type(request) is not EncodedRequest:
                 request.flag |= RPC_ONEWAY
             conns.send_oneway(addr, self.async_client._frame_of(request), self.connect_timeout_ms)
             return

@@ -30,8 +30,8 @@ pub fn _send_properties<'py>(
     py: Python<'py>,
     msg: &Bound<'py, PyAny>,
     drop_last_separator: bool,
-    compress_over: i64,
-    max_message_size: i64,
+    compress_over: &Bound<'py, PyAny>,
+    max_message_size: &Bound<'py, PyAny>,
     checked_topics: &Bound<'py, PyAny>,
     system_names: &Bound<'py, PyAny>,
     counter: &Bound<'py, PyAny>,
@@ -41,6 +41,13 @@ pub fn _send_properties<'py>(
     if !topic.is_exact_instance_of::<PyString>() || !in_set(checked_topics, &topic)? {
         return None;
     }
+    // settings of another type (a float, a bool) are compared by the Python encoder, as they always were
+    let compress_over: i64 = compress_over.cast_exact::<PyInt>().ok()?.extract().ok()?;
+    let max_message_size: i64 = max_message_size
+        .cast_exact::<PyInt>()
+        .ok()?
+        .extract()
+        .ok()?;
     let body = msg.getattr(intern!(py, "body")).ok()?;
     let body_len = i64::try_from(body.cast_exact::<PyBytes>().ok()?.as_bytes().len()).ok()?;
     if body_len == 0 || body_len > max_message_size || body_len >= compress_over {
