@@ -8,6 +8,7 @@ reference (:mod:`rocketroute.reference`). ``=reference``: the reference. ``=nati
 - ``core``: the module the routing names of :mod:`rocketroute` come from (``__all__`` there is the one list);
 - :func:`batch_module` / :func:`profiles_module`: where :mod:`rocketroute.batch` and :mod:`rocketroute.profiles`
   take their functions from (the extension itself, or the reference's ``batch`` / ``profiles``);
+- :func:`native_twin`: the extension's Rust twin of a Python function (a private ``_name``), or ``None``;
 - ``native_error``: why the extension did not import (``None`` when it did, or was not tried).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+from typing import Any
 
 ENV = "ROCKETROUTE_BACKEND"
 CHOICES = ("native", "reference")
@@ -43,6 +45,12 @@ def _choose() -> tuple[str, ModuleType, ImportError | None]:
 
 
 BACKEND, core, native_error = _choose()
+
+
+def native_twin(name: str) -> Any:
+    """The native backend's twin of a Python function or class (``rocketroute._native.<name>``, written in Rust:
+    the same results), or ``None`` on the reference backend, whose modules then use their own Python code."""
+    return getattr(core, name, None) if BACKEND == "native" else None
 
 
 def batch_module() -> ModuleType:

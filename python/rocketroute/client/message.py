@@ -26,8 +26,9 @@ import unicodedata
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from .._backend import native_twin
 from ..errors import IllegalArgumentError, NullPointerError, RocketRouteError
 from ..reference.compat import COMPAT_PROFILES, parse_compat
 from ..reference.java import java_string_hash, java_utf8
@@ -888,17 +889,11 @@ def _batch_error(detail: str, cause: BaseException | None = None) -> MessageErro
     return err
 
 
-def _native_twin(name: str) -> Any:
-    """The native backend's twin of a function here (``rocketroute_core::message_batch``: a batch's body, one
-    message's properties string), or ``None`` on the reference backend."""
-    from .. import _backend
-
-    return getattr(_backend.core, name, None) if _backend.BACKEND == "native" else None
-
-
-_native_batch_body = _native_twin("_encode_batch_body")
-_native_properties = _native_twin("_properties_string")
-_native_send_properties = _native_twin("_send_properties")
+# the Rust twins (rocketroute_core::message_batch, ::send_properties): a batch's body, one message's properties
+# string, the usual message of a send
+_native_batch_body = native_twin("_encode_batch_body")
+_native_properties = native_twin("_properties_string")
+_native_send_properties = native_twin("_send_properties")
 
 
 def encode_batch(

@@ -65,8 +65,9 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
+from .._backend import native_twin
 from ..errors import IllegalArgumentError, RocketRouteError
 from ..reference.compat import parse_compat
 from ..reference.route import java_parse_int
@@ -525,14 +526,7 @@ def _decode_one(
     )
 
 
-def _native_decoder() -> Any:
-    """The native backend's pull decoder (``rocketroute_core::stored``), or ``None`` on the reference backend."""
-    from .. import _backend
-
-    return getattr(_backend.core, "_decode_stored", None) if _backend.BACKEND == "native" else None
-
-
-_native_decode = _native_decoder()
+_native_decode = native_twin("_decode_stored")  # the pull decoder, rocketroute_core::stored
 
 
 def decode_messages(

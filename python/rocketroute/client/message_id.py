@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from .._backend import native_twin
 from ..errors import IllegalArgumentError
 from ..reference.compat import parse_compat
 
@@ -244,10 +245,7 @@ class _MessageIdCounter:
 
 def _counter_class() -> type[_MessageIdCounter]:
     """The native backend's counter class, else :class:`_MessageIdCounter`."""
-    from .. import _backend
-
-    native = getattr(_backend.core, "_MessageIdCounter", None) if _backend.BACKEND == "native" else None
-    return native or _MessageIdCounter
+    return native_twin("_MessageIdCounter") or _MessageIdCounter
 
 
 class MessageIdGenerator:

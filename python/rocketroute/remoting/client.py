@@ -486,10 +486,7 @@ class AsyncRemotingClient:
         pending = conn.pending
         if opaque in pending:
             raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
-        if type(request) is EncodedRequest and self.credentials is None:
-            frame = request.frame
-        else:
-            frame = self._frame_of(request)
+        frame = self._frame_of(request)
         if not conn.room_for(len(frame)):
             raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1

@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterator
-from typing import Any
 
+from .._backend import native_twin
 from .command import LANGUAGE_CODES, LANGUAGE_NAMES, RemotingCommand, SerializeType
 from .errors import FrameError
 
@@ -130,15 +130,7 @@ def encode_header(cmd: RemotingCommand, serialize_type: SerializeType | None = N
     raise ValueError(f"unknown serialize type {st!r}")
 
 
-def _native(name: str) -> Any:
-    """The native backend's twin of a function here (written in Rust, the same result), or ``None`` on the
-    reference backend."""
-    from .. import _backend
-
-    return getattr(_backend.core, name, None) if _backend.BACKEND == "native" else None
-
-
-_native_encode = _native("_encode_json_frame")
+_native_encode = native_twin("_encode_json_frame")
 
 
 def encode_frame(cmd: RemotingCommand, serialize_type: SerializeType | None = None) -> bytes:
@@ -293,7 +285,7 @@ def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
     return FrameError(f"undecodable {name} header: {type(e).__name__}: {e}")
 
 
-_native_read = _native("_read_json_header")
+_native_read = native_twin("_read_json_header")
 
 
 def _decode_header_of(buf: bytes | bytearray, start: int, end: int, serialize_type: SerializeType) -> RemotingCommand:

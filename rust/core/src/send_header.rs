@@ -1,11 +1,11 @@
-//! The frame of a send request (`SEND_MESSAGE_V2`, `SEND_BATCH_MESSAGE`) written in one go, byte for byte as
+//! The JSON header of a send request (`SEND_MESSAGE_V2`, `SEND_BATCH_MESSAGE`) written in one go, byte for byte as
 //! rocketroute's Python code writes it: `rocketroute.remoting.frame.encode_frame` of a command whose ext fields
 //! are `rocketroute.remoting.headers.send.send_header_v2`'s, `a` to `n` in that order, numbers in decimal and
 //! booleans as `true` / `false` (`crate::frame`'s JSON header).
 
 use std::fmt::Write as _;
 
-use crate::frame::{frame_prefix, JsonHeader, JsonHeaderWriter};
+use crate::frame::{JsonHeader, JsonHeaderWriter};
 
 /// `SendMessageRequestHeaderV2`'s fields as a producer fills them.
 pub struct SendHeaderV2<'a> {
@@ -65,23 +65,13 @@ impl SendHeaderV2<'_> {
     }
 }
 
-/// The whole frame (length words, JSON header, body) of a send request; `None` when it does not fit the length
-/// words.
-pub fn send_request_frame(
-    command: &JsonHeader<'_>,
-    header: &SendHeaderV2<'_>,
-    body: &[u8],
-) -> Option<Vec<u8>> {
+/// The JSON header of a send request: `command`'s fixed fields and `header`'s ext fields (the frame is this
+/// header and the body behind [`crate::frame::frame_prefix`]'s length words).
+pub fn send_request_header(command: &JsonHeader<'_>, header: &SendHeaderV2<'_>) -> Vec<u8> {
     let guess = 320 + header.properties.map_or(0, |p| p.len() + p.len() / 4);
     let mut w = JsonHeaderWriter::new(command, guess);
     header.write(&mut w);
-    let json = w.finish();
-    let prefix = frame_prefix(json.len(), body.len())?;
-    let mut frame = Vec::with_capacity(8 + json.len() + body.len());
-    frame.extend_from_slice(&prefix);
-    frame.extend_from_slice(&json);
-    frame.extend_from_slice(body);
-    Some(frame)
+    w.finish()
 }
 
 #[cfg(test)]
@@ -90,7 +80,7 @@ mod tests {
     use crate::frame::json_header;
 
     #[test]
-    fn the_frame_is_the_command_with_the_header_s_fields_in_order() {
+    fn the_header_is_the_command_s_with_the_send_fields_in_order() {
         let command = JsonHeader {
             code: 310,
             language: "PYTHON",
@@ -115,7 +105,7 @@ mod tests {
             batch: false,
             broker_name: Some("broker-a"),
         };
-        let frame = send_request_frame(&command, &header, b"body").unwrap();
+        let written = send_request_header(&command, &header);
         let fields = [
             ("a", "g"),
             ("b", "T"),
@@ -131,14 +121,7 @@ mod tests {
             ("m", "false"),
             ("n", "broker-a"),
         ];
-        let json = json_header(&command, fields);
-        assert_eq!(&frame[8..8 + json.len()], &json[..]);
-        assert_eq!(&frame[8 + json.len()..], b"body");
-        assert_eq!(
-            &frame[..8],
-            &frame_prefix(json.len(), 4).unwrap()[..],
-            "length words"
-        );
+        assert_eq!(written, json_header(&command, fields));
         let with_l = SendHeaderV2 {
             max_reconsume_times: Some(16),
             properties: None,
@@ -146,8 +129,7 @@ mod tests {
             batch: true,
             ..header
         };
-        let frame = send_request_frame(&command, &with_l, b"").unwrap();
-        let text = String::from_utf8(frame[8..].to_vec()).unwrap();
+        let text = String::from_utf8(send_request_header(&command, &with_l)).unwrap();
         assert!(text.contains(r#""j":"0","k":"false","l":"16","m":"true"}"#));
         assert!(!text.contains(r#""i":"#) && !text.contains(r#""n":"#));
     }

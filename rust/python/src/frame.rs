@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
 use rocketroute_core::frame::{frame_prefix, JsonHeader, JsonHeaderWriter};
 use rocketroute_core::json_header::read_json_header;
-use rocketroute_core::send_header::{send_request_frame, SendHeaderV2};
+use rocketroute_core::send_header::{send_request_header, SendHeaderV2};
 
 fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast::<PyInt>().ok()?.extract().ok()
@@ -35,11 +35,7 @@ pub fn _encode_json_frame<'py>(
     ext_fields: &Bound<'py, PyAny>,
     body: &Bound<'py, PyAny>,
 ) -> Option<Bound<'py, PyBytes>> {
-    let remark = if remark.is_none() {
-        None
-    } else {
-        Some(text(remark)?)
-    };
+    let remark = optional_text(remark)?;
     let header = JsonHeader {
         code: int(code)?,
         language: text(language)?,
@@ -53,7 +49,16 @@ pub fn _encode_json_frame<'py>(
     for (k, v) in ext.iter() {
         writer.ext(text(&k)?, text(&v)?);
     }
-    let header = writer.finish();
+    frame_bytes(py, &writer.finish(), body)
+}
+
+/// The frame of a JSON `header` and `body` (`None` or `bytes`) as one `bytes`: length words, header, body. `None`
+/// for another body, or a frame too large for its length words.
+fn frame_bytes<'py>(
+    py: Python<'py>,
+    header: &[u8],
+    body: &Bound<'py, PyAny>,
+) -> Option<Bound<'py, PyBytes>> {
     let body = if body.is_none() {
         &[][..]
     } else {
@@ -63,7 +68,7 @@ pub fn _encode_json_frame<'py>(
     let total = 8 + header.len() + body.len();
     PyBytes::new_with(py, total, |buf| {
         buf[..8].copy_from_slice(&prefix);
-        buf[8..8 + header.len()].copy_from_slice(&header);
+        buf[8..8 + header.len()].copy_from_slice(header);
         buf[8 + header.len()..].copy_from_slice(body);
         Ok(())
     })
@@ -119,11 +124,12 @@ pub(crate) fn optional_text<'a>(v: &'a Bound<'_, PyAny>) -> Option<Option<&'a st
 }
 
 /// An `int` that is not a `bool` (`send_header_v2` refuses a `bool` for a number).
-fn exact_int(v: &Bound<'_, PyAny>) -> Option<i64> {
+pub(crate) fn exact_int(v: &Bound<'_, PyAny>) -> Option<i64> {
     v.cast_exact::<PyInt>().ok()?.extract().ok()
 }
 
-fn boolean(v: &Bound<'_, PyAny>) -> Option<bool> {
+/// A `bool`, and nothing else (not an int, not another object's truth).
+pub(crate) fn boolean(v: &Bound<'_, PyAny>) -> Option<bool> {
     Some(v.cast_exact::<PyBool>().ok()?.is_true())
 }
 
@@ -178,11 +184,5 @@ pub fn _send_request_frame<'py>(
         batch: boolean(batch)?,
         broker_name: optional_text(broker_name)?,
     };
-    let body = if body.is_none() {
-        &[][..]
-    } else {
-        body.cast_exact::<PyBytes>().ok()?.as_bytes()
-    };
-    let frame = send_request_frame(&command, &header, body)?;
-    Some(PyBytes::new(py, &frame))
+    frame_bytes(py, &send_request_header(&command, &header), body)
 }

@@ -5,11 +5,11 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFrozenSet, PyInt, PySet, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PySet, PyString, PyTuple};
 use rocketroute_core::message_id::current_time_millis;
 use rocketroute_core::send_properties::{send_items, send_properties, UsualMessage};
 
-use crate::frame::{optional_text, text};
+use crate::frame::{boolean, exact_int, optional_text, text};
 use crate::message_id::PyMessageIdCounter;
 
 fn in_set(set: &Bound<'_, PyAny>, item: &Bound<'_, PyAny>) -> Option<bool> {
@@ -42,25 +42,14 @@ pub fn _send_properties<'py>(
         return None;
     }
     // settings of another type (a float, a bool) are compared by the Python encoder, as they always were
-    let compress_over: i64 = compress_over.cast_exact::<PyInt>().ok()?.extract().ok()?;
-    let max_message_size: i64 = max_message_size
-        .cast_exact::<PyInt>()
-        .ok()?
-        .extract()
-        .ok()?;
+    let compress_over = exact_int(compress_over)?;
+    let max_message_size = exact_int(max_message_size)?;
     let body = msg.getattr(intern!(py, "body")).ok()?;
     let body_len = i64::try_from(body.cast_exact::<PyBytes>().ok()?.as_bytes().len()).ok()?;
     if body_len == 0 || body_len > max_message_size || body_len >= compress_over {
         return None;
     }
-    let delay_level = msg.getattr(intern!(py, "delay_level")).ok()?;
-    if delay_level
-        .cast_exact::<PyInt>()
-        .ok()?
-        .extract::<i64>()
-        .ok()?
-        != 0
-    {
+    if exact_int(&msg.getattr(intern!(py, "delay_level")).ok()?)? != 0 {
         return None;
     }
     for timer in [
@@ -72,8 +61,7 @@ pub fn _send_properties<'py>(
             return None;
         }
     }
-    let wait = msg.getattr(intern!(py, "wait_store_msg_ok")).ok()?;
-    let wait = wait.cast_exact::<PyBool>().ok()?.is_true();
+    let wait = boolean(&msg.getattr(intern!(py, "wait_store_msg_ok")).ok()?)?;
     let tags = msg.getattr(intern!(py, "tags")).ok()?;
     let keys = msg.getattr(intern!(py, "keys")).ok()?;
     let properties = msg.getattr(intern!(py, "properties")).ok()?;

@@ -37,8 +37,8 @@ and are not sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from ..._backend import native_twin
 from ...errors import IllegalArgumentError, NullPointerError, NumberFormatError
 from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
@@ -281,14 +281,7 @@ def send_header_v1(**kwargs: object) -> dict[str, str]:
     return SendMessageRequestHeader(**kwargs).to_v1_ext_fields(compat)  # type: ignore[arg-type]
 
 
-def _native_send_request_frame() -> Any:
-    """The native backend's writer of a send request's frame (``rocketroute_core::send_header``), else ``None``."""
-    from ... import _backend
-
-    return getattr(_backend.core, "_send_request_frame", None) if _backend.BACKEND == "native" else None
-
-
-_native_frame = _native_send_request_frame()
+_native_frame = native_twin("_send_request_frame")  # rocketroute_core::send_header
 
 
 def send_request(
