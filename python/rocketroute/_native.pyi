@@ -64,6 +64,7 @@ __all__ = [
     "_encode_batch_body",
     "_properties_string",
     "_send_properties",
+    "_SendResultMaker",
     "_encode_json_frame",
     "_read_json_header",
     "_send_request_frame",
@@ -141,6 +142,21 @@ class _MessageIdCounter:
 
     @property
     def prefix(self) -> str: ...
+
+@final
+class _SendResultMaker:
+    """Builds the ``SendResult`` of a usual send response (``rocketroute_core::send_result``): the class, the four
+    ``SendStatus`` members in declaration order and the default region are given once; ``compat_53`` keeps 5.3.3's
+    ``recallHandle``."""
+
+    def __new__(
+        cls, send_result: type, statuses: tuple[Any, Any, Any, Any], default_region: str, compat_53: bool
+    ) -> _SendResultMaker: ...
+    def __call__(self, code: int, ext_fields: object, mq: object, msg_id: str | None, topic: str) -> Any | None:
+        """The ``SendResult`` of a response with ``code`` and ``ext_fields`` to a send of ``msg_id`` (a single
+        message's ``UNIQ_KEY``) to ``mq``, in ``topic`` (the producer's topic as the user sees it); ``None`` when the
+        response is not the usual one (an error code, a missing or unusual number, a field that is not a str, ``mq``
+        not a native ``MessageQueue``)."""
 
 def _send_request_frame(
     code: int,

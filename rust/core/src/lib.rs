@@ -26,6 +26,7 @@ pub mod route;
 pub mod select;
 pub mod send_header;
 pub mod send_properties;
+pub mod send_result;
 pub mod slots;
 pub mod static_topic;
 pub mod sticky;

@@ -24,6 +24,7 @@ mod round_robin;
 mod route;
 mod select;
 mod send_properties;
+mod send_result;
 mod static_topic;
 mod stored;
 mod strategy;
@@ -87,6 +88,8 @@ mod _native {
     };
     #[pymodule_export]
     use crate::send_properties::_send_properties;
+    #[pymodule_export]
+    use crate::send_result::PySendResultMaker;
     #[pymodule_export]
     use crate::static_topic::{mock_broker_name, PyTopicQueueMappingInfo};
     #[pymodule_export]

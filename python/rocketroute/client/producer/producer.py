@@ -50,7 +50,7 @@ from ..workers import CallbackThread
 from .backpressure import SendWindow
 from .encoders import EncoderThreads, encoder_threads
 from .route_change import RouteChange, route_change
-from .send_result import SendResult, SendStatus, send_result_from_response
+from .send_result import SendResult, SendStatus, result_maker, send_result_from_response
 from .settings import ProducerSettings
 
 __all__ = ["Producer"]
@@ -148,6 +148,7 @@ class Producer:
             import rocketroute as backend
         self._rr = backend
         self.on_route_change = on_route_change
+        self._make_result = result_maker(compat, backend.MessageQueue)
         self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg.send_latency_fault_enable)
         self._version = MQ_VERSIONS[compat]
         self._window = (
@@ -521,6 +522,12 @@ class Producer:
         return addr, RemotingCommand(enc.code, next_opaque(), 0, "PYTHON", self._version, None, fields, enc.body)
 
     def _result(self, enc: _Encoded, mq: Any, addr: str, response: RemotingCommand) -> SendResult:
+        make = self._make_result
+        if make is not None and enc.batch_msg_ids is None and not self._endpoints:
+            topic = enc.topic if not self.namespace else unwrap(self.namespace, enc.topic)
+            result = make(response.code, response.ext_fields, mq, enc.msg_id, topic)
+            if result is not None:
+                return result
         return send_result_from_response(
             response.code,
             response.ext_fields,

@@ -12,10 +12,11 @@ response's ``SendMessageResponseHeader`` ext fields: ``msgId`` (the offset messa
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..._backend import native_twin
 from ...errors import BrokerResponseError, NullPointerError
 from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
@@ -26,7 +27,7 @@ from ...remoting.response_code import ResponseCode
 if TYPE_CHECKING:
     from ... import MessageQueue
 
-__all__ = ["DEFAULT_TRACE_REGION_ID", "SendResult", "SendStatus", "send_result_from_response"]
+__all__ = ["DEFAULT_TRACE_REGION_ID", "SendResult", "SendStatus", "result_maker", "send_result_from_response"]
 
 DEFAULT_TRACE_REGION_ID = "DefaultRegion"
 """``MixAll.DEFAULT_TRACE_REGION_ID``: the region of a response without ``MSG_REGION``."""
@@ -194,3 +195,24 @@ def send_result_from_response(
         trace_on=fields.get("TRACE_ON") != "false",
         recall_handle=fields.get("recallHandle") if compat == "5.3" else None,
     )
+
+
+ResultMaker = Callable[[int, Any, Any, "str | None", str], "SendResult | None"]
+"""``maker(code, ext_fields, mq, msg_id, topic)``: see :func:`result_maker`."""
+
+_NATIVE_MAKER = native_twin("_SendResultMaker")
+
+
+def result_maker(compat: str | None, message_queue: Any) -> ResultMaker | None:
+    """The native backend's reader of the usual send response, for a producer whose queues are of the class
+    ``message_queue``: ``maker(code, ext_fields, mq, msg_id, topic)`` is
+    ``send_result_from_response(code, ext_fields, topic=topic, broker_name=mq.broker_name, msg_id=msg_id,
+    compat=compat, message_queue=message_queue)`` for a single message whose response stored it with the usual
+    numbers, in one native call; ``None`` for any other response, which that function then reads (and raises
+    for). ``None`` instead of a maker on the reference backend, or for queues of another class."""
+    if _NATIVE_MAKER is None or message_queue is not _message_queue_class():
+        return None
+    statuses = (SendStatus.SEND_OK, SendStatus.FLUSH_DISK_TIMEOUT, SendStatus.FLUSH_SLAVE_TIMEOUT,
+                SendStatus.SLAVE_NOT_AVAILABLE)  # fmt: skip
+    maker: ResultMaker = _NATIVE_MAKER(SendResult, statuses, DEFAULT_TRACE_REGION_ID, parse_compat(compat) == "5.3")
+    return maker
