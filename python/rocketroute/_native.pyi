@@ -64,6 +64,7 @@ __all__ = [
     "_encode_batch_body",
     "_properties_string",
     "_send_properties",
+    "_SendLoop",
     "_SendResultMaker",
     "_encode_json_frame",
     "_read_json_header",
@@ -157,6 +158,91 @@ class _SendResultMaker:
         message's ``UNIQ_KEY``) to ``mq``, in ``topic`` (the producer's topic as the user sees it); ``None`` when the
         response is not the usual one (an error code, a missing or unusual number, a field that is not a str, ``mq``
         not a native ``MessageQueue``)."""
+
+@disjoint_base
+class _SendLoop:
+    """The state of one send loop (``rocketroute_core::send_loop``): which queue each attempt goes to and what the
+    strategy learns from each outcome. ``clock`` is a ``ManualClock``, or ``None`` for a monotonic clock."""
+
+    def __new__(
+        cls,
+        tp_info: TopicPublishInfo,
+        strategy: MQFaultStrategy,
+        sync: bool,
+        total: int,
+        timeout_ms: int,
+        retry_response_codes: Any,
+        retry_result: Callable[[Any], object] | None = None,
+        clock: ManualClock | None = None,
+    ) -> _SendLoop: ...
+    def next_queue(self) -> MessageQueue | None:
+        """The queue of the next attempt, or ``None`` when the loop is over (no attempt left, no queue, or the send
+        timeout passed)."""
+
+    def succeeded(self, result: Any) -> bool:
+        """Records an attempt that returned; ``True`` when ``result`` is the answer (else the loop goes on: the
+        ``retry_result`` asked for another broker, and ``result`` is kept as the answer if no later attempt
+        stores)."""
+
+    def _record(self, error: object, *, isolation: bool, reachable: bool) -> None:
+        """Tells the strategy how the latest attempt went (``error`` is not kept: this loop keeps no attempts
+        list)."""
+
+    def _count(self) -> None:
+        """One more attempt made."""
+
+    def _elapsed_ms(self) -> int:
+        """Milliseconds since the loop began."""
+
+    @property
+    def times(self) -> int:
+        """Attempts made so far."""
+
+    @property
+    def total(self) -> int:
+        """Attempts allowed."""
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the loop ended because the send timeout passed."""
+
+    @property
+    def has_result(self) -> bool:
+        """Whether a result not stored well enough was kept (see ``succeeded``)."""
+
+    @property
+    def result(self) -> Any:
+        """That result, else ``None``."""
+
+    @property
+    def last_error(self) -> Any:
+        """The latest attempt's error, set by the loop's ``failed``."""
+
+    @last_error.setter
+    def last_error(self, error: object) -> None: ...
+    @property
+    def mq(self) -> MessageQueue | None:
+        """The queue of the latest attempt (``None`` before the first)."""
+
+    @property
+    def brokers_sent(self) -> list[str | None]:
+        """The broker of each attempt (``None`` for those not made)."""
+
+    @property
+    def tp_info(self) -> TopicPublishInfo: ...
+    @property
+    def strategy(self) -> MQFaultStrategy: ...
+    @property
+    def retry_response_codes(self) -> Any:
+        """The response codes a failed attempt is retried after."""
+
+    @property
+    def start_detector(self) -> bool:
+        """The strategy's ``start_detector_enable`` when the loop began."""
+
+    @property
+    def attempts(self) -> None:
+        """Always ``None``: a loop that keeps its attempts is the Python one."""
 
 def _send_request_frame(
     code: int,

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ._backend import native_twin
 from .errors import AccessDeniedError, BrokerResponseError, BrokerUnreachableError, SendFailedError
 from .remoting.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
@@ -52,9 +53,66 @@ def _monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
-class _SendLoop:
+class _LoopEnd:
+    """What ends a send loop, for both loops (:class:`_SendLoop`, and the native one for the native backend's
+    strategy and publish info): a failed attempt's verdict and the loop's final answer. Both loops give
+    ``times``, ``has_result``, ``result``, ``last_error``, ``retry_response_codes``, ``start_detector``,
+    ``timed_out``, ``attempts``, ``tp_info``, ``brokers_sent``, ``_record``, ``_count`` and ``_elapsed_ms``."""
+
+    __slots__ = ()
+
+    def failed(self, e: BaseException) -> bool:
+        """Record an attempt that raised; re-raise ``e`` when Java would not retry it. True when the loop ends
+        here with an earlier not-stored result (:attr:`result`), as Java returns it rather than throw."""
+        loop: Any = self
+        loop.last_error = e
+        if isinstance(e, AccessDeniedError):
+            # the broker refused the credentials: not down, and another try (Java retries NO_PERMISSION and
+            # SYSTEM_ERROR) would be refused the same way, or store on another broker what this one refused
+            loop._record(e, isolation=False, reachable=True)
+            loop._count()
+            if loop.has_result:  # as for a broker's error: an earlier not-stored result is returned
+                return True
+            raise e
+        if isinstance(e, BrokerResponseError):
+            loop._record(e, isolation=True, reachable=False)
+            if e.response_code not in loop.retry_response_codes:
+                if loop.has_result:  # Java returns an earlier not-stored result rather than throw
+                    return True
+                raise e
+        elif isinstance(e, (BrokerUnreachableError, ConnectionError, TimeoutError)):
+            loop._record(e, isolation=True, reachable=not loop.start_detector)
+        else:
+            loop._record(e, isolation=False, reachable=True)
+        loop._count()
+        return False
+
+    def finish(self) -> Any:
+        """After the last attempt: an earlier result, or the error Java throws."""
+        loop: Any = self
+        if loop.has_result:
+            return loop.result
+        info = (
+            f"Send [{loop.times}] times, still failed, cost [{loop._elapsed_ms()}]ms, Topic: "
+            f"{_topic(loop.tp_info)}, BrokersSent: [{', '.join('null' if b is None else b for b in loop.brokers_sent)}]"
+        )
+        e = loop.last_error
+        if loop.timed_out:  # Java's bare message; the note says where the budget went, the cause what failed
+            timeout = SendFailedError("sendDefaultImpl call timeout", loop.attempts or [])
+            if hasattr(timeout, "add_note"):  # Python >= 3.11
+                timeout.add_note(info)
+            raise timeout from e
+        if e is None:
+            raise SendFailedError(info, loop.attempts)
+        if hasattr(e, "add_note"):  # Python >= 3.11
+            e.add_note(info)
+        raise e
+
+
+class _SendLoop(_LoopEnd):
     """The state of one ``sendDefaultImpl`` loop, shared by :func:`send_default` and :func:`send_default_async`:
-    which queue each attempt goes to, what the strategy learns from its outcome, and when to stop."""
+    which queue each attempt goes to, what the strategy learns from its outcome, and when to stop. The native
+    backend's strategy and publish info get the native loop instead (:func:`_send_loop`)."""
 
     __slots__ = (
         "attempts",
@@ -91,19 +149,13 @@ class _SendLoop:
         attempts: list[SendAttempt] | None,
         retry_result: Callable[[Any], bool] | None,
     ) -> None:
-        self.mode = mode = mode if type(mode) is CommunicationMode else CommunicationMode(mode)
+        self.mode, self.total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
         if retry_response_codes is None:
             retry_response_codes = default_retry_response_codes(getattr(strategy, "compat", "5.3"))
         self.retry_response_codes = retry_response_codes
         self.now = clock.now_ms if clock is not None else _monotonic_ms
         if not tp_info.ok():
             raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
-        if mode is CommunicationMode.SYNC:
-            self.total = 1 + retry_times_when_send_failed
-        elif mode is CommunicationMode.ASYNC:
-            self.total = 1 + retry_times_when_send_async_failed
-        else:
-            self.total = 1
         self.tp_info, self.strategy, self.timeout_ms = tp_info, strategy, timeout_ms
         self.attempts, self.retry_result = attempts, retry_result
         self.start_detector = bool(getattr(strategy, "start_detector_enable", False))
@@ -144,50 +196,11 @@ class _SendLoop:
             return False
         return True
 
-    def failed(self, e: BaseException) -> bool:
-        """Record an attempt that raised; re-raise ``e`` when Java would not retry it. True when the loop ends
-        here with an earlier not-stored result (:attr:`result`), as Java returns it rather than throw."""
-        self.last_error = e
-        if isinstance(e, AccessDeniedError):
-            # the broker refused the credentials: not down, and another try (Java retries NO_PERMISSION and
-            # SYSTEM_ERROR) would be refused the same way, or store on another broker what this one refused
-            self._record(e, isolation=False, reachable=True)
-            self.times += 1
-            if self.has_result:  # as for a broker's error: an earlier not-stored result is returned
-                return True
-            raise e
-        if isinstance(e, BrokerResponseError):
-            self._record(e, isolation=True, reachable=False)
-            if e.response_code not in self.retry_response_codes:
-                if self.has_result:  # Java returns an earlier not-stored result rather than throw
-                    return True
-                raise e
-        elif isinstance(e, (BrokerUnreachableError, ConnectionError, TimeoutError)):
-            self._record(e, isolation=True, reachable=not self.start_detector)
-        else:
-            self._record(e, isolation=False, reachable=True)
+    def _count(self) -> None:
         self.times += 1
-        return False
 
-    def finish(self) -> Any:
-        """After the last attempt: an earlier result, or the error Java throws."""
-        if self.has_result:
-            return self.result
-        info = (
-            f"Send [{self.times}] times, still failed, cost [{self.now() - self.first}]ms, Topic: "
-            f"{_topic(self.tp_info)}, BrokersSent: [{', '.join('null' if b is None else b for b in self.brokers_sent)}]"
-        )
-        e = self.last_error
-        if self.timed_out:  # Java's bare message; the note says where the budget went, the cause what failed
-            timeout = SendFailedError("sendDefaultImpl call timeout", self.attempts or [])
-            if hasattr(timeout, "add_note"):  # Python >= 3.11
-                timeout.add_note(info)
-            raise timeout from e
-        if e is None:
-            raise SendFailedError(info, self.attempts)
-        if hasattr(e, "add_note"):  # Python >= 3.11
-            e.add_note(info)
-        raise e
+    def _elapsed_ms(self) -> int:
+        return self.now() - self.first  # type: ignore[no-any-return]
 
     def _record(self, error: BaseException | None, *, isolation: bool, reachable: bool) -> None:
         _record(
@@ -199,6 +212,69 @@ class _SendLoop:
             isolation=isolation,
             reachable=reachable,
         )
+
+
+def _mode_and_total(
+    mode: CommunicationMode | str, retry_times_when_send_failed: int, retry_times_when_send_async_failed: int
+) -> tuple[CommunicationMode, int]:
+    """The mode (a :class:`CommunicationMode` of its value) and how many attempts it allows."""
+    mode = mode if type(mode) is CommunicationMode else CommunicationMode(mode)
+    if mode is CommunicationMode.SYNC:
+        return mode, 1 + retry_times_when_send_failed
+    if mode is CommunicationMode.ASYNC:
+        return mode, 1 + retry_times_when_send_async_failed
+    return mode, 1
+
+
+_NativeLoopBase = native_twin("_SendLoop")
+_NativeSendLoop: Any = None
+if _NativeLoopBase is not None:
+
+    class _NativeSendLoop(_NativeLoopBase, _LoopEnd):  # type: ignore[no-redef]
+        """The native loop (``rocketroute_core::send_loop``) with the Python ending."""
+
+        __slots__ = ()
+
+    _NATIVE_LOOP_TYPES: tuple[type, ...] = (
+        native_twin("MQFaultStrategy"),
+        native_twin("TopicPublishInfo"),
+        native_twin("ManualClock"),
+    )
+
+
+def _send_loop(
+    tp_info: Any,
+    strategy: Any,
+    mode: CommunicationMode | str,
+    retry_times_when_send_failed: int,
+    retry_times_when_send_async_failed: int,
+    timeout_ms: int,
+    retry_response_codes: Collection[int] | None,
+    clock: Any,
+    attempts: list[SendAttempt] | None,
+    retry_result: Callable[[Any], bool] | None,
+) -> Any:
+    """The state of a new send loop: the native one for the native backend's strategy and publish info (with no
+    clock or a native ``ManualClock``, and no ``attempts`` list), else :class:`_SendLoop`. Both decide the same."""
+    if (
+        _NativeSendLoop is None
+        or attempts is not None
+        or type(strategy) is not _NATIVE_LOOP_TYPES[0]
+        or type(tp_info) is not _NATIVE_LOOP_TYPES[1]
+        or (clock is not None and type(clock) is not _NATIVE_LOOP_TYPES[2])
+    ):
+        return _SendLoop(
+            tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
+            retry_response_codes, clock, attempts, retry_result,
+        )  # fmt: skip
+    mode, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
+    if retry_response_codes is None:
+        retry_response_codes = default_retry_response_codes(strategy.compat)
+    if not tp_info.ok():
+        raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
+    return _NativeSendLoop(
+        tp_info, strategy, mode is CommunicationMode.SYNC, total, timeout_ms, retry_response_codes, retry_result, clock
+    )
 
 
 def send_default(
@@ -238,7 +314,7 @@ def send_default(
     (Java's ``retryAnotherBrokerWhenNotStoreOK`` for a status other than ``SEND_OK``), and when no later
     attempt succeeds the last such result is returned, as in Java.
     """
-    loop = _SendLoop(
+    loop = _send_loop(
         tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
         retry_response_codes, clock, attempts, retry_result,
     )  # fmt: skip
@@ -270,7 +346,7 @@ async def send_default_async(
 ) -> T:
     """:func:`send_default` for a coroutine ``send(mq)``: the same loop, each attempt awaited. The default mode
     is ``async`` (1 + ``retry_times_when_send_async_failed`` attempts, as Java's ``sendAsync``)."""
-    loop = _SendLoop(
+    loop = _send_loop(
         tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
         retry_response_codes, clock, attempts, retry_result,
     )  # fmt: skip

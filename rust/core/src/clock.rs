@@ -33,12 +33,21 @@ impl ManualClock {
     }
 }
 
-/// Where time comes from: `System.currentTimeMillis()` or a [`ManualClock`].
+/// Where time comes from: `System.currentTimeMillis()`, a [`ManualClock`], or a monotonic clock (milliseconds
+/// since an arbitrary start, for durations only: Python's `time.monotonic`).
 #[derive(Clone, Debug, Default)]
 pub enum Clock {
     #[default]
     System,
     Manual(ManualClock),
+    Monotonic,
+}
+
+/// Milliseconds of a monotonic clock since the first reading in this process (never 0 or less after it).
+pub fn monotonic_ms() -> i64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = START.get_or_init(|| std::time::Instant::now() - std::time::Duration::from_secs(1));
+    i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX)
 }
 
 impl Clock {
@@ -49,6 +58,7 @@ impl Clock {
                 .map(|d| d.as_millis() as i64)
                 .unwrap_or(0),
             Clock::Manual(m) => m.now_ms(),
+            Clock::Monotonic => monotonic_ms(),
         }
     }
 }
@@ -68,5 +78,8 @@ mod tests {
         m.set(7);
         assert_eq!(c.now_ms(), 7);
         assert!(Clock::System.now_ms() > 1_600_000_000_000);
+        let a = Clock::Monotonic.now_ms();
+        assert!(a >= 1000);
+        assert!(Clock::Monotonic.now_ms() >= a);
     }
 }

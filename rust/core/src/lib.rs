@@ -25,6 +25,7 @@ pub mod ring;
 pub mod route;
 pub mod select;
 pub mod send_header;
+pub mod send_loop;
 pub mod send_properties;
 pub mod send_result;
 pub mod slots;

@@ -23,6 +23,7 @@ mod ring;
 mod round_robin;
 mod route;
 mod select;
+mod send_loop;
 mod send_properties;
 mod send_result;
 mod static_topic;
@@ -86,6 +87,8 @@ mod _native {
     use crate::select::{
         PySelectMessageQueueByHash, PySelectMessageQueueByMachineRoom, PySelectMessageQueueByRandom,
     };
+    #[pymodule_export]
+    use crate::send_loop::PySendLoop;
     #[pymodule_export]
     use crate::send_properties::_send_properties;
     #[pymodule_export]

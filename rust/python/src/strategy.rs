@@ -16,7 +16,7 @@ use crate::publish_info::PyTopicPublishInfo;
 /// date (round-robin skipping the last failed broker; with fault tolerance on, unavailable brokers avoided).
 #[pyclass(frozen, name = "MQFaultStrategy", module = "rocketroute._native")]
 pub struct PyMQFaultStrategy {
-    inner: MQFaultStrategy,
+    pub(crate) inner: MQFaultStrategy,
     lft: Py<PyLatencyFaultTolerance>,
 }
 

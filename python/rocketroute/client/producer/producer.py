@@ -39,7 +39,7 @@ from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_op
 from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
-from ...send import CommunicationMode, _SendLoop, send_default, send_select
+from ...send import CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
@@ -805,11 +805,11 @@ class Producer:
         oneway = mode is CommunicationMode.ONEWAY
         language = client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
-        sends: _SendLoop | None = None
+        sends: Any = None  # the send loop's state (send._send_loop), without a selector
         if selector is not None:
             mq = send_select(info, self._user_selector(selector), msg, arg, _chosen, timeout_ms=timeout)
         else:
-            sends = _SendLoop(
+            sends = _send_loop(
                 info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
                 None, None, None,
             )  # fmt: skip
