@@ -68,6 +68,7 @@ __all__ = [
     "_SendResultMaker",
     "_encode_json_frame",
     "_read_json_header",
+    "_read_frames",
     "_send_request_frame",
     "_panic_for_tests",
 ]
@@ -96,6 +97,14 @@ def _encode_json_frame(
     kind only the Python encoder handles (it then converts or raises as it always did): an int past 64 bits, a
     string with lone surrogates, an ext field that is not a str to a str, a body that is not bytes, a frame too
     large for its length words."""
+
+def _read_frames(
+    buf: bytes | bytearray, pos: int, end: int, max_frame_size: int, command: type, serialize_type: object
+) -> tuple[list[Any], list[int]]:
+    """``(commands, ends)``: the complete frames with a usual JSON header at the start of ``buf[pos:end]``, each as
+    ``command(code, opaque, flag, language, version, remark, ext_fields, body, serialize_type)`` (``body`` ``None``
+    when the frame has none), and the offset in ``buf`` where each ends. They stop at the first frame not yet whole,
+    and at the first the Python decoder reads itself (refused lengths, another serialize type, an unusual header)."""
 
 def _read_json_header(
     buf: bytes | bytearray, start: int, end: int

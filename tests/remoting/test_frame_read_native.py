@@ -147,3 +147,97 @@ def test_frames_read_through_both_decoders() -> None:
     decoder = FrameDecoder()
     assert list(decoder.feed(frame[:10])) == []
     assert list(decoder.feed(frame[10:] + frame)) == [cmd, cmd]
+
+
+# -- whole reads: the usual frames of a read in one native call (``_read_frames``), the rest frame by frame -----
+
+
+def _frame(header: bytes, body: bytes, serialize: int = 0) -> bytes:
+    import struct
+
+    return struct.pack(">ii", 4 + len(header) + len(body), serialize << 24 | len(header)) + header + body
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> bytes:
+    """Frames as peers write them: mostly usual JSON headers, some unusual ones, ROCKETMQ headers, bodies or none,
+    and sometimes a bad one (length under 4, over the maximum, header past the frame) that fails the stream."""
+    out = b""
+    for _ in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from(["usual", "usual", "usual", "header", "rocketmq", "bad"]))
+        body = draw(st.binary(max_size=40))
+        if kind == "usual":
+            fields = draw(st.dictionaries(texts, texts, max_size=3))
+            header = {"code": draw(ints), "opaque": draw(st.integers()), "flag": 1, "extFields": fields}
+            out += _frame(json.dumps(header).encode(), body)
+        elif kind == "header":
+            out += _frame(draw(headers()), body)
+        elif kind == "rocketmq":
+            out += _frame(
+                frame_module._encode_rocketmq_header(RemotingCommand(draw(st.integers(0, 400)), opaque=7)), body, 1
+            )
+        else:
+            out += draw(
+                st.sampled_from(
+                    [
+                        b"\x00\x00\x00\x02\x00\x00\x00\x00",
+                        b"\x7f\x00\x00\x00\x00\x00\x00\x00",
+                        b"\x00\x00\x00\x08\x00\x00\x00\x10xxxx",
+                        b"\x00\x00\x00\x08\x05\x00\x00\x00xxxx",
+                    ]
+                )
+            )
+    return out
+
+
+def _decode_stream(data: bytes, cuts: list[int], native: bool) -> list[object]:
+    saved = frame_module._native_frames
+    if not native:
+        frame_module._native_frames = None
+    try:
+        decoder, out = FrameDecoder(max_frame_size=4096), []
+        pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)])]  # noqa: B905
+        for piece in pieces:
+            try:
+                view = decoder.get_buffer(len(piece))
+                view[: len(piece)] = piece
+                out.extend(decoder.buffer_updated(len(piece)))
+            except FrameError as e:
+                out.append(("error", str(e)))
+                break
+        out.append(("buffered", decoder.buffered))
+        return out
+    finally:
+        frame_module._native_frames = saved
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=streams(), cuts=st.lists(st.integers(0, 2000), max_size=5).map(sorted))
+def test_a_stream_decodes_the_same_with_the_native_reads(data: bytes, cuts: list[int]) -> None:
+    cuts = [c for c in cuts if c <= len(data)]
+    assert _decode_stream(data, cuts, native=True) == _decode_stream(data, cuts, native=False)
+
+
+def test_the_decoder_reads_whole_reads_natively() -> None:
+    assert frame_module._native_frames is not None
+    from rocketroute import _native
+
+    header = b'{"code":0,"opaque":4,"flag":1,"extFields":{"queueId":"2"}}'
+    data = bytearray(_frame(header, b"") + _frame(header, b"body") + _frame(header, b"")[:-3])
+    commands, ends = _native._read_frames(data, 0, len(data), 1 << 20, RemotingCommand, SerializeType.JSON)
+    assert commands == [_python(header), RemotingCommand(0, 4, 1, "JAVA", 0, None, {"queueId": "2"}, b"body")]
+    assert ends == [8 + len(header), 2 * (8 + len(header)) + 4]  # the incomplete third is left
+
+
+def test_a_command_taken_is_taken_even_if_the_reader_stops_early() -> None:
+    header = b'{"code":0,"opaque":4,"flag":1}'
+    decoder = FrameDecoder()
+    data = _frame(header, b"") * 3
+    view = decoder.get_buffer(len(data))
+    view[: len(data)] = data
+    frames = decoder.buffer_updated(len(data))
+    assert next(frames).opaque == 4
+    frames.close()  # the caller stopped after one: the other two stay for the next read
+    assert decoder.buffered == 2 * (8 + len(header))
+    assert [c.opaque for c in decoder.buffer_updated(0)] == [4, 4]
+    assert decoder.buffered == 0

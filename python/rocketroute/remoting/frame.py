@@ -286,6 +286,7 @@ def _unexpected(serialize_type: SerializeType, e: Exception) -> FrameError:
 
 
 _native_read = native_twin("_read_json_header")
+_native_frames = native_twin("_read_frames")
 
 
 def _decode_header_of(buf: bytes | bytearray, start: int, end: int, serialize_type: SerializeType) -> RemotingCommand:
@@ -446,6 +447,17 @@ class FrameDecoder:
 
     def _frames(self) -> Iterator[RemotingCommand]:
         while True:
+            if _native_frames is not None and self._end - self._pos >= 8:
+                # the usual frames of the read in one native call; each one's bytes count as taken once it is given
+                commands, ends = _native_frames(
+                    self._buf, self._pos, self._end, self.max_frame_size, RemotingCommand, _JSON_TYPE
+                )
+                for cmd, end in zip(commands, ends):  # noqa: B905 - as long as each other
+                    self._pos = end
+                    yield cmd
+                if self._pos == self._end:
+                    self._pos = self._end = 0
+                    return
             try:
                 cmd = self._next()
             except FrameError as e:

@@ -138,9 +138,73 @@ pub fn frame_prefix(header_len: usize, body_len: usize) -> Option<[u8; 8]> {
     Some(prefix)
 }
 
+/// Where the header and the body of a frame are in the bytes that hold it (its length word at 0); the body ends
+/// where the frame does.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FrameSpan {
+    pub header: std::ops::Range<usize>,
+    pub body: std::ops::Range<usize>,
+}
+
+/// The complete frame with a JSON header at the start of `buf`, as `rocketroute.remoting.frame.FrameDecoder` reads
+/// it; `None` when `buf` does not hold all of it yet, and for every frame the decoder refuses or reads another way
+/// (a length field under 4, a frame over `max_frame_size`, a header length over the frame's, another serialize
+/// type), which the caller leaves to that decoder.
+pub fn json_frame_at(buf: &[u8], max_frame_size: usize) -> Option<FrameSpan> {
+    let word = |at: usize| -> Option<i32> {
+        Some(i32::from_be_bytes(buf.get(at..at + 4)?.try_into().ok()?))
+    };
+    let length = usize::try_from(word(0)?).ok()?;
+    let mark = word(4)? as u32;
+    if length < 4 || length > max_frame_size.saturating_sub(4) || mark >> 24 != 0 {
+        return None;
+    }
+    let header_end = 8 + (mark & 0xFF_FFFF) as usize;
+    let end = 4 + length;
+    if header_end > end || buf.len() < end {
+        return None;
+    }
+    Some(FrameSpan {
+        header: 8..header_end,
+        body: header_end..end,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_is_found_whole_or_not_at_all() {
+        let mut frame = frame_prefix(3, 2).unwrap().to_vec();
+        frame.extend_from_slice(b"{}xyz");
+        frame.extend_from_slice(b"next");
+        let span = json_frame_at(&frame, 1 << 20).unwrap();
+        assert_eq!(
+            span,
+            FrameSpan {
+                header: 8..11,
+                body: 11..13
+            }
+        );
+        for cut in 0..13 {
+            assert_eq!(json_frame_at(&frame[..cut], 1 << 20), None, "{cut}");
+        }
+        assert_eq!(json_frame_at(&frame, 12), None); // over the maximum frame size: the decoder's error
+        assert!(json_frame_at(&frame, 13).is_some());
+        let mut rocketmq = frame.clone();
+        rocketmq[4] = 1;
+        assert_eq!(json_frame_at(&rocketmq, 1 << 20), None);
+        let mut short = frame.clone();
+        short[..4].copy_from_slice(&3i32.to_be_bytes());
+        assert_eq!(json_frame_at(&short, 1 << 20), None);
+        let mut negative = frame.clone();
+        negative[..4].copy_from_slice(&(-1i32).to_be_bytes());
+        assert_eq!(json_frame_at(&negative, 1 << 20), None);
+        let mut long_header = frame;
+        long_header[7] = 10;
+        assert_eq!(json_frame_at(&long_header, 1 << 20), None);
+    }
 
     fn header(remark: Option<&str>, ext: &[(&str, &str)]) -> String {
         let h = JsonHeader {

@@ -4,9 +4,11 @@
 //! when the native backend is in use, and say `None` for what they leave to the Python code.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
-use rocketroute_core::frame::{frame_prefix, JsonHeader, JsonHeaderWriter};
-use rocketroute_core::json_header::read_json_header;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use rocketroute_core::frame::{
+    frame_prefix, json_frame_at, FrameSpan, JsonHeader, JsonHeaderWriter,
+};
+use rocketroute_core::json_header::{read_json_header, JsonHeaderFields};
 use rocketroute_core::send_header::{send_request_header, SendHeaderV2};
 
 fn int(v: &Bound<'_, PyAny>) -> Option<i64> {
@@ -99,19 +101,90 @@ pub fn _read_json_header<'py>(
 
 fn header_tuple<'py>(py: Python<'py>, data: &[u8]) -> Option<Bound<'py, PyTuple>> {
     let h = read_json_header(data)?;
+    let (language, remark, ext) = header_objects(py, &h).ok()?;
+    (h.code, h.opaque, h.flag, language, h.version, remark, ext)
+        .into_pyobject(py)
+        .ok()
+}
+
+type HeaderObjects<'py> = (
+    Bound<'py, PyString>,
+    Option<Bound<'py, PyString>>,
+    Bound<'py, PyDict>,
+);
+
+/// The `language` (`"JAVA"` when absent), `remark` and `ext_fields` of a header, as Python objects.
+fn header_objects<'py>(py: Python<'py>, h: &JsonHeaderFields<'_>) -> PyResult<HeaderObjects<'py>> {
     let ext = PyDict::new(py);
     for (k, v) in &h.ext_fields {
-        ext.set_item(PyString::new(py, k), PyString::new(py, v))
-            .ok()?;
+        ext.set_item(PyString::new(py, k), PyString::new(py, v))?;
     }
     let language = match &h.language {
         Some(l) => PyString::new(py, l),
         None => pyo3::intern!(py, "JAVA").clone(),
     };
     let remark = h.remark.as_deref().map(|r| PyString::new(py, r));
-    (h.code, h.opaque, h.flag, language, h.version, remark, ext)
-        .into_pyobject(py)
-        .ok()
+    Ok((language, remark, ext))
+}
+
+/// `(commands, ends)`: the complete frames with a usual JSON header (`rocketroute_core::json_header`) at the start
+/// of `buf[pos:end]` (a `bytearray` or `bytes`), each as `command(code, opaque, flag, language, version, remark,
+/// ext_fields, body, serialize_type)` (`body` `None` when the frame has none), and the offset in `buf` where each
+/// ends. They stop at the first frame not yet whole, and at the first the Python decoder reads itself (refused
+/// lengths, another serialize type, an unusual header, see `rocketroute_core::frame::json_frame_at`).
+#[pyfunction]
+pub fn _read_frames<'py>(
+    py: Python<'py>,
+    buf: &Bound<'py, PyAny>,
+    pos: usize,
+    end: usize,
+    max_frame_size: usize,
+    command: &Bound<'py, PyAny>,
+    serialize_type: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    // the whole frames are found, then copied, before any Python object is made (making one may run Python code
+    // that could change a bytearray); only they are copied, not a large frame still coming in
+    let scan = |data: &[u8]| -> (Vec<u8>, Vec<(usize, FrameSpan)>) {
+        let data = data.get(pos..end).unwrap_or_default();
+        let mut spans = Vec::new();
+        let mut at = 0;
+        while let Some(span) = json_frame_at(&data[at..], max_frame_size) {
+            let size = span.body.end;
+            spans.push((at, span));
+            at += size;
+        }
+        (data[..at].to_vec(), spans)
+    };
+    let (copy, spans) = if let Ok(b) = buf.cast::<PyBytes>() {
+        scan(b.as_bytes())
+    } else {
+        let array = buf.cast::<PyByteArray>()?;
+        // SAFETY: the bytes are read and copied at once, with the GIL held and no Python code run meanwhile
+        scan(unsafe { array.as_bytes() })
+    };
+    let commands = PyList::empty(py);
+    let ends = PyList::empty(py);
+    for (at, span) in spans {
+        let Some(h) = read_json_header(&copy[at + span.header.start..at + span.header.end]) else {
+            break;
+        };
+        let (language, remark, ext) = header_objects(py, &h)?;
+        let body = &copy[at + span.body.start..at + span.body.end];
+        let body = (!body.is_empty()).then(|| PyBytes::new(py, body));
+        commands.append(command.call1((
+            h.code,
+            h.opaque,
+            h.flag,
+            language,
+            h.version,
+            remark,
+            ext,
+            body,
+            serialize_type,
+        ))?)?;
+        ends.append(pos + at + span.body.end)?;
+    }
+    Ok((commands, ends))
 }
 
 /// [`text`] of a `str` or `None`.
