@@ -242,6 +242,15 @@ if _NativeLoopBase is not None:
     )
 
 
+def _native_loop_of(strategy: Any, tp_info: Any) -> Any:
+    """The native loop's class when ``strategy`` and ``tp_info`` are the native backend's (then
+    ``cls(tp_info, strategy, sync, total, timeout_ms, retry_response_codes)`` is a loop with no clock), else
+    ``None``: for callers that start many loops on the same objects' types and check once."""
+    if _NativeSendLoop is None or type(strategy) is not _NATIVE_LOOP_TYPES[0]:
+        return None
+    return _NativeSendLoop if type(tp_info) is _NATIVE_LOOP_TYPES[1] else None
+
+
 def _send_loop(
     tp_info: Any,
     strategy: Any,
