@@ -204,7 +204,7 @@ class ConsumeService:
             ack = min(context.ack_index, len(msgs) - 1)
         else:
             ack = -1
-        self.consumer.stats.add(consumed=ack + 1, failed=len(msgs) - ack - 1)
+        self.consumer.stats.add_result(ack + 1, len(msgs) - ack - 1)
         if self.consumer.model == "CLUSTERING":
             return msgs[ack + 1 :]
         if ack + 1 < len(msgs):
@@ -224,8 +224,11 @@ class ConsumeService:
     ) -> None:
         """``processConsumeResult``'s second half: the messages done leave the queue's cache and its offset
         moves; those whose send-back failed are consumed again in 5 s (``submitConsumeRequestLater``)."""
-        later_ids = {id(m) for m in retry_later}
-        done = [m for m in msgs if id(m) not in later_ids] if retry_later else msgs
+        if retry_later:
+            later_ids = {id(m) for m in retry_later}
+            done = [m for m in msgs if id(m) not in later_ids]
+        else:
+            done = msgs
         offset = pq.remove_messages(done)
         if offset >= 0 and not pq.dropped and self.consumer._offsets is not None:
             self.consumer._offsets.update_offset(mq, offset, True)

@@ -265,7 +265,8 @@ class ProcessQueue:
         """``removeMessage``: drop the consumed ``msgs`` from the cache. Returns the offset the consumer may
         commit: the first offset still cached, ``queue_offset_max + 1`` when none remains, or -1 when the cache
         was already empty (nothing is removed then). Sets ``last_consume_timestamp`` in every case."""
-        msgs = list(msgs)
+        if type(msgs) is not list:
+            msgs = list(msgs)
         now = self._now()
         with self._lock:
             self.last_consume_timestamp = now

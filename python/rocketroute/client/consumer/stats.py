@@ -29,6 +29,12 @@ class ConsumerStats:
             for name, n in counts.items():
                 setattr(self, name, getattr(self, name) + n)
 
+    def add_result(self, consumed: int, failed: int) -> None:
+        """A listener call's result: ``add(consumed=..., failed=...)`` without building keywords (once per call)."""
+        with self._lock:
+            self.consumed += consumed
+            self.failed += failed
+
     def as_dict(self) -> dict[str, int | None]:
         with self._lock:
             return {k: v for k, v in vars(self).items() if not k.startswith("_")}
