@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ._backend import native_twin
 from .errors import AccessDeniedError, BrokerResponseError, BrokerUnreachableError, SendFailedError
 from .remoting.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
@@ -226,29 +225,45 @@ def _mode_and_total(
     return mode, 1
 
 
-_NativeLoopBase = native_twin("_SendLoop")
-_NativeSendLoop: Any = None
-if _NativeLoopBase is not None:
+_NATIVE_LOOP: tuple[type, ...] | None = None
 
-    class _NativeSendLoop(_NativeLoopBase, _LoopEnd):  # type: ignore[no-redef]
-        """The native loop (``rocketroute_core::send_loop``) with the Python ending."""
 
-        __slots__ = ()
+def _native_loop_types() -> tuple[type, ...]:
+    """``(loop class, MQFaultStrategy, TopicPublishInfo, ManualClock)`` of the native backend: the native loop
+    (``rocketroute_core::send_loop``) with the Python ending, and the classes it takes; ``()`` on the reference
+    backend. Made at first use: ``rocketroute._backend`` imports this module (through the reference backend)
+    while it chooses the backend."""
+    global _NATIVE_LOOP
+    if _NATIVE_LOOP is None:
+        from ._backend import native_twin
 
-    _NATIVE_LOOP_TYPES: tuple[type, ...] = (
-        native_twin("MQFaultStrategy"),
-        native_twin("TopicPublishInfo"),
-        native_twin("ManualClock"),
-    )
+        base = native_twin("_SendLoop")
+        if base is None:
+            _NATIVE_LOOP = ()
+        else:
+
+            class _NativeSendLoop(base, _LoopEnd):  # type: ignore[misc, valid-type]
+                """The native loop with the Python ending."""
+
+                __slots__ = ()
+
+            _NATIVE_LOOP = (
+                _NativeSendLoop,
+                native_twin("MQFaultStrategy"),
+                native_twin("TopicPublishInfo"),
+                native_twin("ManualClock"),
+            )
+    return _NATIVE_LOOP
 
 
 def _native_loop_of(strategy: Any, tp_info: Any) -> Any:
     """The native loop's class when ``strategy`` and ``tp_info`` are the native backend's (then
     ``cls(tp_info, strategy, sync, total, timeout_ms, retry_response_codes)`` is a loop with no clock), else
     ``None``: for callers that start many loops on the same objects' types and check once."""
-    if _NativeSendLoop is None or type(strategy) is not _NATIVE_LOOP_TYPES[0]:
+    native = _native_loop_types()
+    if not native or type(strategy) is not native[1] or type(tp_info) is not native[2]:
         return None
-    return _NativeSendLoop if type(tp_info) is _NATIVE_LOOP_TYPES[1] else None
+    return native[0]
 
 
 def _send_loop(
@@ -265,12 +280,13 @@ def _send_loop(
 ) -> Any:
     """The state of a new send loop: the native one for the native backend's strategy and publish info (with no
     clock or a native ``ManualClock``, and no ``attempts`` list), else :class:`_SendLoop`. Both decide the same."""
+    native = _NATIVE_LOOP if _NATIVE_LOOP is not None else _native_loop_types()
     if (
-        _NativeSendLoop is None
+        not native
         or attempts is not None
-        or type(strategy) is not _NATIVE_LOOP_TYPES[0]
-        or type(tp_info) is not _NATIVE_LOOP_TYPES[1]
-        or (clock is not None and type(clock) is not _NATIVE_LOOP_TYPES[2])
+        or type(strategy) is not native[1]
+        or type(tp_info) is not native[2]
+        or (clock is not None and type(clock) is not native[3])
     ):
         return _SendLoop(
             tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
@@ -281,7 +297,7 @@ def _send_loop(
         retry_response_codes = default_retry_response_codes(strategy.compat)
     if not tp_info.ok():
         raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
-    return _NativeSendLoop(
+    return native[0](
         tp_info, strategy, mode is CommunicationMode.SYNC, total, timeout_ms, retry_response_codes, retry_result, clock
     )
 
