@@ -99,12 +99,15 @@ impl PySendResultMaker {
             None
         };
         let region = str_field(fields, intern!(py, field::MSG_REGION)).ok()?;
+        // a str with lone surrogates has no text here: such a response is the Python reader's
         let region = match region {
-            Some(r) if region_given(text(&r)) => r,
+            Some(r) if region_given(Some(text(&r)?)) => r,
             _ => self.default_region.bind(py).clone().into_any(),
         };
-        let trace = str_field(fields, intern!(py, field::TRACE_ON)).ok()?;
-        let trace = trace_on(trace.as_ref().and_then(|t| text(t)));
+        let trace = match str_field(fields, intern!(py, field::TRACE_ON)).ok()? {
+            Some(t) => trace_on(Some(text(&t)?)),
+            None => trace_on(None),
+        };
         optional_text(msg_id)?;
         let sent_to = mq.cast::<PyMessageQueue>().ok()?.get();
         let topic = text(topic)?;
