@@ -156,3 +156,12 @@ def test_a_loop_records_nothing_before_its_first_queue() -> None:
     with pytest.raises(NullPointerError):
         loop.succeeded("early")
     assert loop.mq is None and loop.times == 0 and loop.brokers_sent == [None, None, None]
+
+
+@pytest.mark.parametrize(("retries", "timeout_ms"), [(-3, 3000), (2, 2.5), (2, -1), (2, 1 << 70), (1 << 20, 3000)])
+def test_what_the_native_loop_does_not_take_goes_to_the_python_loop(retries, timeout_ms) -> None:
+    tp, strategy, clock = _twin("5.3", True, False, 0)
+    loop = send_module._send_loop(tp, strategy, "sync", retries, 2, timeout_ms, None, clock, None, None)
+    assert type(loop) is send_module._SendLoop
+    loop = send_module._send_loop(tp, strategy, "sync", 2, 2, 3000, None, clock, None, None)
+    assert type(loop) is send_module._native_loop_types()[0]

@@ -226,6 +226,8 @@ def _mode_and_total(
 
 
 _NATIVE_LOOP: tuple[type, ...] | None = None
+_NATIVE_MAX_ATTEMPTS = 1 << 16
+_NATIVE_MAX_TIMEOUT = (1 << 62) - 1
 
 
 def _native_loop_types() -> tuple[type, ...]:
@@ -293,6 +295,17 @@ def _send_loop(
             retry_response_codes, clock, attempts, retry_result,
         )  # fmt: skip
     mode, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
+    if not (
+        type(total) is int
+        and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+        and type(timeout_ms) is int
+        and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
+    ):
+        # what the native loop does not take (a float, no attempt at all, a huge count): the Python loop decides
+        return _SendLoop(
+            tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
+            retry_response_codes, clock, attempts, retry_result,
+        )  # fmt: skip
     if retry_response_codes is None:
         retry_response_codes = default_retry_response_codes(strategy.compat)
     if not tp_info.ok():
