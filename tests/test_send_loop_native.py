@@ -165,3 +165,29 @@ def test_what_the_native_loop_does_not_take_goes_to_the_python_loop(retries, tim
     assert type(loop) is send_module._SendLoop
     loop = send_module._send_loop(tp, strategy, "sync", 2, 2, 3000, None, clock, None, None)
     assert type(loop) is send_module._native_loop_types()[0]
+
+
+class _Failure(RuntimeError):
+    pass
+
+
+@pytest.mark.parametrize("python_loop", [False, True])
+def test_a_failed_loop_is_collected_with_its_error(python_loop: bool) -> None:
+    """The loop keeps the last error, whose traceback holds the frame that holds the loop: a cycle the garbage
+    collector must see through the native loop too (else each failed send would leak its error, frames and
+    message)."""
+    import gc
+    import weakref
+
+    tp, strategy, clock = _twin("5.3", False, False, 0)
+    refs = []
+
+    def send(mq):
+        e = _Failure("down")
+        refs.append(weakref.ref(e))
+        raise e
+
+    with pytest.raises(_Failure):
+        rocketroute.send_default(tp, strategy, send, clock=clock, attempts=[] if python_loop else None)
+    gc.collect()
+    assert len(refs) == 3 and all(r() is None for r in refs)

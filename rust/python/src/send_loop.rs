@@ -6,6 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use pyo3::{PyTraverseError, PyVisit};
 use rocketroute_core::clock::Clock;
 use rocketroute_core::send_loop::SendLoop;
 use rocketroute_core::Selected;
@@ -223,6 +224,33 @@ impl PySendLoop {
     #[getter]
     fn start_detector(&self) -> bool {
         self.start_detector
+    }
+
+    /// What the loop holds, for the garbage collector: the error it keeps holds a traceback whose frames hold the
+    /// loop. The state's objects are skipped if its lock is taken (a thread stopped holding it): never a wait here.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.strategy)?;
+        visit.call(&self.tp_info)?;
+        visit.call(&self.retry_response_codes)?;
+        visit.call(&self.retry_result)?;
+        if let Ok(state) = self.state.try_lock() {
+            visit.call(&state.mq)?;
+            visit.call(&state.result)?;
+            visit.call(&state.last_error)?;
+        }
+        Ok(())
+    }
+
+    /// Breaks a cycle through the loop: the objects of its state are let go (after the lock is released).
+    fn __clear__(&self) {
+        let held = self.state.try_lock().ok().map(|mut state| {
+            (
+                state.mq.take(),
+                state.result.take(),
+                state.last_error.take(),
+            )
+        });
+        drop(held);
     }
 
     /// Always `None`: a loop that keeps its attempts is the Python one.
