@@ -191,3 +191,12 @@ def test_a_failed_loop_is_collected_with_its_error(python_loop: bool) -> None:
         rocketroute.send_default(tp, strategy, send, clock=clock, attempts=[] if python_loop else None)
     gc.collect()
     assert len(refs) == 3 and all(r() is None for r in refs)
+
+
+def test_the_native_loop_refuses_a_count_it_would_not_hold() -> None:
+    from rocketroute import _native
+
+    tp, strategy, _ = _twin("5.3", True, False, 0)
+    with pytest.raises(ValueError, match="at most 65536 attempts"):
+        _native._SendLoop(tp, strategy, True, (1 << 16) + 1, 3000, ())
+    assert _native._SendLoop(tp, strategy, True, 1 << 16, 3000, ()).total == 1 << 16

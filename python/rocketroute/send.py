@@ -258,6 +258,12 @@ def _native_loop_types() -> tuple[type, ...]:
     return _NATIVE_LOOP
 
 
+def _native_loop_takes(timeout_ms: Any) -> bool:
+    """Whether the native loop takes ``timeout_ms`` (an int of 0 to 2**62 - 1); another (a float, a negative or
+    huge one) is the Python loop's, which compares any number."""
+    return type(timeout_ms) is int and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
+
+
 def _native_loop_of(strategy: Any, tp_info: Any) -> Any:
     """The native loop's class when ``strategy`` and ``tp_info`` are the native backend's (then
     ``cls(tp_info, strategy, sync, total, timeout_ms, retry_response_codes)`` is a loop with no clock), else
@@ -295,12 +301,7 @@ def _send_loop(
             retry_response_codes, clock, attempts, retry_result,
         )  # fmt: skip
     mode, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
-    if not (
-        type(total) is int
-        and 0 <= total <= _NATIVE_MAX_ATTEMPTS
-        and type(timeout_ms) is int
-        and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
-    ):
+    if not (type(total) is int and 0 <= total <= _NATIVE_MAX_ATTEMPTS and _native_loop_takes(timeout_ms)):
         # what the native loop does not take (a float, no attempt at all, a huge count): the Python loop decides
         return _SendLoop(
             tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,

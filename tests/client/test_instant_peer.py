@@ -180,3 +180,39 @@ def test_the_raw_puller_measures_the_peer_s_pull_ceiling() -> None:
 def test_bad_options_are_refused(args: list[str]) -> None:
     done = subprocess.run([str(BINARY), "serve", *args], capture_output=True, text=True, timeout=10)
     assert done.returncode == 2 and "rocketroute-instant-peer:" in done.stderr
+
+
+def test_async_sends_with_any_timeout_the_loop_takes_are_answered() -> None:
+    """The producer's async sends start the native loop directly: a timeout it does not take (a float, a huge
+    int) gets the Python loop, and every one is answered as usual."""
+    import asyncio
+
+    import rocketroute as rr
+
+    async def main(addr: str) -> list[Any]:
+        async with rr.aio.Producer(addr, "pg-instant-aio") as producer:
+            return [await producer.send(Message("T", b"x"), timeout_ms=t) for t in (None, 2500, 2500.5, 1 << 70, 10**6)]
+
+    with instant_peer("--queues", "2") as addr:
+        results = asyncio.run(main(addr))
+    assert [r.send_status for r in results] == [SendStatus.SEND_OK] * 5
+    assert [r.queue_offset for r in results if r.queue.queue_id == results[0].queue.queue_id] == [0, 1, 2]
+
+
+def test_a_producer_s_result_is_the_same_read_either_way(backend) -> None:
+    """``Producer._result`` reads the usual response natively (the native backend): the same ``SendResult`` as
+    the Python reader's, with a namespace too."""
+    with instant_peer("--queues", "2") as addr:
+        for namespace in (None, "ns1"):
+            with Producer(addr, "pg-instant", namespace=namespace, backend=backend) as producer:
+                sent = producer.send(Message("T", b"x"))
+                enc = producer._encode(Message("T", b"y"))
+                mq = backend.MessageQueue(enc.topic, "broker-a", 1)
+                response = RemotingCommand(
+                    0, flag=1, ext_fields={"msgId": "AB", "queueId": "1", "queueOffset": "7", "MSG_REGION": "r"}
+                )
+                native = producer._result(enc, mq, addr, response)
+                producer._make_result = None
+                assert native == producer._result(enc, mq, addr, response)
+            assert native.queue == backend.MessageQueue("T", "broker-a", 1) and native.queue_offset == 7
+            assert sent.queue.topic == "T"

@@ -241,3 +241,12 @@ def test_a_command_taken_is_taken_even_if_the_reader_stops_early() -> None:
     assert decoder.buffered == 2 * (8 + len(header))
     assert [c.opaque for c in decoder.buffer_updated(0)] == [4, 4]
     assert decoder.buffered == 0
+
+
+def test_a_decoder_with_a_size_the_native_reader_does_not_take_reads_in_python() -> None:
+    header = b'{"code":0,"opaque":4,"flag":1}'
+    for size in (4096.0, 1 << 70):
+        decoder = FrameDecoder(max_frame_size=size)
+        assert decoder._native is None
+        assert [c.opaque for c in decoder.feed(_frame(header, b"") * 2)] == [4, 4]
+    assert FrameDecoder(max_frame_size=4096)._native is not None

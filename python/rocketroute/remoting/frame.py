@@ -350,12 +350,14 @@ class FrameDecoder:
     connection.
     """
 
-    __slots__ = ("_buf", "_end", "_error", "_pos", "_view", "max_frame_size")
+    __slots__ = ("_buf", "_end", "_error", "_native", "_pos", "_view", "max_frame_size")
 
     def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         if max_frame_size < 8:
             raise ValueError("max_frame_size must be at least 8")
         self.max_frame_size = max_frame_size
+        # the native reader of whole reads takes a plain int size (another is compared by the Python path)
+        self._native = _native_frames if type(max_frame_size) is int and max_frame_size < 1 << 62 else None
         # the bytes received and not yet taken are _buf[_pos:_end]; _view is a view of _buf for the reads (while a
         # view of it exists a bytearray cannot change size, so it is replaced, never resized)
         self._buf = bytearray()
@@ -447,9 +449,9 @@ class FrameDecoder:
 
     def _frames(self) -> Iterator[RemotingCommand]:
         while True:
-            if _native_frames is not None and self._end - self._pos >= 8:
+            if self._native is not None and self._end - self._pos >= 8:
                 # the usual frames of the read in one native call; each one's bytes count as taken once it is given
-                commands, ends = _native_frames(
+                commands, ends = self._native(
                     self._buf, self._pos, self._end, self.max_frame_size, RemotingCommand, _JSON_TYPE
                 )
                 for cmd, end in zip(commands, ends):  # noqa: B905 - as long as each other

@@ -28,7 +28,8 @@ pub struct SendLoop {
 }
 
 impl SendLoop {
-    /// A loop of `total` attempts at most, within `timeout_ms` of now.
+    /// A loop of `total` attempts at most, within `timeout_ms` of now (the caller bounds `total`: a slot per
+    /// attempt is kept for the brokers sent to).
     pub fn new(clock: Clock, total: u32, sync: bool, timeout_ms: i64) -> Self {
         let first = clock.now_ms();
         SendLoop {
@@ -64,7 +65,8 @@ impl SendLoop {
         self.broker = broker.cloned();
         self.brokers_sent[self.times as usize] = broker.cloned();
         self.begin = self.clock.now_ms();
-        if self.timeout_ms < self.begin - self.first {
+        // in i128: a manual clock may be set anywhere in i64, and the Python loop's ints never wrap
+        if i128::from(self.timeout_ms) < i128::from(self.begin) - i128::from(self.first) {
             self.timed_out = true;
             return Ok(None);
         }
@@ -79,7 +81,7 @@ impl SendLoop {
         isolation: bool,
         reachable: bool,
     ) -> JavaResult<i64> {
-        let latency = self.clock.now_ms() - self.begin;
+        let latency = self.clock.now_ms().saturating_sub(self.begin);
         let broker = self.broker.as_deref().ok_or_else(|| {
             JavaError::NullPointer("no attempt to record: next() gave no queue yet".to_owned())
         })?;
@@ -109,9 +111,9 @@ impl SendLoop {
         &self.brokers_sent
     }
 
-    /// Milliseconds since the loop began.
+    /// Milliseconds since the loop began (saturated at i64's ends, past which a manual clock may be set).
     pub fn elapsed_ms(&self) -> i64 {
-        self.clock.now_ms() - self.first
+        self.clock.now_ms().saturating_sub(self.first)
     }
 }
 

@@ -159,7 +159,9 @@ pub fn _read_frames<'py>(
         scan(b.as_bytes())
     } else {
         let array = buf.cast::<PyByteArray>()?;
-        // SAFETY: the bytes are read and copied at once, with the GIL held and no Python code run meanwhile
+        // SAFETY: the bytes are read and copied at once, and no Python code runs meanwhile. The decoder's bytearray
+        // cannot be resized (the decoder holds a memoryview of it), and only its connection's thread (the loop's,
+        // or the reader's) writes to it, never while this runs.
         scan(unsafe { array.as_bytes() })
     };
     let commands = PyList::empty(py);

@@ -4,6 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::{PyTraverseError, PyVisit};
@@ -16,6 +17,9 @@ use crate::errors::Result;
 use crate::message_queue::PyMessageQueue;
 use crate::publish_info::PyTopicPublishInfo;
 use crate::strategy::PyMQFaultStrategy;
+
+/// The most attempts a loop is given (`rocketroute.send` hands larger counts to its Python loop).
+const MAX_ATTEMPTS: u32 = 1 << 16;
 
 struct State {
     sends: SendLoop,
@@ -70,7 +74,12 @@ impl PySendLoop {
         retry_response_codes: Py<PyAny>,
         retry_result: Option<Py<PyAny>>,
         clock: Option<Bound<'_, PyManualClock>>,
-    ) -> Self {
+    ) -> PyResult<Self> {
+        if total > MAX_ATTEMPTS {
+            return Err(PyValueError::new_err(format!(
+                "total {total}: a send loop makes at most {MAX_ATTEMPTS} attempts"
+            )));
+        }
         let clock = match clock {
             Some(m) => Clock::Manual(m.get().inner.clone()),
             None => Clock::Monotonic,
@@ -80,7 +89,7 @@ impl PySendLoop {
             .inner
             .latency_fault_tolerance()
             .start_detector_enable();
-        PySendLoop {
+        Ok(PySendLoop {
             state: Mutex::new(State {
                 sends: SendLoop::new(clock, total, sync, timeout_ms),
                 mq: None,
@@ -92,7 +101,7 @@ impl PySendLoop {
             retry_response_codes,
             retry_result,
             start_detector,
-        }
+        })
     }
 
     /// The queue of the next attempt, or `None` when the loop is over (no attempt left, no queue, or the send

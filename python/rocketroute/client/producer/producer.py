@@ -39,7 +39,7 @@ from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_op
 from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
-from ...send import CommunicationMode, _native_loop_of, _send_loop, send_default, send_select
+from ...send import CommunicationMode, _native_loop_of, _native_loop_takes, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
@@ -815,7 +815,7 @@ class Producer:
             if native_loop is None or type(info) is not self._native_info:
                 self._native_loop = native_loop = _native_loop_of(self.strategy, info)
                 self._native_info = type(info)
-            if native_loop is not None:  # the route was checked above (info.ok())
+            if native_loop is not None and _native_loop_takes(timeout):  # the route was checked above (info.ok())
                 total = 1 if oneway else 1 + self.settings.retry_times_when_send_async_failed
                 sends = native_loop(info, self.strategy, False, total, timeout, ())
             else:
