@@ -74,6 +74,7 @@ impl PySendResultMaker {
 }
 
 impl PySendResultMaker {
+    /// `__call__`'s answer, `None` at the first thing only the Python reader reads.
     fn make<'py>(
         &self,
         py: Python<'py>,
