@@ -264,16 +264,6 @@ def _native_loop_takes(timeout_ms: Any) -> bool:
     return type(timeout_ms) is int and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
 
 
-def _native_loop_of(strategy: Any, tp_info: Any) -> Any:
-    """The native loop's class when ``strategy`` and ``tp_info`` are the native backend's (then
-    ``cls(tp_info, strategy, sync, total, timeout_ms, retry_response_codes)`` is a loop with no clock), else
-    ``None``: for callers that start many loops on the same objects' types and check once."""
-    native = _native_loop_types()
-    if not native or type(strategy) is not native[1] or type(tp_info) is not native[2]:
-        return None
-    return native[0]
-
-
 def _send_loop(
     tp_info: Any,
     strategy: Any,

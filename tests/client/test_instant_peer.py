@@ -183,8 +183,8 @@ def test_bad_options_are_refused(args: list[str]) -> None:
 
 
 def test_async_sends_with_any_timeout_the_loop_takes_are_answered() -> None:
-    """The producer's async sends start the native loop directly: a timeout it does not take (a float, a huge
-    int) gets the Python loop, and every one is answered as usual."""
+    """The producer's async sends take the native loop: a timeout it does not take (a float, a huge int) gets the
+    Python loop, and every one is answered as usual."""
     import asyncio
 
     import rocketroute as rr

@@ -39,7 +39,7 @@ from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_op
 from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
-from ...send import CommunicationMode, _native_loop_of, _native_loop_takes, _send_loop, send_default, send_select
+from ...send import CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
 from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
@@ -149,8 +149,6 @@ class Producer:
         self._rr = backend
         self.on_route_change = on_route_change
         self._make_result = result_maker(compat, backend.MessageQueue)
-        self._native_loop: Any = None  # send._native_loop_of(strategy, publish info), for that info's type
-        self._native_info: type | None = None
         self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg.send_latency_fault_enable)
         self._version = MQ_VERSIONS[compat]
         self._window = (
@@ -811,18 +809,10 @@ class Producer:
         if selector is not None:
             mq = send_select(info, self._user_selector(selector), msg, arg, _chosen, timeout_ms=timeout)
         else:
-            native_loop = self._native_loop
-            if native_loop is None or type(info) is not self._native_info:
-                self._native_loop = native_loop = _native_loop_of(self.strategy, info)
-                self._native_info = type(info)
-            if native_loop is not None and _native_loop_takes(timeout):  # the route was checked above (info.ok())
-                total = 1 if oneway else 1 + self.settings.retry_times_when_send_async_failed
-                sends = native_loop(info, self.strategy, False, total, timeout, ())
-            else:
-                sends = _send_loop(
-                    info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
-                    None, None, None,
-                )  # fmt: skip
+            sends = _send_loop(
+                info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
+                None, None, None,
+            )  # fmt: skip
             mq = sends.next_queue()
         while mq is not None:
             try:
