@@ -14,6 +14,7 @@ import rocketroute as rr
 from rocketroute.client import ConsumeConcurrentlyStatus
 
 from ._fake_cluster import CONSUMER_SEND_MSG_BACK, FakeCluster
+from .test_clients_on_fakes import wait_until
 
 FAST = {"rebalance_interval": 200, "persist_consumer_offset_interval": 100, "heartbeat_broker_interval": 200}
 
@@ -135,6 +136,89 @@ def test_a_failed_async_listener_call_is_sent_back_and_a_raising_one_too(backend
         stats = asyncio.run(asyncio.wait_for(main(), 20))
         assert stats.failed == 2 and stats.consumed == 0
         assert len([r for r in broker.requests(CONSUMER_SEND_MSG_BACK)]) == 2
+
+
+@pytest.mark.parametrize("listener_kind", ["async", "threaded"])
+def test_ack_index_consumes_the_messages_up_to_it_and_sends_the_rest_back(backend, listener_kind):
+    """Java's ``ackIndex`` of a ``CONSUME_SUCCESS`` call: the messages after it failed (sent back), those up to it
+    were consumed, and the offset moves past all of them (those sent back are the retry topic's now)."""
+    with _cluster(3, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+        calls: list[list[bytes]] = []
+
+        def answer(msgs: list[Any], context: Any) -> Any:
+            calls.append([m.body for m in msgs])
+            context.ack_index = 0
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+        async def async_listener(msgs: list[Any], context: Any) -> Any:
+            return answer(msgs, context)
+
+        async def main() -> Any:
+            listener = async_listener if listener_kind == "async" else answer
+            async with _consumer(cluster, backend, listener=listener, consume_message_batch_max_size=3) as consumer:
+                await _until(lambda: consumer.stats.sent_back == 2, 10, "two messages sent back")
+                await _until(lambda: broker.offsets.get(("G", "T", 0)) == 3, 10, "the offset committed past them")
+                return consumer.stats
+
+        if listener_kind == "threaded":  # rr.Consumer: the listener runs on the consume threads
+            with rr.Consumer(
+                cluster.namesrv_addr,
+                "G",
+                ["T"],
+                listener=answer,
+                backend=backend,
+                consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+                consume_message_batch_max_size=3,
+                **FAST,
+            ) as consumer:
+                wait_until(lambda: consumer.stats.sent_back == 2, 10, "two messages sent back")
+                wait_until(lambda: broker.offsets.get(("G", "T", 0)) == 3, 10, "the offset committed past them")
+                stats = consumer.stats
+        else:
+            stats = asyncio.run(asyncio.wait_for(main(), 20))
+        assert calls == [[b"m0", b"m1", b"m2"]]
+        assert (stats.consumed, stats.failed, stats.sent_back) == (1, 2, 2)
+        assert broker.offsets.get(("G", "T", 0)) == 3
+        assert len(broker.requests(CONSUMER_SEND_MSG_BACK)) == 2
+
+
+def test_a_task_that_ends_holding_a_batch_gives_it_back_and_is_not_kept(backend):
+    """A task of ``async for`` that raises while holding a message: the message is sent back (RECONSUME_LATER,
+    as a listener that raised), another task gets the next one, and the ended task is not kept alive."""
+    import gc
+    import weakref
+
+    with _cluster(2, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+
+        async def main() -> tuple[Any, Any, list[bytes]]:
+            async with _consumer(cluster, backend) as consumer:
+
+                async def first() -> None:
+                    async for _msg in consumer:
+                        raise ValueError("a bug in the handler")
+
+                task = asyncio.ensure_future(first())
+                with pytest.raises(ValueError):
+                    await task
+                ended = weakref.ref(task)
+                del task
+                got = []
+                async for msg in consumer:
+                    got.append(msg.body)
+                    consumer.ack()
+                    break
+                await _until(lambda: consumer.stats.sent_back == 1, 10, "the held message sent back")
+                await _until(lambda: broker.offsets.get(("G", "T", 0)) == 2, 10, "the offset committed past both")
+                gc.collect()
+                kept = ended() is not None  # while the consumer runs: the feed let go of the task once it ended
+                return consumer.stats, kept, got
+
+        stats, kept, got = asyncio.run(asyncio.wait_for(main(), 20))
+        assert got == [b"m1"]
+        assert (stats.consumed, stats.failed, stats.sent_back) == (1, 1, 1)
+        assert not kept
 
 
 def test_stop_waits_for_the_listener_calls_under_way_then_cancels_them(backend):

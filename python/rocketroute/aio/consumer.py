@@ -131,7 +131,7 @@ class Consumer:
             return self
         c._bind_loop = asyncio.get_running_loop()
         if c.listener is None and c._feed is None:
-            c._feed = Feed(c._consume_service.prepare, c._consume_service.settle_fed)
+            c._feed = Feed(c._consume_service.prepare, c._consume_service.settle_fed, c._bind_loop)
         await c._start_on_loop()
         return self
 

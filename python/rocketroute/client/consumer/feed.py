@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ...remoting.bridge import loop_runs_here
 from .listener import ConsumeConcurrentlyStatus
 
 __all__ = ["Feed"]
@@ -50,13 +50,18 @@ class Feed:
     ``prepare(msgs)`` runs before a batch is handed out (the retry topic and namespace undone, the consume start
     time); ``settle`` when it is done."""
 
-    def __init__(self, prepare: Callable[[list[Any]], None], settle: Settle) -> None:
+    def __init__(
+        self, prepare: Callable[[list[Any]], None], settle: Settle, loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
+        self._loop = loop
         self._prepare = prepare
         self._settle = settle
         self._waiting: collections.deque[_Held] = collections.deque()
         self._ready = asyncio.Event()
-        self._held: weakref.WeakKeyDictionary[asyncio.Task[Any], _Held] = weakref.WeakKeyDictionary()
-        self._watched: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()  # tasks with _task_ended on them
+        # every task that took a batch, with the batch it holds (None once acknowledged). A task is in it from
+        # its first batch until it ends (its done callback, ``_task_ended``, takes it out): plain dict operations
+        # per batch, where a weak mapping would make a weak reference each time
+        self._held: dict[asyncio.Task[Any], _Held | None] = {}
         self.closed = False
 
     def put(self, msgs: list[Any], pq: Any, mq: Any) -> None:
@@ -79,13 +84,22 @@ class Feed:
 
     def ack(self) -> None:
         """The calling task's batch is consumed (``CONSUME_SUCCESS``), whatever of it was handed out."""
-        task = asyncio.current_task()
+        task = self._current_task()
         if task is not None:
             self._ack(task)
 
+    def _current_task(self) -> asyncio.Task[Any] | None:
+        """The calling task. On the feed's loop, told by its thread: ``asyncio.current_task()`` without a loop asks
+        the kernel for the process id (``get_running_loop``), a system call per batch."""
+        loop = self._loop
+        if loop is not None and loop_runs_here(loop):
+            return asyncio.current_task(loop)
+        return asyncio.current_task()
+
     def _ack(self, task: asyncio.Task[Any]) -> None:
-        held = self._held.pop(task, None)
+        held = self._held.get(task)
         if held is not None:
+            self._held[task] = None
             self._done(held, ConsumeConcurrentlyStatus.CONSUME_SUCCESS)
 
     def _done(self, held: _Held, status: ConsumeConcurrentlyStatus) -> None:
@@ -97,7 +111,7 @@ class Feed:
 
     async def next_batch(self) -> list[Any]:
         """Acknowledge the calling task's batch and take the next one; ``StopAsyncIteration`` once closed."""
-        task = asyncio.current_task()
+        task = self._current_task()
         assert task is not None, "a feed is read by a task"
         return (await self._next_batch(task)).msgs
 
@@ -115,10 +129,9 @@ class Feed:
                 continue
             if held.answer is None:
                 self._prepare(held.msgs)
-            self._held[task] = held
-            if task not in self._watched:
-                self._watched.add(task)
+            if task not in self._held:
                 task.add_done_callback(self._task_ended)
+            self._held[task] = held
             return held
 
     def _task_ended(self, task: asyncio.Task[Any]) -> None:
@@ -128,7 +141,7 @@ class Feed:
 
     async def next_message(self) -> Any:
         """The next message of the calling task's batch, or the first of the next batch."""
-        task = asyncio.current_task()
+        task = self._current_task()
         assert task is not None, "a feed is read by a task"
         held = self._held.get(task)
         if held is None or held.pos >= len(held.msgs):
@@ -142,7 +155,7 @@ class Feed:
         get no status."""
         self.closed = True
         for held in (*self._waiting, *self._held.values()):
-            if held.answer is not None and not held.answer.done():
+            if held is not None and held.answer is not None and not held.answer.done():
                 held.answer.set_result(None)
         self._waiting.clear()
         self._held.clear()

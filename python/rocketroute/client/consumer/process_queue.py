@@ -268,23 +268,32 @@ class ProcessQueue:
         if type(msgs) is not list:
             msgs = list(msgs)
         now = self._now()
+        tree = self._msg_tree
+        # the map's own dict and sorted keys, read here: once per listener call, where a method call per message
+        # and per count cost more than the removal itself
+        values, keys = tree._values, tree._keys
         with self._lock:
             self.last_consume_timestamp = now
-            if not len(self._msg_tree):
+            if not values:
                 return -1
             result = self._queue_offset_max + 1
             removed = 0
             for msg in msgs:
-                if self._msg_tree.remove(msg.queue_offset) is not None:
+                offset = msg.queue_offset
+                if values.pop(offset, None) is not None:
+                    if keys[0] == offset:  # consumed in order: the first cached
+                        del keys[0]
+                    else:
+                        del keys[bisect_left(keys, offset)]
                     removed += 1
-                    size = _body_size(msg)
-                    if size > 0:
-                        self._msg_size -= size
+                    body = msg.body
+                    if body:
+                        self._msg_size -= len(body)
             self._msg_count -= removed
             if self._msg_count == 0:
                 self._msg_size = 0
-            if len(self._msg_tree):
-                result = self._msg_tree.first_key()
+            if keys:
+                result = keys[0]
             return result
 
     def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
