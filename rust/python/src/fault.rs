@@ -5,6 +5,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString};
+use pyo3::{PyTraverseError, PyVisit};
 use rocketroute_core::{Compat, LatencyFaultTolerance};
 
 use crate::clock::{clock_of, ClockArg};
@@ -65,6 +66,15 @@ impl PyLatencyFaultTolerance {
 
 #[pymethods]
 impl PyLatencyFaultTolerance {
+    /// The clock and the user's resolver and detector, shown to the garbage collector: a cycle through them
+    /// (a resolver that is a method of the object keeping this table) is collected.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.clock)?;
+        visit.call(&self.resolver)?;
+        visit.call(&self.detector)?;
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (compat = None, *, clock = None, resolver = None, detector = None, detect_interval = None, detect_timeout = None, random = None))]
     #[allow(clippy::too_many_arguments)]

@@ -7,6 +7,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyString, PyTuple};
 use pyo3::Borrowed;
+use pyo3::{PyTraverseError, PyVisit};
 use rocketroute_core::ring::{md5_fn, md5_hash, ConsistentHashRouter, RingError};
 
 use crate::convert::{arg, JavaInt, Later, Name, Text};
@@ -145,6 +146,14 @@ impl PyConsistentHashRouter {
 
 #[pymethods]
 impl PyConsistentHashRouter {
+    /// The user's hash function, shown to the garbage collector (a cycle through it is collected).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(f) = &self.hash_fn {
+            visit.call(&f.0)?;
+        }
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (nodes = None, virtual_node_cnt = None, hash_function = None))]
     fn new(

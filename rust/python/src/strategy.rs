@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use pyo3::{PyTraverseError, PyVisit};
 use rocketroute_core::{MQFaultStrategy, Selected};
 
 use crate::convert::{arg, compat_of, lazy_arg, CompatArg, Flag, JavaLong, JavaLongs, Name};
@@ -22,6 +23,11 @@ pub struct PyMQFaultStrategy {
 
 #[pymethods]
 impl PyMQFaultStrategy {
+    /// The fault table, shown to the garbage collector (it holds the user's resolver and detector).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> std::result::Result<(), PyTraverseError> {
+        visit.call(&self.lft)
+    }
+
     // `clock` to `detect_timeout` build the fault table and go unread when one is given, as in the
     // reference: they are extracted (`lazy_arg`) only when a table is built.
     #[new]

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyFrozenSet, PyList};
-use pyo3::{PyClass, PyClassInitializer};
+use pyo3::{PyClass, PyClassInitializer, PyTraverseError, PyVisit};
 
 use self::args::{
     all_named, assignment_dict, checked, checked_all, named, pick, unique_cids, vnodes, Checked,
@@ -130,6 +130,28 @@ impl PyAllocateStrategy {
 
 #[pymethods]
 impl PyAllocateStrategy {
+    /// The Python objects a strategy holds (the user's hash function, resolver or functions, a nearby
+    /// strategy's inner one), shown to the garbage collector: a cycle through them is collected.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> std::result::Result<(), PyTraverseError> {
+        match &self.kind {
+            Strategy::ConsistentHash(c) => match &c.hash_fn {
+                Some(f) => visit.call(&f.0),
+                None => Ok(()),
+            },
+            Strategy::Bounded(b) => match &b.hash_fn {
+                Some(f) => visit.call(&f.0),
+                None => Ok(()),
+            },
+            Strategy::Nearby(n) => n.traverse(&visit),
+            // queues and frozen sets of names: no cycle can go through them
+            Strategy::Averagely
+            | Strategy::Circle
+            | Strategy::MachineRoom(_)
+            | Strategy::Config(_)
+            | Strategy::Sticky(_) => Ok(()),
+        }
+    }
+
     /// The strategy's name, as RocketMQ's `getName()` (e.g. `"AVG"`).
     #[getter]
     fn name(&self, py: Python<'_>) -> PyResult<String> {

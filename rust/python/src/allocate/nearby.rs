@@ -6,6 +6,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 use rocketroute_core::allocate::machine_room_nearby_plan;
 
 use super::args::{pick, Checked};
@@ -21,6 +22,14 @@ pub(crate) struct Nearby {
 const RESOLVER_SHAPE: &str = "resolver must have broker_deploy_in(mq) and consumer_deploy_in(cid)";
 
 impl Nearby {
+    /// The inner strategy and the user's resolver or functions, for the garbage collector.
+    pub(crate) fn traverse(&self, visit: &PyVisit<'_>) -> std::result::Result<(), PyTraverseError> {
+        visit.call(&self.inner)?;
+        visit.call(&self.resolver)?;
+        visit.call(&self.broker_fn)?;
+        visit.call(&self.consumer_fn)
+    }
+
     pub(crate) fn new(
         py: Python<'_>,
         inner_strategy: &Bound<'_, PyAny>,
