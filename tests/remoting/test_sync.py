@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -85,7 +86,12 @@ def test_oneway_before_any_connection_then_close_still_delivers() -> None:
     with FakePeer() as peer:
         with RemotingClient() as client:
             client.invoke_oneway(peer.addr, request(1))
-        # close() flushes what was written: the peer gets the frame before the connection ends
+        # close() flushes what was written: the frame reaches the peer, which may read it after the client is gone
+        # (on a loaded machine its acceptor thread may not even have taken the connection yet: closing the peer
+        # at once would drop it unread)
+        deadline = time.monotonic() + 10
+        while not peer.received and time.monotonic() < deadline:
+            time.sleep(0.01)
     assert [r["flag"] for r in peer.received] == [2]
 
 
