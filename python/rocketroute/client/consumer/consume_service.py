@@ -225,7 +225,7 @@ class ConsumeService:
 
     def all_consumed(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
         """What :meth:`concurrently_result` and :meth:`concurrently_done` make of a call whose messages were all
-        consumed (``CONSUME_SUCCESS``, ``ack_index`` past the last, the queue not given up): the usual case, once
+        consumed (``CONSUME_SUCCESS``, ``ack_index`` at or after the last, the queue not given up): the usual case, once
         per listener call, in a few lines instead of the general path's steps. Every message counts consumed and
         leaves the cache, and the offset moves."""
         consumer = self.consumer

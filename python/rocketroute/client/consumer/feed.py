@@ -11,8 +11,10 @@ messages are sent back and delivered again after the retry delay.
 No task and no future per batch: the settling runs in the iterating task (the result processing of the consume
 service), so a message costs a queue append and pop when a task is already waiting for it.
 
-What a task holds when the consumer stops, and what no task took, is settled by nobody: the messages stay in
-their queue's cache, and the committed offset stays before them (they are delivered again, to this group)."""
+A task that took a batch stays known to the feed until it ends (so a task left pending for ever keeps its batch
+unsettled, and itself alive, until the consumer stops). What a task holds when the consumer stops, and what no task
+took, is settled by nobody: the messages stay in their queue's cache, and the committed offset stays before them
+(they are delivered again, to this group)."""
 
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ class ProcessQueue:
                         del keys[bisect_left(keys, offset)]
                     removed += 1
                     body = msg.body
-                    if body:
+                    if body is not None:
                         self._msg_size -= len(body)
             self._msg_count -= removed
             if self._msg_count == 0:
