@@ -258,12 +258,6 @@ def _native_loop_types() -> tuple[type, ...]:
     return _NATIVE_LOOP
 
 
-def _native_loop_takes(timeout_ms: Any) -> bool:
-    """Whether the native loop takes ``timeout_ms`` (an int of 0 to 2**62 - 1); another (a float, a negative or
-    huge one) is the Python loop's, which compares any number."""
-    return type(timeout_ms) is int and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
-
-
 def _send_loop(
     tp_info: Any,
     strategy: Any,
@@ -280,30 +274,31 @@ def _send_loop(
     clock or a native ``ManualClock``, and no ``attempts`` list), else :class:`_SendLoop`. Both decide the same."""
     native = _NATIVE_LOOP if _NATIVE_LOOP is not None else _native_loop_types()
     if (
-        not native
-        or attempts is not None
-        or type(strategy) is not native[1]
-        or type(tp_info) is not native[2]
-        or (clock is not None and type(clock) is not native[3])
+        native
+        and attempts is None
+        and type(strategy) is native[1]
+        and type(tp_info) is native[2]
+        and (clock is None or type(clock) is native[3])
     ):
-        return _SendLoop(
-            tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
-            retry_response_codes, clock, attempts, retry_result,
-        )  # fmt: skip
-    mode, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
-    if not (type(total) is int and 0 <= total <= _NATIVE_MAX_ATTEMPTS and _native_loop_takes(timeout_ms)):
-        # what the native loop does not take (a float, no attempt at all, a huge count): the Python loop decides
-        return _SendLoop(
-            tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
-            retry_response_codes, clock, attempts, retry_result,
-        )  # fmt: skip
-    if retry_response_codes is None:
-        retry_response_codes = default_retry_response_codes(strategy.compat)
-    if not tp_info.ok():
-        raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
-    return native[0](
-        tp_info, strategy, mode is CommunicationMode.SYNC, total, timeout_ms, retry_response_codes, retry_result, clock
-    )
+        sync_or_async, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
+        # the counts and timeouts the native loop takes: an int of attempts up to 65536, an int timeout of 0 to
+        # 2**62 - 1 (a float, a negative or huge one, no attempt at all: the Python loop, which compares any number)
+        if (
+            type(total) is int
+            and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+            and type(timeout_ms) is int
+            and 0 <= timeout_ms <= _NATIVE_MAX_TIMEOUT
+        ):
+            if retry_response_codes is None:
+                retry_response_codes = default_retry_response_codes(strategy.compat)
+            if not tp_info.ok():
+                raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
+            sync = sync_or_async is CommunicationMode.SYNC
+            return native[0](tp_info, strategy, sync, total, timeout_ms, retry_response_codes, retry_result, clock)
+    return _SendLoop(
+        tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,
+        retry_response_codes, clock, attempts, retry_result,
+    )  # fmt: skip
 
 
 def send_default(
