@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 
 _SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+_ACK_ALL = ConsumeConcurrentlyContext.ack_index  # the context's default: every message of the call consumed
 
 
 class ConsumeService:
@@ -68,8 +69,7 @@ class ConsumeService:
     def settle_fed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: ConsumeConcurrentlyStatus) -> None:
         """A batch ``async for`` is done with (:class:`~rocketroute.client.consumer.feed.Feed`): the result
         processed as a listener call's, in the iterating task; send-backs (the rare case) in a task of their own."""
-        if status is _SUCCESS and not pq.dropped:  # an ``async for`` has no context to move ack_index
-            self.all_consumed(msgs, pq, mq)
+        if self.all_consumed(msgs, pq, mq, status, _ACK_ALL):  # an ``async for`` has no context to move ack_index
             return
         context = ConsumeConcurrentlyContext(mq)
         to_send_back = self.concurrently_result(msgs, pq, context, status)
@@ -162,8 +162,7 @@ class ConsumeService:
             return
         context = ConsumeConcurrentlyContext(mq)
         status = self.call_listener(msgs, context)
-        if status is _SUCCESS and context.ack_index >= len(msgs) - 1 and not pq.dropped:
-            self.all_consumed(msgs, pq, mq)
+        if self.all_consumed(msgs, pq, mq, status, context.ack_index):
             return
         to_send_back = self.concurrently_result(msgs, pq, context, status)
         if to_send_back is None:
@@ -180,8 +179,7 @@ class ConsumeService:
             return
         context = ConsumeConcurrentlyContext(mq)
         status = await self.call_listener_async(msgs, context)
-        if status is _SUCCESS and context.ack_index >= len(msgs) - 1 and not pq.dropped:
-            self.all_consumed(msgs, pq, mq)
+        if self.all_consumed(msgs, pq, mq, status, context.ack_index):
             return
         to_send_back = self.concurrently_result(msgs, pq, context, status)
         if to_send_back is None:
@@ -223,17 +221,20 @@ class ConsumeService:
             log.warning("BROADCASTING: %d message(s) failed and are dropped (no retry)", len(msgs) - ack - 1)
         return []
 
-    def all_consumed(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
+    def all_consumed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: Any, ack_index: int) -> bool:
         """What :meth:`concurrently_result` and :meth:`concurrently_done` make of a call whose messages were all
-        consumed (``CONSUME_SUCCESS``, ``ack_index`` at or after the last, the queue not given up): the usual case, once
-        per listener call, in a few lines instead of the general path's steps. Every message counts consumed and
-        leaves the cache, and the offset moves."""
+        consumed (``CONSUME_SUCCESS``, ``ack_index`` at or after the last, the queue not given up), done here in a
+        few lines: the usual case, once per listener call. Every message counts consumed and leaves the cache, and
+        the offset moves. False (nothing done) for any other call: the general path's."""
+        if status is not _SUCCESS or ack_index < len(msgs) - 1 or pq.dropped:
+            return False
         consumer = self.consumer
         consumer.stats.add_result(len(msgs), 0)
         offset = pq.remove_messages(msgs)
         offsets = consumer._offsets
         if offset >= 0 and offsets is not None and not pq.dropped:
             offsets.update_offset(mq, offset, True)
+        return True
 
     def sent_back(self, msg: Any, ok: bool) -> bool:
         """Count a send-back; one that failed is consumed again here (its reconsume times + 1). Returns ``ok``."""

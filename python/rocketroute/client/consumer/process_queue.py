@@ -61,7 +61,8 @@ class _OffsetMap:
     """A ``TreeMap<Long, MessageExt>`` reduced to what ProcessQueue uses: a dict plus its keys kept sorted.
 
     Pulls arrive in ascending offset order and are consumed from the front, so the sorted list sees appends and
-    removals near its start; a queue caches at most a few thousand messages."""
+    removals near its start; a queue caches at most a few thousand messages. The values are messages, never
+    ``None`` (so ``None`` answers "not there")."""
 
     __slots__ = ("_keys", "_values")
 
@@ -88,11 +89,33 @@ class _OffsetMap:
         return old
 
     def remove(self, key: int) -> Any:
-        if key not in self._values:
-            return None
+        """Java's ``remove``: the value of ``key`` (taken out), or ``None``."""
+        value = self._values.pop(key, None)
+        if value is not None:
+            self._drop_key(key)
+        return value
+
+    def remove_messages(self, msgs: list[Any]) -> tuple[int, int]:
+        """:meth:`remove` of each message's ``queue_offset`` in one call (once per listener call: a method call per
+        message cost more than the removal): how many were cached, and the total body size of those."""
+        values = self._values
+        removed = size = 0
+        for msg in msgs:
+            offset = msg.queue_offset
+            if values.pop(offset, None) is not None:
+                self._drop_key(offset)
+                removed += 1
+                body = msg.body
+                if body is not None:
+                    size += len(body)
+        return removed, size
+
+    def _drop_key(self, key: int) -> None:
         keys = self._keys
-        del keys[bisect_left(keys, key)]
-        return self._values.pop(key)
+        if keys[0] == key:  # removed in order: the first one
+            del keys[0]
+        else:
+            del keys[bisect_left(keys, key)]
 
     def first_key(self) -> int:
         return self._keys[0]
@@ -269,31 +292,18 @@ class ProcessQueue:
             msgs = list(msgs)
         now = self._now()
         tree = self._msg_tree
-        # the map's own dict and sorted keys, read here: once per listener call, where a method call per message
-        # and per count cost more than the removal itself
-        values, keys = tree._values, tree._keys
         with self._lock:
             self.last_consume_timestamp = now
-            if not values:
+            if not len(tree):
                 return -1
             result = self._queue_offset_max + 1
-            removed = 0
-            for msg in msgs:
-                offset = msg.queue_offset
-                if values.pop(offset, None) is not None:
-                    if keys[0] == offset:  # consumed in order: the first cached
-                        del keys[0]
-                    else:
-                        del keys[bisect_left(keys, offset)]
-                    removed += 1
-                    body = msg.body
-                    if body is not None:
-                        self._msg_size -= len(body)
+            removed, size = tree.remove_messages(msgs)
+            self._msg_size -= size
             self._msg_count -= removed
             if self._msg_count == 0:
                 self._msg_size = 0
-            if keys:
-                result = keys[0]
+            if len(tree):
+                result = tree.first_key()
             return result
 
     def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
