@@ -285,10 +285,6 @@ class ApacheImpl(ServerImpl):
             # SYSTEM_BUSY) by default; on a 2-core test machine running the client, the JVMs and pytest, a burst of
             # async sends waits longer than that without the broker being in trouble
             "waitTimeMillsInSendQueue": 3000,
-            # a send that arrives while another has held the commit log's lock for over 1 s is refused too
-            # ("[REJECTREQUEST]system busy", SYSTEM_BUSY): on a loaded 2-core machine, storing the multi-MB bodies
-            # of the hardening tests into a new 16 MiB file took that long once
-            "osPageCacheBusyTimeOutMills": 5000,
         }
         if not self.version.startswith("4."):
             # the 5.x timer wheel takes ~37 MiB of direct memory and ~140 MB of files; tests of timer messages
