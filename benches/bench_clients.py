@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -370,8 +370,11 @@ def run_aio_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str
     return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
 
 
-def fill(namesrv: str, count: int) -> None:
-    """``count`` 1 KiB messages into the consumer benchmark's topic, in batches of 32."""
+def fill(namesrv: str, count: int, stored: Callable[[], int]) -> None:
+    """``count`` 1 KiB messages into the consumer benchmark's topic, in batches of 32; returns once ``stored`` (the
+    sum of the topic's max offsets) counts them all. A send is answered once the commit log holds it, and the consume
+    queues that a pull reads are built from it a little later, so a pull right after the fill could find a queue
+    still empty (NO_MESSAGE_IN_QUEUE)."""
     from rocketroute.client import Message
     from rocketroute.client.producer import Producer
 
@@ -379,6 +382,11 @@ def fill(namesrv: str, count: int) -> None:
     with Producer(namesrv, "bench-fill") as producer:
         for start in range(0, count, 32):
             producer.send_batch([Message(CONSUMER_TOPIC, payload) for _ in range(min(32, count - start))])
+    deadline = time.monotonic() + 60
+    while (seen := stored()) < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the broker's consume queues hold {seen} of the {count} messages filled after 60 s")
+        time.sleep(0.05)
 
 
 class JavaConsumer:
@@ -522,9 +530,9 @@ def _peer_binary() -> str:
 
 
 @contextmanager
-def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
+def apache_broker(impl: str) -> Iterator[tuple[str, str, Callable[[], int]]]:
     """One Apache name server and broker (the cluster tests' harness) with the benchmark's topics; yields the name
-    server's and the broker's addresses."""
+    server's and the broker's addresses, and a function that counts the consumer topic's stored messages."""
     sys.path.insert(0, str(ROOT))
     from tests.cluster.harness import Cluster
 
@@ -533,7 +541,11 @@ def apache_broker(impl: str) -> Iterator[tuple[str, str]]:
     try:
         cluster.create_topic(TOPIC, QUEUES)
         cluster.create_topic(CONSUMER_TOPIC, QUEUES)  # as many queues as the instant peer's (auto-creation makes 4)
-        yield cluster.namesrv_addrs[0], cluster.broker_addr("broker-a")
+
+        def stored() -> int:
+            return sum(cluster.max_offset("broker-a", CONSUMER_TOPIC, q) for q in range(QUEUES))
+
+        yield cluster.namesrv_addrs[0], cluster.broker_addr("broker-a"), stored
     finally:
         cluster.close()
 
@@ -598,12 +610,12 @@ def run_all(servers: list[str], shapes: list[Any], clients: list[str], workdir: 
         else:
             ctx = apache_broker(server)
         with ctx as addrs:
-            namesrv, broker = (addrs, addrs) if server == "instant" else addrs
+            namesrv, broker, stored = (addrs, addrs, None) if server == "instant" else addrs
             ceilings[server] = raw_ceiling(broker, raw_count)
             print(f"{server}: raw ceiling {ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             if consumer_shapes:
-                if server != "instant":
-                    fill(namesrv, stock)
+                if stored is not None:
+                    fill(namesrv, stock, stored)
                 pull_ceilings[server] = raw_pull_ceiling(broker, raw_count)
                 print(f"{server}: raw pull ceiling {pull_ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             for shape in shapes:
