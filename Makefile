@@ -317,6 +317,9 @@ bench-cluster: venv build servers
 # rr.Producer against the Java client, same brokers, same run (benches/bench_clients.py); bench-clients-docs keeps it
 # for the docs' benchmark page (docs/bench/clients.json).
 BENCH_CLIENTS_JSON := out/bench/clients.json
+# the docs' run: every client this many times, the clients taking turns, each row its median run (a single run of a
+# row moved by a third on a shared machine's slow phases)
+BENCH_CLIENTS_ROUNDS ?= 3
 bench-clients: venv build servers
 	$(call section,bench: rocketroute and the Java and Go clients on the instant peer and Apache 5.5.0's broker)
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
@@ -324,7 +327,7 @@ bench-clients: venv build servers
 
 bench-clients-docs: venv build servers
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
-		$(VPY) benches/bench_clients.py --json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
+		$(VPY) benches/bench_clients.py --rounds $(BENCH_CLIENTS_ROUNDS) --json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
 	@echo "docs/bench/clients.json: the benchmark page's client table (make docs)"
 
 bench-cluster-docs: bench-cluster

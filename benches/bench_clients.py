@@ -17,9 +17,11 @@ measured in the same run by the peer's ``raw-send`` (pre-encoded SEND_MESSAGE_V2
 connection, 256 unanswered) and ``raw-pull`` (pre-encoded PULL_MESSAGE frames of 32 messages, 16 unanswered).
 
 Figures per shape: messages/s, p50 / p99 latency of a send (of a batch for ``batch32``), and client CPU per
-message, each beside the Java client's as a ratio. ``--json`` keeps the run; ``--keep`` writes the docs' copy.
+message, each beside the Java client's as a ratio. ``--rounds N`` runs each client N times, round after round (so
+a slow phase of a shared machine falls on every client alike), and keeps the run of the median msgs/s.
+``--json`` keeps the run; ``--keep`` writes the docs' copy.
 
-    python benches/bench_clients.py [--quick] [--servers instant,apache-5.5.0] [--json out/bench/clients.json]
+    python benches/bench_clients.py [--quick] [--rounds 3] [--servers instant,apache-5.5.0] [--json FILE]
 """
 
 from __future__ import annotations
@@ -595,7 +597,20 @@ def memory_runs(count: int) -> list[dict[str, Any]]:
     return runs
 
 
-def run_all(servers: list[str], shapes: list[Any], clients: list[str], workdir: Path) -> dict[str, Any]:
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of the run with the median msgs/s (the lower middle one of an even count), so a row's msgs/s,
+    latencies and CPU come from one run; with more than one run, ``rounds`` lists each run's msgs/s and CPU µs per
+    message in the order they ran."""
+    ranked = sorted(runs, key=lambda r: r["msgs_per_s"])
+    row = dict(ranked[(len(ranked) - 1) // 2])
+    if len(runs) > 1:
+        row["rounds"] = [{"msgs_per_s": r["msgs_per_s"], "cpu_us": r["cpu_s"] / r["msgs"] * 1e6} for r in runs]
+    return row
+
+
+def run_all(
+    servers: list[str], shapes: list[Any], clients: list[str], workdir: Path, rounds: int = 1
+) -> dict[str, Any]:
     java = JavaProducer(workdir)
     go = GoClient(workdir) if "go" in clients else None
     rows: list[dict[str, Any]] = []
@@ -618,17 +633,22 @@ def run_all(servers: list[str], shapes: list[Any], clients: list[str], workdir: 
                     fill(namesrv, stock, stored)
                 pull_ceilings[server] = raw_pull_ceiling(broker, raw_count)
                 print(f"{server}: raw pull ceiling {pull_ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
-            for shape in shapes:
-                for client in clients:
-                    if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":
-                        continue
-                    figures = run_client(client, namesrv, shape, java, go)
-                    rows.append({"server": server, "shape": shape.name, "client": client, **figures})
-                    print(f"{server} | {shape.name} | {client}: {figures['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
+            runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for n in range(rounds):  # round after round: a slow phase of the machine slows every client alike
+                for shape in shapes:
+                    for client in clients:
+                        if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":
+                            continue
+                        figures = run_client(client, namesrv, shape, java, go)
+                        runs.setdefault((shape.name, client), []).append(figures)
+                        done = f"{figures['msgs_per_s']:,.0f} msgs/s"
+                        print(f"{server} | {shape.name} | {client} | round {n + 1}/{rounds}: {done}", file=sys.stderr)
+            rows += [{"server": server, "shape": sh, "client": c, **median_run(r)} for (sh, c), r in runs.items()]
     return {
         "datetime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, Java client {JAVA_CLIENT}" + (f", Go client {go_client()}" if go else ""),
+        "rounds": rounds,
         "ceilings": ceilings,
         **({"pull_ceilings": pull_ceilings} if pull_ceilings else {}),
         "rows": rows,
@@ -655,7 +675,15 @@ def table(run: dict[str, Any]) -> list[str]:
         )  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     ceilings = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["ceilings"].items())
-    out = [f"{run['machine']}; {run['datetime']}", "", *lines, "", f"Raw ceilings (1 KiB, 256 in flight): {ceilings}"]
+    rounds = run.get("rounds", 1)
+    each = f"; each row the median of {rounds} runs (by msgs/s), the clients taking turns" if rounds > 1 else ""
+    out = [
+        f"{run['machine']}; {run['datetime']}{each}",
+        "",
+        *lines,
+        "",
+        f"Raw ceilings (1 KiB, 256 in flight): {ceilings}",
+    ]
     if run.get("pull_ceilings"):
         pulls = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["pull_ceilings"].items())
         out += ["", f"Raw pull ceilings (1 KiB, 32 per pull, {RAW_PULL_WINDOW} pulls in flight): {pulls}"]
@@ -699,6 +727,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--memory-only", action="store_true", help="only the memory run, put into the --json file's run (if any)"
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run every client in every shape N times, the clients "
+        "taking turns, and keep each one's median run (default 1)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the run here")
     parser.add_argument("--keep", metavar="FILE", help="also write it here (the docs' copy)")
     args = parser.parse_args(argv)
@@ -706,6 +742,8 @@ def main(argv: list[str] | None = None) -> int:
     shapes = [s for s in every if not args.shapes or s.name in args.shapes.split(";")]
     if args.quick:
         shapes = [quick(s) for s in shapes]
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, not {args.rounds}")
     servers, clients = args.servers.split(","), args.clients.split(",")
     for name, given, known in (("server", servers, SERVERS), ("client", clients, CLIENTS)):
         if unknown := [g for g in given if g not in known]:
@@ -716,7 +754,7 @@ def main(argv: list[str] | None = None) -> int:
         run.setdefault("datetime", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     else:
         with tempfile.TemporaryDirectory(prefix="bench-clients-") as tmp:
-            run = run_all(servers, shapes, clients, Path(tmp))
+            run = run_all(servers, shapes, clients, Path(tmp), args.rounds)
     memory = args.memory if args.memory is not None else (2_000 if args.quick else 1_000_000)
     if memory:
         run["memory"] = memory_runs(memory)

@@ -34,6 +34,39 @@ def test_every_client_sends_every_shape_to_the_instant_peer(tmp_path: Path, caps
             assert f"| instant | {shape} | {client} | " in table, (shape, client)
 
 
+def test_rounds_keep_each_client_s_median_run_and_every_round_s_figures(tmp_path: Path) -> None:
+    out = tmp_path / "clients.json"
+    args = ["--quick", "--servers", "instant", "--shapes", "sync 1 thread", "--clients", "java,native"]
+    assert bench_clients.main([*args, "--rounds", "3", "--memory", "0", "--json", str(out)]) == 0
+    run = json.loads(out.read_text())
+    assert run["rounds"] == 3
+    assert [(r["shape"], r["client"]) for r in run["rows"]] == [("sync 1 thread", "java"), ("sync 1 thread", "native")]
+    for r in run["rows"]:
+        rates = sorted(x["msgs_per_s"] for x in r["rounds"])
+        assert len(rates) == 3 and r["msgs_per_s"] == rates[1], r
+        assert r["cpu_s"] / r["msgs"] * 1e6 == pytest.approx(
+            next(x["cpu_us"] for x in r["rounds"] if x["msgs_per_s"] == r["msgs_per_s"])
+        ), r
+
+
+def test_the_median_run_is_one_run_s_figures() -> None:
+    runs = [
+        {"msgs": 10, "msgs_per_s": 300.0, "cpu_s": 0.3, "p50_ms": 3.0},
+        {"msgs": 10, "msgs_per_s": 100.0, "cpu_s": 0.1, "p50_ms": 1.0},
+        {"msgs": 10, "msgs_per_s": 200.0, "cpu_s": 0.2, "p50_ms": 2.0},
+        {"msgs": 10, "msgs_per_s": 400.0, "cpu_s": 0.4, "p50_ms": 4.0},
+    ]
+    row = bench_clients.median_run(runs)
+    assert (row["msgs_per_s"], row["cpu_s"], row["p50_ms"]) == (200.0, 0.2, 2.0)  # the lower middle of four
+    assert [r["msgs_per_s"] for r in row["rounds"]] == [300.0, 100.0, 200.0, 400.0]  # in the order they ran
+    assert "rounds" not in bench_clients.median_run(runs[:1])
+
+
+def test_rounds_below_one_are_refused() -> None:
+    with pytest.raises(SystemExit):
+        bench_clients.main(["--rounds", "0"])
+
+
 def test_the_consumers_read_a_filled_topic_on_apache_s_broker(tmp_path: Path) -> None:
     out = tmp_path / "clients.json"
     clients = ("java", "go", "native")
