@@ -143,11 +143,15 @@ def test_a_remoting_client_raises_the_refusal_from_invoke_checked():
 
     async def main() -> None:
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            size = int.from_bytes(await reader.readexactly(4), "big")
-            request = decode_frame(size.to_bytes(4, "big") + await reader.readexactly(size))
-            response = RemotingCommand.response_to(request, 16, "check signature failed.")
-            writer.write(encode_frame(response))
-            await writer.drain()
+            try:
+                size = int.from_bytes(await reader.readexactly(4), "big")
+                request = decode_frame(size.to_bytes(4, "big") + await reader.readexactly(size))
+                response = RemotingCommand.response_to(request, 16, "check signature failed.")
+                writer.write(encode_frame(response))
+                await writer.drain()
+                await reader.read()  # until the client closes its side
+            finally:
+                writer.close()
 
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         addr = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
@@ -159,6 +163,7 @@ def test_a_remoting_client_raises_the_refusal_from_invoke_checked():
         finally:
             await client.close()
             server.close()
+            await server.wait_closed()
 
     asyncio.run(main())
 
