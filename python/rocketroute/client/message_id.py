@@ -372,7 +372,8 @@ def create_uniq_id() -> str:
 def default_counter() -> Any:
     """The counter of the process-wide generator (``_native._MessageIdCounter`` with the native backend, whose
     encoder makes a send's id with it)."""
-    return _generator()._ids
+    gen = _default  # read first: once built, no call to _generator (one per send)
+    return (gen if gen is not None else _generator())._ids
 
 
 def create_uniq_ids(n: int) -> list[str]:

@@ -417,7 +417,8 @@ class Producer:
         s = self.settings
         if not isinstance(msg, Message):
             raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
-        msg = self._in_namespace(msg)
+        if self.namespace:
+            msg = self._in_namespace(msg)
         e = encode_for_send(
             msg,
             compat=self.compat,
@@ -491,17 +492,18 @@ class Producer:
         """The request of one attempt and the address it goes to. With ``language`` (the client's
         :meth:`~rocketroute.remoting.client.AsyncRemotingClient.frame_language`) the request is encoded now, with
         ``flag`` (``RPC_ONEWAY`` for a oneway send) in it; else it is a command the client encodes (and signs)."""
-        broker_name = self._broker_name_of(mq)
-        addr = self._broker_addr(broker_name)
+        # _broker_name_of and _broker_addr written out (every attempt of every send comes here)
+        broker_name = self._broker_name_of(mq) if self._endpoints else mq.broker_name
+        addr = self._broker_addrs.master(broker_name)
         if addr is None:
             raise SendFailedError(f"The broker[{broker_name}] not exist")
         s = self.settings
         if language is not None:
             return addr, send_request(
                 enc.code, next_opaque(), flag, language, self._version, self.group, enc.topic, s.create_topic_key,
-                s.default_topic_queue_nums, mq.queue_id, enc.sys_flag, _now_ms(), enc.flag, enc.properties,
-                bool(s.unit_mode), enc.batch_msg_ids is not None, broker_name if self.compat == "5.3" else None,
-                enc.body,
+                s.default_topic_queue_nums, mq.queue_id, enc.sys_flag, time.time_ns() // 1_000_000, enc.flag,
+                enc.properties, bool(s.unit_mode), enc.batch_msg_ids is not None,
+                broker_name if self.compat == "5.3" else None, enc.body,
             )  # fmt: skip
         fields = send_header_v2(
             producer_group=self.group,
