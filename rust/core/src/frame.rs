@@ -7,7 +7,8 @@
 //! remark, `,"extFields":{...}` when there are ext fields (in their order), and `,"serializeTypeCurrentRPC":"JSON"}`.
 //! Strings are escaped as Python's `json.encoder.encode_basestring` escapes them (non-ASCII kept as UTF-8).
 
-use std::fmt::Write as _;
+use crate::decimal::write_decimal;
+use crate::json_scan::plain_len;
 
 /// The largest header the frame's 3-byte header length can say.
 pub const MAX_HEADER_LEN: usize = 0xFF_FFFF;
@@ -30,10 +31,11 @@ pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let mut rest = s.as_bytes();
     // runs of bytes written as they are, then one escape
-    while let Some(i) = rest
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-    {
+    loop {
+        let i = plain_len(rest);
+        if i == rest.len() {
+            break;
+        }
         out.extend_from_slice(&rest[..i]);
         let b = rest[i];
         match b {
@@ -69,17 +71,16 @@ impl JsonHeaderWriter {
     /// A header of `h`'s fixed fields, with room for `capacity` bytes in all.
     pub fn new(h: &JsonHeader<'_>, capacity: usize) -> Self {
         let mut out = Vec::with_capacity(capacity.max(128));
-        let mut head = String::with_capacity(64);
-        let _ = write!(head, "{{\"code\":{},\"language\":", h.code);
-        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(b"{\"code\":");
+        write_decimal(&mut out, h.code);
+        out.extend_from_slice(b",\"language\":");
         write_json_string(&mut out, h.language);
-        head.clear();
-        let _ = write!(
-            head,
-            ",\"version\":{},\"opaque\":{},\"flag\":{}",
-            h.version, h.opaque, h.flag
-        );
-        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(b",\"version\":");
+        write_decimal(&mut out, h.version);
+        out.extend_from_slice(b",\"opaque\":");
+        write_decimal(&mut out, h.opaque);
+        out.extend_from_slice(b",\"flag\":");
+        write_decimal(&mut out, h.flag);
         if let Some(remark) = h.remark {
             out.extend_from_slice(b",\"remark\":");
             write_json_string(&mut out, remark);

@@ -13,6 +13,8 @@
 
 use std::borrow::Cow;
 
+use crate::json_scan::plain_len;
+
 /// The deepest nesting of skipped values the reader follows (Python's reader goes on to its recursion limit).
 pub const MAX_DEPTH: usize = 64;
 
@@ -177,15 +179,16 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Option<Cow<'a, str>> {
         self.expect(b'"')?;
         let start = self.pos;
-        loop {
-            match self.next()? {
-                b'"' => return Some(Cow::Borrowed(&self.s[start..self.pos - 1])),
-                b'\\' => break,
-                0..=0x1f => return None,
-                _ => {}
+        // the plain run, then what ends it: the closing quote (borrowed), an escape (copied) or a control byte
+        self.pos += plain_len(self.b.get(start..)?);
+        match self.peek()? {
+            b'"' => {
+                self.pos += 1;
+                return Some(Cow::Borrowed(&self.s[start..self.pos - 1]));
             }
+            b'\\' => {}
+            _ => return None,
         }
-        self.pos -= 1;
         let mut out = String::from(&self.s[start..self.pos]);
         loop {
             let c = self.next()?;

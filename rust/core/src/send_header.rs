@@ -3,8 +3,7 @@
 //! are `rocketroute.remoting.headers.send.send_header_v2`'s, `a` to `n` in that order, numbers in decimal and
 //! booleans as `true` / `false` (`crate::frame`'s JSON header).
 
-use std::fmt::Write as _;
-
+use crate::decimal::{decimal, MAX_LEN};
 use crate::frame::{JsonHeader, JsonHeaderWriter};
 
 /// `SendMessageRequestHeaderV2`'s fields as a producer fills them.
@@ -36,11 +35,9 @@ fn bool_text(b: bool) -> &'static str {
 impl SendHeaderV2<'_> {
     /// The ext fields `a` ... `n` into `w`.
     pub fn write(&self, w: &mut JsonHeaderWriter) {
-        let mut n = String::with_capacity(20);
-        let mut number = |w: &mut JsonHeaderWriter, key: &str, v: i64| {
-            n.clear();
-            let _ = write!(n, "{v}");
-            w.ext(key, &n);
+        let number = |w: &mut JsonHeaderWriter, key: &str, v: i64| {
+            let mut buf = [0; MAX_LEN];
+            w.ext(key, decimal(v, &mut buf));
         };
         w.ext("a", self.producer_group);
         w.ext("b", self.topic);
