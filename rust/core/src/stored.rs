@@ -9,7 +9,7 @@
 //! PREPAREDTRANSACTIONOFFSET i64, BODYLEN i32 and the body, TOPICLEN and the topic, PROPERTIESLEN i16 and the
 //! properties string.
 
-use std::fmt::Write as _;
+use crate::decimal::{decimal, MAX_LEN};
 
 /// `MessageDecoder.MESSAGE_MAGIC_CODE` (V1) and `MESSAGE_MAGIC_CODE_V2`.
 pub const MAGIC_V1: i32 = -626_843_481;
@@ -181,21 +181,43 @@ fn java_ip(ip: &[u8]) -> &[u8] {
 /// `"ip:port"` as `InetAddress.getHostAddress()` writes the address (IPv6: eight groups in lower-case hex, none
 /// left out).
 pub fn host_text(ip: &[u8], port: i32) -> String {
+    // written digit by digit, not through write!: two of these per pulled message
     let ip = java_ip(ip);
     let mut out = String::with_capacity(48);
+    let mut buf = [0; MAX_LEN];
     if ip.len() == 4 {
-        let _ = write!(out, "{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+        for (i, &octet) in ip.iter().enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(decimal(i64::from(octet), &mut buf));
+        }
     } else {
         for (i, pair) in ip.chunks(2).enumerate() {
             if i > 0 {
                 out.push(':');
             }
-            let _ = write!(out, "{:x}", (u16::from(pair[0]) << 8) | u16::from(pair[1]));
+            push_lower_hex(&mut out, (u16::from(pair[0]) << 8) | u16::from(pair[1]));
         }
     }
-    let _ = write!(out, ":{port}");
+    out.push(':');
+    out.push_str(decimal(i64::from(port), &mut buf));
     out
 }
+
+/// `v` in lower-case hex without leading zeros (`Integer.toHexString`, `{:x}`).
+fn push_lower_hex(out: &mut String, v: u16) {
+    let mut started = false;
+    for shift in [12, 8, 4, 0] {
+        let digit = usize::from((v >> shift) & 0xF);
+        if digit != 0 || started || shift == 0 {
+            out.push(char::from(b"0123456789abcdef"[digit]));
+            started = true;
+        }
+    }
+}
+
+const UPPER_HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// `MessageDecoder.createMessageId`: the store host's address (as `java_ip` reads it), port and commit-log offset,
 /// zero-padded to the stored address's length + 12, in upper-case hex.
@@ -207,7 +229,8 @@ pub fn offset_msg_id(store_ip: &[u8], port: i32, commit_log_offset: i64) -> Stri
     raw.resize(store_ip.len() + 12, 0);
     let mut out = String::with_capacity(raw.len() * 2);
     for b in raw {
-        let _ = write!(out, "{b:02X}");
+        out.push(char::from(UPPER_HEX[usize::from(b >> 4)]));
+        out.push(char::from(UPPER_HEX[usize::from(b & 0xF)]));
     }
     out
 }
@@ -224,6 +247,53 @@ pub fn properties_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::fmt::Write as _;
+
+    /// The hosts and ids as `write!` formats them (what they were written with before).
+    fn formatted_host(ip: &[u8], port: i32) -> String {
+        let ip = java_ip(ip);
+        let mut out = String::new();
+        if ip.len() == 4 {
+            let _ = write!(out, "{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+        } else {
+            let groups: Vec<String> = ip
+                .chunks(2)
+                .map(|p| format!("{:x}", (u16::from(p[0]) << 8) | u16::from(p[1])))
+                .collect();
+            out.push_str(&groups.join(":"));
+        }
+        let _ = write!(out, ":{port}");
+        out
+    }
+
+    fn formatted_id(store_ip: &[u8], port: i32, offset: i64) -> String {
+        let mut raw = java_ip(store_ip).to_vec();
+        raw.extend_from_slice(&port.to_be_bytes());
+        raw.extend_from_slice(&offset.to_be_bytes());
+        raw.resize(store_ip.len() + 12, 0);
+        raw.iter().map(|b| format!("{b:02X}")).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn hosts_and_ids_read_as_write_formats_them(
+            v4 in any::<[u8; 4]>(),
+            v6 in any::<[u16; 8]>(),
+            mapped in any::<bool>(),
+            port in any::<i32>(),
+            offset in any::<i64>(),
+        ) {
+            let mut ip6: Vec<u8> = v6.iter().flat_map(|g| g.to_be_bytes()).collect();
+            if mapped {
+                ip6[..12].copy_from_slice(&V4_MAPPED);
+            }
+            for ip in [&v4[..], &ip6[..]] {
+                prop_assert_eq!(host_text(ip, port), formatted_host(ip, port));
+                prop_assert_eq!(offset_msg_id(ip, port, offset), formatted_id(ip, port, offset));
+            }
+        }
+    }
 
     #[allow(clippy::too_many_arguments)]
     fn stored(
