@@ -13,8 +13,11 @@ from ..client.consumer.process_queue import ProcessQueue
 from ..client.consumer.settings import ConsumerSettings
 from ..client.consumer.stats import ConsumerStats
 from ..client.namespace import wrap
+from ..remoting.bridge import loop_runs_here
 
 __all__ = ["AsyncMessageListener", "Consumer"]
+
+_OTHER_LOOP = "a rocketroute.aio.Consumer is used on the event loop that started it, not another"
 
 AsyncMessageListener = Callable[[list[Any], Any], Awaitable[Any]]
 """``async def listener(msgs, context) -> ConsumeConcurrentlyStatus``."""
@@ -157,8 +160,8 @@ class Consumer:
     def _refuse_other_loop(self) -> None:
         """Its connections' futures belong to the loop that started it: awaited from another they never wake."""
         remoting = self._consumer._remoting
-        if remoting is not None and not remoting.loop_runs_here():
-            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
+        if remoting is not None and not loop_runs_here(remoting.loop):
+            raise RuntimeError(_OTHER_LOOP)
 
     def _reading(self) -> Feed:
         c = self._consumer
@@ -167,7 +170,10 @@ class Consumer:
                 raise RuntimeError("this consumer has a listener: its messages go there, not to async for")
             raise RuntimeError("await start() before iterating the consumer (or use async with)")
         if c.running:
-            self._refuse_other_loop()
+            # _refuse_other_loop written out: every message or batch of an async for comes here
+            remoting = c._remoting
+            if remoting is not None and not loop_runs_here(remoting.loop):
+                raise RuntimeError(_OTHER_LOOP)
         return c._feed
 
     # -- async for ----------------------------------------------------------------------------------------------
