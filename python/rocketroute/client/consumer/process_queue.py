@@ -294,7 +294,9 @@ class ProcessQueue:
         tree = self._msg_tree
         with self._lock:
             self.last_consume_timestamp = now
-            if not len(tree):
+            # the map's dict and sorted keys read directly: once per listener call, where two len() calls through
+            # the map's __len__ cost about what the removal did
+            if not tree._values:
                 return -1
             result = self._queue_offset_max + 1
             removed, size = tree.remove_messages(msgs)
@@ -302,8 +304,9 @@ class ProcessQueue:
             self._msg_count -= removed
             if self._msg_count == 0:
                 self._msg_size = 0
-            if len(tree):
-                result = tree.first_key()
+            keys = tree._keys
+            if keys:
+                result = keys[0]
             return result
 
     def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
