@@ -83,7 +83,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build peer bench-clients bench-clients-docs servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build peer bench-clients bench-clients-docs bench-instructions servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -99,6 +99,7 @@ help:
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
 	@echo "make bench-clients  rr.Producer, rr.Consumer (native, reference) and rr.aio against the Java and Go clients on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
+	@echo "make bench-instructions  instructions per message sent and consumed, counted under callgrind (repeatable where timings drift)"
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
@@ -324,6 +325,13 @@ bench-clients: venv build servers
 	$(call section,bench: rocketroute and the Java and Go clients on the instant peer and Apache 5.5.0's broker)
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
 		$(VPY) benches/bench_clients.py --json $(BENCH_CLIENTS_JSON)
+
+# instructions per message under callgrind (benches/count_instructions.py): repeatable where timings drift, so two
+# versions of the code compare by a per cent (PYTHONPATH of another tree: --pythonpath)
+BENCH_INSTRUCTIONS_JSON := out/bench/instructions.json
+bench-instructions: venv build
+	$(call section,bench: instructions per message under callgrind (aio-send, send-async, aio-consume))
+	env -u ROCKETROUTE_BACKEND $(VPY) benches/count_instructions.py --json $(BENCH_INSTRUCTIONS_JSON)
 
 bench-clients-docs: venv build servers
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
