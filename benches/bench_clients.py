@@ -17,8 +17,9 @@ measured in the same run by the peer's ``raw-send`` (pre-encoded SEND_MESSAGE_V2
 connection, 256 unanswered) and ``raw-pull`` (pre-encoded PULL_MESSAGE frames of 32 messages, 16 unanswered).
 
 Figures per shape: messages/s, p50 / p99 latency of a send (of a batch for ``batch32``), and client CPU per
-message, each beside the Java client's as a ratio. ``--rounds N`` runs each client N times, round after round (so
-a slow phase of a shared machine falls on every client alike), and keeps the run of the median msgs/s.
+message, each beside the Java client's as a ratio. ``--rounds N`` runs each client N times, round after round (a
+slow phase of a shared machine is spread over the clients and the rounds, not laid on one client's only run), and
+keeps the run of the median msgs/s, which leaves out the run a slow phase hit hardest.
 ``--json`` keeps the run; ``--keep`` writes the docs' copy.
 
     python benches/bench_clients.py [--quick] [--rounds 3] [--servers instant,apache-5.5.0] [--json FILE]
@@ -634,7 +635,7 @@ def run_all(
                 pull_ceilings[server] = raw_pull_ceiling(broker, raw_count)
                 print(f"{server}: raw pull ceiling {pull_ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-            for n in range(rounds):  # round after round: a slow phase of the machine slows every client alike
+            for n in range(rounds):  # round after round: a slow phase of the machine is spread over the clients
                 for shape in shapes:
                     for client in clients:
                         if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":

@@ -16,9 +16,15 @@ Paths:
   1 KiB messages.
 
     python benches/count_instructions.py [--paths aio-send,aio-consume] [--small 1000] [--large 4000] [--json FILE]
-    python benches/count_instructions.py --pythonpath OLD_TREE/python ...   # another tree's code, same peer
+    python benches/count_instructions.py --pythonpath OLD_TREE/python ...   # another built tree, same peer
 
-Instructions are not time: a cache miss costs one instruction here and a hundred cycles on the machine. Use the
+``--pythonpath`` replaces ``PYTHONPATH``: the other tree's ``rocketroute`` is imported with the native extension
+built into it (``_native.abi3.so`` beside its ``__init__.py``), so its Rust is counted as well as its Python.
+
+Callgrind counts every thread of the process: the client's timers (heartbeats, offset persisting, rebalance) run
+more often in the larger run, which lasts longer under valgrind, so a little of their work lands in the figure
+(part of the consumer's 1 %). Instructions are not time: a cache miss costs one instruction here and a hundred
+cycles on the machine. Use the
 counts to compare two versions of the code, and the timed benchmarks (``make bench-clients``) for what a user sees.
 """
 
