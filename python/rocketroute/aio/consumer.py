@@ -17,8 +17,6 @@ from ..remoting.bridge import loop_runs_here
 
 __all__ = ["AsyncMessageListener", "Consumer"]
 
-_OTHER_LOOP = "a rocketroute.aio.Consumer is used on the event loop that started it, not another"
-
 AsyncMessageListener = Callable[[list[Any], Any], Awaitable[Any]]
 """``async def listener(msgs, context) -> ConsumeConcurrentlyStatus``."""
 
@@ -158,10 +156,11 @@ class Consumer:
         return c
 
     def _refuse_other_loop(self) -> None:
-        """Its connections' futures belong to the loop that started it: awaited from another they never wake."""
+        """Its connections' futures belong to the loop that started it: awaited from another they never wake. Asks
+        the bridge about the client's loop directly (each message or batch of an ``async for`` comes here)."""
         remoting = self._consumer._remoting
         if remoting is not None and not loop_runs_here(remoting.loop):
-            raise RuntimeError(_OTHER_LOOP)
+            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
 
     def _reading(self) -> Feed:
         c = self._consumer
@@ -170,10 +169,7 @@ class Consumer:
                 raise RuntimeError("this consumer has a listener: its messages go there, not to async for")
             raise RuntimeError("await start() before iterating the consumer (or use async with)")
         if c.running:
-            # _refuse_other_loop written out: every message or batch of an async for comes here
-            remoting = c._remoting
-            if remoting is not None and not loop_runs_here(remoting.loop):
-                raise RuntimeError(_OTHER_LOOP)
+            self._refuse_other_loop()
         return c._feed
 
     # -- async for ----------------------------------------------------------------------------------------------
