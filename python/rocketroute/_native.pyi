@@ -59,6 +59,7 @@ __all__ = [
     "round_robin_indices",
     "_broker_name_table",
     "_DirectConnection",
+    "_EagerFuture",
     "_MessageIdCounter",
     "_decode_stored",
     "_encode_batch_body",
@@ -167,6 +168,52 @@ class _SendResultMaker:
         message's ``UNIQ_KEY``) to ``mq``, in ``topic`` (the producer's topic as the user sees it); ``None`` when the
         response is not the usual one (an error code, a missing or unusual number, a field that is not a str, ``mq``
         not a native ``MessageQueue``)."""
+
+@final
+class _EagerFuture:
+    """An asyncio future of one request's response whose :meth:`wake` resumes the awaiting task within the call
+    (``rocketroute.remoting.client``: a connection wakes a task as its response is read). Everything else queues
+    the callbacks on the loop as ``asyncio.Future`` does."""
+
+    def __new__(cls, event_loop: Any) -> _EagerFuture: ...
+    @property
+    def _asyncio_future_blocking(self) -> bool:
+        """Set by ``__await__`` before it yields the future to the task (asyncio's protocol), cleared by the task."""
+    @_asyncio_future_blocking.setter
+    def _asyncio_future_blocking(self, value: bool) -> None: ...
+    def get_loop(self) -> Any:
+        """The loop the future belongs to."""
+    def done(self) -> bool: ...
+    def cancelled(self) -> bool: ...
+    def result(self) -> Any:
+        """The result; raises the exception set, ``CancelledError`` when cancelled, ``InvalidStateError`` when
+        pending."""
+    def exception(self) -> BaseException | None:
+        """The exception set (``None`` for a result); raises ``CancelledError`` when cancelled, ``InvalidStateError``
+        when pending."""
+    def add_done_callback(self, callback: Any, *, context: Any = None) -> None:
+        """``callback(future)`` once the future is done, in ``context`` (a copy of the current one by default);
+        queued on the loop at once when it is done already."""
+    def remove_done_callback(self, callback: Any) -> int:
+        """Removes every registration of ``callback`` (compared with ``==``); how many there were."""
+    def set_result(self, result: Any) -> None:
+        """Completes the future with ``result``; its callbacks are queued on the loop. ``InvalidStateError`` when
+        done."""
+    def set_exception(self, exception: Any) -> None:
+        """Completes the future with ``exception`` (an instance, or a class called without arguments); its callbacks
+        are queued on the loop. ``InvalidStateError`` when done; ``TypeError`` for ``StopIteration``, as asyncio."""
+    def cancel(self, msg: Any = None) -> bool:
+        """Cancels a pending future (its callbacks are queued on the loop) and says ``True``; ``False`` when done."""
+    def wake(self, result: Any) -> None:
+        """Completes a pending future with ``result`` and runs its callbacks now, each in its context (a task's
+        wake-up resumes the task within this call); nothing when it is done already. Only where no task is running:
+        a callback that raises is reported to the loop's exception handler, as the loop reports one it runs;
+        ``KeyboardInterrupt`` or ``SystemExit`` is raised once the remaining callbacks are queued on the loop."""
+    def __await__(self) -> _EagerFuture: ...
+    def __iter__(self) -> _EagerFuture: ...
+    def __next__(self) -> Any:
+        """``await``'s steps: the future itself while it is pending (to the task, which waits for it), then its
+        result."""
 
 @disjoint_base
 class _SendLoop:

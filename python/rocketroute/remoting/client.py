@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
+from .._backend import native_twin
 from .acl import Credentials, check_credentials, sign_request
 from .bridge import LoopInbox, ReturnPath, loop_runs_here
 from .caller_loops import CallerLoops
@@ -45,6 +46,19 @@ Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[Remoti
 (see :meth:`AsyncRemotingClient.register_processor`)."""
 
 _SUCCESS = (ResponseCode.SUCCESS,)
+_EagerFuture: Any = native_twin("_EagerFuture")
+"""The native backend's future of a response (``rocketroute._native._EagerFuture``): a connection that reads the
+response completes it with ``wake``, which resumes the awaiting task within the read callback instead of queueing
+its wake-up on the loop (``loop.call_soon`` and a ``Handle``: about a tenth of an async send's instructions). The
+reference backend awaits ``asyncio.Future`` objects."""
+_current_task = asyncio.current_task
+
+
+def _response_future(loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+    """The future a request's response completes: an :data:`_EagerFuture` with the native backend."""
+    return loop.create_future() if _EagerFuture is None else _EagerFuture(loop)  # type: ignore[no-any-return]
+
+
 _WRITE_HIGH_WATER = 1024 * 1024
 """Bytes buffered in a connection's transport above which no more frames are handed to it: they wait in the
 connection's own queue, where a request that times out is dropped before it is ever written."""
@@ -129,6 +143,9 @@ class _Connection(asyncio.BufferedProtocol):
     def buffer_updated(self, nbytes: int) -> None:
         self.received_any = True
         pending = self.pending
+        # called by the transport, where no task runs: an eager future wakes its task here (unless this was
+        # called from a task, as a test may: a task cannot resume inside another)
+        eager = _EagerFuture if _current_task(self.loop) is None else None
         try:
             for cmd in self.decoder.buffer_updated(nbytes):
                 if cmd.flag & 1:
@@ -137,7 +154,9 @@ class _Connection(asyncio.BufferedProtocol):
                         _log.debug("response %s from %s matches no request in flight: dropped", cmd, self.addr)
                         continue
                     waiter = entry[0]
-                    if not waiter.done():
+                    if type(waiter) is eager:
+                        waiter.wake(cmd)
+                    elif not waiter.done():
                         waiter.set_result(cmd)
                 else:
                     self._on_request(cmd)
@@ -561,7 +580,7 @@ class AsyncRemotingClient:
                 raise RemotingTimeoutError(addr, timeout_ms, request.code)
         else:
             remaining = timeout_ms / 1000
-        waiter = loop.create_future()
+        waiter = _response_future(loop)
         self._register(conn, request, waiter, remaining, timeout_ms)
         try:
             return await waiter
@@ -580,7 +599,7 @@ class AsyncRemotingClient:
         loop = self._loop
         if conn is None or loop is None:
             return None
-        waiter = loop.create_future()
+        waiter = _response_future(loop)
         self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
         return waiter
 

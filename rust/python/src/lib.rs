@@ -14,6 +14,7 @@ mod fault;
 mod frame;
 mod grpc_balancer;
 mod java;
+mod loop_future;
 mod message_batch;
 mod message_id;
 mod message_queue;
@@ -67,6 +68,8 @@ mod _native {
     use crate::java::{
         java_int_hash, java_long_hash, java_string_compare, java_string_hash, PyJavaRandom,
     };
+    #[pymodule_export]
+    use crate::loop_future::PyEagerFuture;
     #[pymodule_export]
     use crate::message_batch::{_encode_batch_body, _properties_string};
     #[pymodule_export]
