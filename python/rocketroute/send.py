@@ -280,7 +280,13 @@ def _send_loop(
         and type(tp_info) is native[2]
         and (clock is None or type(clock) is native[3])
     ):
-        sync_or_async, total = _mode_and_total(mode, retry_times_when_send_failed, retry_times_when_send_async_failed)
+        if mode is CommunicationMode.ASYNC:  # _mode_and_total written out for the async sends
+            sync, total = False, 1 + retry_times_when_send_async_failed
+        else:
+            sync_or_async, total = _mode_and_total(
+                mode, retry_times_when_send_failed, retry_times_when_send_async_failed
+            )
+            sync = sync_or_async is CommunicationMode.SYNC
         # the counts and timeouts the native loop takes: an int of attempts up to 65536, an int timeout of 0 to
         # 2**62 - 1 (a float, a negative or huge one, no attempt at all: the Python loop, which compares any number)
         if (
@@ -293,7 +299,6 @@ def _send_loop(
                 retry_response_codes = default_retry_response_codes(strategy.compat)
             if not tp_info.ok():
                 raise SendFailedError(f"No route info of this topic: {_topic(tp_info)}")
-            sync = sync_or_async is CommunicationMode.SYNC
             return native[0](tp_info, strategy, sync, total, timeout_ms, retry_response_codes, retry_result, clock)
     return _SendLoop(
         tp_info, strategy, mode, retry_times_when_send_failed, retry_times_when_send_async_failed, timeout_ms,

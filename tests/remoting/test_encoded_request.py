@@ -158,6 +158,19 @@ def test_the_loop_writes_an_encoded_request_as_it_is() -> None:
     _check_received(peer, [1, 2, 3, 4], [0, 0, RPC_ONEWAY, 0], "GO")
 
 
+def test_the_language_and_credentials_of_a_client_are_read_only() -> None:
+    """Requests are encoded ahead in the language the client says: a client whose language or credentials could
+    change after it was built would write frames it no longer agrees with."""
+    client = AsyncRemotingClient(language="GO")
+    assert (client.language, client.credentials, client.frame_language()) == ("GO", None, "GO")
+    with pytest.raises(AttributeError):
+        client.language = "JAVA"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        client.credentials = Credentials("ak", "sk")  # type: ignore[misc]
+    signing = AsyncRemotingClient(credentials=Credentials("ak", "sk"))
+    assert signing.credentials == Credentials("ak", "sk") and signing.frame_language() is None
+
+
 @pytest.mark.parametrize("direct", [False, True], ids=["through the loop", "direct"])
 def test_the_sync_client_writes_an_encoded_request_as_it_is(direct: bool) -> None:
     conns = direct_connection_class(rocketroute) if direct else None

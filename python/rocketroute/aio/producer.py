@@ -12,6 +12,7 @@ from ..client.producer.producer import Producer as _ThreadedProducer
 from ..client.producer.producer import _body_size
 from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
+from ..remoting.bridge import loop_runs_here
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode
 
@@ -91,8 +92,11 @@ class Producer:
         """The producer, after checking that it runs and that the caller is on its loop (its connections' futures
         belong to that loop: awaited from another one they would never be woken)."""
         p = self._producer
-        remoting, _ = p._running()
-        if not remoting.loop_runs_here():
+        # p._running() and remoting.loop_runs_here() written out (every send comes here)
+        remoting = p._remoting if p._state == "running" else None
+        if remoting is None:
+            remoting, _ = p._running()  # raises: not running
+        if not loop_runs_here(remoting.loop):
             raise RuntimeError("a rocketroute.aio.Producer is used on the event loop that started it, not another")
         return p
 
@@ -110,7 +114,8 @@ class Producer:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
         p = self._on_its_loop()
-        if p._encodes_off_loop(msg):
+        body = getattr(msg, "body", None)  # p._encodes_off_loop(msg) written out
+        if type(body) is bytes and len(body) >= p._off_loop_min:
             enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
         else:
             enc = p._encode(msg)

@@ -370,14 +370,16 @@ class AsyncRemotingClient:
         credentials: Credentials | None = None,
         tls: TLS = None,
     ) -> None:
-        self.credentials = check_credentials(credentials)
+        self._credentials = check_credentials(credentials)
         self.tls = tls
         self._ssl = check_tls(tls)
         if language is not None and language not in LANGUAGE_CODES:
             raise ValueError(
                 f"language must be a LanguageCode name ({', '.join(sorted(LANGUAGE_CODES))}), not {language!r}"
             )
-        self.language = language
+        self._language = language
+        self.encoded_language: str | None = None if self._credentials is not None else (language or "PYTHON")
+        """:meth:`frame_language`, read once per send."""
         if isinstance(max_write_queue, bool) or not isinstance(max_write_queue, int) or max_write_queue <= 0:
             raise ValueError(f"max_write_queue must be a positive int (bytes), not {max_write_queue!r}")
         self.connect_timeout_ms = connect_timeout_ms
@@ -392,6 +394,16 @@ class AsyncRemotingClient:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
         self._processors: dict[int, Processor] = {}
+
+    @property
+    def credentials(self) -> Credentials | None:
+        """What signs every request (read-only: requests encoded ahead depend on it)."""
+        return self._credentials
+
+    @property
+    def language(self) -> str | None:
+        """The language written in every request (read-only: requests encoded ahead depend on it)."""
+        return self._language
 
     def register_processor(self, code: int, processor: Processor | None) -> None:
         """Answer the peers' requests of ``code`` with ``processor(request, peer_addr)`` (Java's
@@ -505,8 +517,12 @@ class AsyncRemotingClient:
         pending = conn.pending
         if opaque in pending:
             raise ValueError(f"a request with opaque {opaque} is already in flight to {conn.addr}")
-        frame = self._frame_of(request)
-        if not conn.room_for(len(frame)):
+        # _frame_of and conn.room_for written out (every request comes here)
+        frame = request.frame if type(request) is EncodedRequest and self._credentials is None else None
+        if frame is None:
+            frame = self._frame_of(request)
+        queued = conn._out_bytes
+        if queued and queued + len(frame) > conn.max_write_queue:
             raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1
         pending[opaque] = (waiter, seq)
@@ -592,14 +608,16 @@ class AsyncRemotingClient:
         self, addr: str, request: RemotingCommand | EncodedRequest, timeout_ms: int
     ) -> asyncio.Future[RemotingCommand] | None:
         """:meth:`invoke`'s first half, when a connection to ``addr`` is open (else ``None``: await :meth:`invoke`):
-        the request is in flight on return; await the future for its response, and when that awaiting is cancelled
-        call :meth:`abandon`. The hot path of async sends: one coroutine fewer per request in flight than
-        :meth:`invoke` (fewer objects for the garbage collector to walk while a thousand requests wait)."""
+        the request is in flight on return; await the future for its response (an asyncio future; with the native
+        backend an ``_EagerFuture``, which resumes the awaiting task as the response is read), and when that
+        awaiting is cancelled call :meth:`abandon`. The hot path of async sends: one coroutine fewer per request in
+        flight than :meth:`invoke` (fewer objects for the garbage collector to walk while a thousand requests
+        wait)."""
         conn = self._conns.get(addr)
         loop = self._loop
         if conn is None or loop is None:
             return None
-        waiter = _response_future(loop)
+        waiter = loop.create_future() if _EagerFuture is None else _EagerFuture(loop)  # _response_future, inline
         self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
         return waiter
 
@@ -641,9 +659,7 @@ class AsyncRemotingClient:
     def frame_language(self) -> str | None:
         """The language a request encoded ahead (:class:`~rocketroute.remoting.command.EncodedRequest`) writes in
         its frame, or ``None`` when this client takes commands only (it signs every request)."""
-        if self.credentials is not None:
-            return None
-        return "PYTHON" if self.language is None else self.language
+        return self.encoded_language
 
     def _frame_of(self, request: RemotingCommand | EncodedRequest) -> bytes:
         """The frame to write for ``request``: a command's encoded now (:meth:`_encode_request`), an encoded

@@ -784,7 +784,9 @@ class Producer:
     ) -> Any:
         """The async send on the client's loop, or with ``client`` (the running loop's own, another loop than the
         client's) on that loop: its route lookups still run on the client's loop (its name server connections)."""
-        remoting, _ = self._running()
+        remoting = self._remoting if self._state == "running" else None  # self._running() written out
+        if remoting is None:
+            remoting, _ = self._running()  # raises: not running
         if client is None:
             client = remoting.async_client
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
@@ -805,7 +807,7 @@ class Producer:
         # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
         # flight, and the garbage collector walks each of them while a thousand sends wait
         oneway = mode is CommunicationMode.ONEWAY
-        language = client.frame_language()
+        language = client.encoded_language
         flag = RPC_ONEWAY if oneway else 0
         sends: Any = None  # the send loop's state (send._send_loop), without a selector
         if selector is not None:
