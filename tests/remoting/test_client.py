@@ -27,10 +27,19 @@ from rocketroute.remoting import (
     RequestCode,
     ResponseCode,
 )
+from rocketroute.remoting import client as client_module
 
 from ._peer import FakePeer, PeerConn, build_frame, free_port
 
 LONG_MS = 30_000
+
+
+@pytest.fixture(autouse=True, params=["response future of the backend", "asyncio.Future"])
+def response_future(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test twice: with the backend's response future (the native backend's ``_EagerFuture``, which wakes a
+    task as its response is read) and with ``asyncio.Future``, the reference backend's."""
+    if request.param == "asyncio.Future":
+        monkeypatch.setattr(client_module, "_EagerFuture", None)
 
 
 def run(test: Callable[[AsyncRemotingClient], Awaitable[Any]], **kwargs: Any) -> Any:
