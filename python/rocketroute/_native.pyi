@@ -60,6 +60,7 @@ __all__ = [
     "_broker_name_table",
     "_DirectConnection",
     "_EagerFuture",
+    "_FrameReader",
     "_MessageIdCounter",
     "_decode_stored",
     "_encode_batch_body",
@@ -101,11 +102,25 @@ def _encode_json_frame(
 
 def _read_frames(
     buf: bytes | bytearray, pos: int, end: int, max_frame_size: int, command: type, serialize_type: object
-) -> tuple[list[Any], list[int]]:
-    """``(commands, ends)``: the complete frames with a usual JSON header at the start of ``buf[pos:end]``, each as
-    ``command(code, opaque, flag, language, version, remark, ext_fields, body, serialize_type)`` (``body`` ``None``
-    when the frame has none), and the offset in ``buf`` where each ends. They stop at the first frame not yet whole,
-    and at the first the Python decoder reads itself (refused lengths, another serialize type, an unusual header)."""
+) -> _FrameReader:
+    """The complete frames with a usual JSON header at the start of ``buf[pos:end]``, as a reader that makes each
+    one's command as it is asked for: ``command(code, opaque, flag, language, version, remark, ext_fields, body,
+    serialize_type)`` (``body`` ``None`` when the frame has none); its ``end`` is then the offset in ``buf`` where
+    that frame ends. It stops at the first frame not yet whole, and at the first the Python decoder reads itself
+    (refused lengths, another serialize type, an unusual header). One command at a time, so that a connection hands
+    each response on before the next is made (a read of a thousand responses does not first make a thousand
+    objects, which would set off a collection of the youngest generation that walks every send in flight)."""
+
+@final
+class _FrameReader:
+    """The commands of a read's whole frames, made one at a time (:func:`_read_frames`); not tracked by the garbage
+    collector."""
+
+    @property
+    def end(self) -> int:
+        """Where the frame of the last command given ends, in the buffer read (``pos`` before the first)."""
+    def __iter__(self) -> _FrameReader: ...
+    def __next__(self) -> Any: ...
 
 def _read_json_header(
     buf: bytes | bytearray, start: int, end: int

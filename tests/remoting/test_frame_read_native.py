@@ -4,6 +4,7 @@ one back (``None``), so what Python decides, errors included, stays Python's."""
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -224,9 +225,16 @@ def test_the_decoder_reads_whole_reads_natively() -> None:
 
     header = b'{"code":0,"opaque":4,"flag":1,"extFields":{"queueId":"2"}}'
     data = bytearray(_frame(header, b"") + _frame(header, b"body") + _frame(header, b"")[:-3])
-    commands, ends = _native._read_frames(data, 0, len(data), 1 << 20, RemotingCommand, SerializeType.JSON)
+    reader = _native._read_frames(data, 0, len(data), 1 << 20, RemotingCommand, SerializeType.JSON)
+    assert reader.end == 0
+    commands, ends = [], []
+    for cmd in reader:  # each command made as it is asked for, and where its frame ends
+        commands.append(cmd)
+        ends.append(reader.end)
     assert commands == [_python(header), RemotingCommand(0, 4, 1, "JAVA", 0, None, {"queueId": "2"}, b"body")]
     assert ends == [8 + len(header), 2 * (8 + len(header)) + 4]  # the incomplete third is left
+    assert next(reader, None) is None and reader.end == ends[-1]
+    assert not gc.is_tracked(reader)  # bytes, a class and an enum member: nothing for the collector to walk
 
 
 def test_a_command_taken_is_taken_even_if_the_reader_stops_early() -> None:

@@ -450,12 +450,11 @@ class FrameDecoder:
     def _frames(self) -> Iterator[RemotingCommand]:
         while True:
             if self._native is not None and self._end - self._pos >= 8:
-                # the usual frames of the read in one native call; each one's bytes count as taken once it is given
-                commands, ends = self._native(
-                    self._buf, self._pos, self._end, self.max_frame_size, RemotingCommand, _JSON_TYPE
-                )
-                for cmd, end in zip(commands, ends):  # noqa: B905 - as long as each other
-                    self._pos = end
+                # the usual frames of the read, found in one native call and made one at a time (each handed on
+                # before the next is made); each one's bytes count as taken once it is given
+                reader = self._native(self._buf, self._pos, self._end, self.max_frame_size, RemotingCommand, _JSON_TYPE)
+                for cmd in reader:
+                    self._pos = reader.end
                     yield cmd
                 if self._pos == self._end:
                     self._pos = self._end = 0

@@ -3,8 +3,10 @@
 //! (`rocketroute_core::json_header`) for `rocketroute.remoting.frame._decode_json_header`. Both are called first
 //! when the native backend is in use, and say `None` for what they leave to the Python code.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyString, PyTuple};
 use rocketroute_core::frame::{
     frame_prefix, json_frame_at, FrameSpan, JsonHeader, JsonHeaderWriter,
 };
@@ -127,21 +129,26 @@ fn header_objects<'py>(py: Python<'py>, h: &JsonHeaderFields<'_>) -> PyResult<He
     Ok((language, remark, ext))
 }
 
-/// `(commands, ends)`: the complete frames with a usual JSON header (`rocketroute_core::json_header`) at the start
-/// of `buf[pos:end]` (a `bytearray` or `bytes`), each as `command(code, opaque, flag, language, version, remark,
-/// ext_fields, body, serialize_type)` (`body` `None` when the frame has none), and the offset in `buf` where each
-/// ends. They stop at the first frame not yet whole, and at the first the Python decoder reads itself (refused
-/// lengths, another serialize type, an unusual header, see `rocketroute_core::frame::json_frame_at`).
+/// The complete frames with a usual JSON header (`rocketroute_core::json_header`) at the start of `buf[pos:end]` (a
+/// `bytearray` or `bytes`), as a `_FrameReader` that makes each one's command as it is asked for: `command(code,
+/// opaque, flag, language, version, remark, ext_fields, body, serialize_type)` (`body` `None` when the frame has
+/// none); its `end` is then the offset in `buf` where that frame ends. It stops at the first frame not yet whole,
+/// and at the first the Python decoder reads itself (refused lengths, another serialize type, an unusual header,
+/// see `rocketroute_core::frame::json_frame_at`).
+///
+/// One command at a time, not a list of a read's commands: a connection hands each response to its waiter (and the
+/// native backend's waiter resumes its task) before the next is made, so a read of a thousand responses does not
+/// first make a thousand objects, which would set off a collection of the youngest generation of Python's garbage
+/// collector that walks every send in flight.
 #[pyfunction]
-pub fn _read_frames<'py>(
-    py: Python<'py>,
-    buf: &Bound<'py, PyAny>,
+pub fn _read_frames(
+    buf: &Bound<'_, PyAny>,
     pos: usize,
     end: usize,
     max_frame_size: usize,
-    command: &Bound<'py, PyAny>,
-    serialize_type: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+    command: Py<PyAny>,
+    serialize_type: Py<PyAny>,
+) -> PyResult<PyFrameReader> {
     // the whole frames are found, then copied, before any Python object is made (making one may run Python code
     // that could change a bytearray); only they are copied, not a large frame still coming in
     let scan = |data: &[u8]| -> (Vec<u8>, Vec<(usize, FrameSpan)>) {
@@ -164,16 +171,57 @@ pub fn _read_frames<'py>(
         // or the reader's) writes to it, never while this runs.
         scan(unsafe { array.as_bytes() })
     };
-    let commands = PyList::empty(py);
-    let ends = PyList::empty(py);
-    for (at, span) in spans {
-        let Some(h) = read_json_header(&copy[at + span.header.start..at + span.header.end]) else {
-            break;
+    Ok(PyFrameReader {
+        copy,
+        spans,
+        base: pos,
+        next: AtomicUsize::new(0),
+        end: AtomicUsize::new(pos),
+        command,
+        serialize_type,
+    })
+}
+
+/// The commands of a read's whole frames, made one at a time (`_read_frames`). Meant for one consumer: the
+/// decoder of a connection. It holds the class and the serialize type it was given and bytes, so it is not tracked
+/// by the garbage collector (a class and an enum member hold no reference back to it).
+#[pyclass(frozen, name = "_FrameReader", module = "rocketroute._native")]
+pub struct PyFrameReader {
+    copy: Vec<u8>,
+    spans: Vec<(usize, FrameSpan)>,
+    base: usize,
+    next: AtomicUsize,
+    end: AtomicUsize,
+    command: Py<PyAny>,
+    serialize_type: Py<PyAny>,
+}
+
+#[pymethods]
+impl PyFrameReader {
+    /// Where the frame of the last command given ends, in the buffer read (`pos` before the first).
+    #[getter]
+    fn end(&self) -> usize {
+        self.end.load(Ordering::Relaxed)
+    }
+
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let index = self.next.load(Ordering::Relaxed);
+        let Some((at, span)) = self.spans.get(index) else {
+            return Ok(None);
+        };
+        let Some(h) = read_json_header(&self.copy[at + span.header.start..at + span.header.end])
+        else {
+            self.next.store(self.spans.len(), Ordering::Relaxed); // the Python decoder reads it, and the rest
+            return Ok(None);
         };
         let (language, remark, ext) = header_objects(py, &h)?;
-        let body = &copy[at + span.body.start..at + span.body.end];
+        let body = &self.copy[at + span.body.start..at + span.body.end];
         let body = (!body.is_empty()).then(|| PyBytes::new(py, body));
-        commands.append(command.call1((
+        let cmd = self.command.bind(py).call1((
             h.code,
             h.opaque,
             h.flag,
@@ -182,11 +230,13 @@ pub fn _read_frames<'py>(
             remark,
             ext,
             body,
-            serialize_type,
-        ))?)?;
-        ends.append(pos + at + span.body.end)?;
+            self.serialize_type.bind(py),
+        ))?;
+        self.next.store(index + 1, Ordering::Relaxed);
+        self.end
+            .store(self.base + at + span.body.end, Ordering::Relaxed);
+        Ok(Some(cmd))
     }
-    Ok((commands, ends))
 }
 
 /// [`text`] of a `str` or `None`.

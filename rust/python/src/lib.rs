@@ -59,7 +59,9 @@ mod _native {
     #[pymodule_export]
     use crate::fault::PyLatencyFaultTolerance;
     #[pymodule_export]
-    use crate::frame::{_encode_json_frame, _read_frames, _read_json_header, _send_request_frame};
+    use crate::frame::{
+        _encode_json_frame, _read_frames, _read_json_header, _send_request_frame, PyFrameReader,
+    };
     #[pymodule_export]
     use crate::grpc_balancer::{
         PyEndpoints, PyGrpcMessageQueue, PyPublishingLoadBalancer, PySubscriptionLoadBalancer,
