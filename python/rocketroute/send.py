@@ -409,20 +409,20 @@ def send_select(
     ``(mqs, msg, arg) -> mq``. Raises :class:`SendFailedError` when the topic has no queues, when the selector
     raises (chained) or returns ``None``, and when ``timeout_ms`` passed while selecting; a selector that
     returns something other than a queue raises ``TypeError``. ``send``'s own exceptions propagate."""
-    now = clock.now_ms if clock is not None else _monotonic_ms
-    begin = now()
+    # every keyed send comes here: the clock, as_selector and the queue check written out
+    begin = clock.now_ms() if clock is not None else time.monotonic_ns() // 1_000_000
     if not tp_info.ok():
         raise SendFailedError(f"No route info for this topic, {_topic(tp_info)}")
-    chosen = as_selector(selector)
+    chosen = selector if hasattr(selector, "select") else as_selector(selector)
     try:
-        mq = chosen.select(list(tp_info.message_queues), msg, arg)
+        mq = chosen.select(list(tp_info.message_queues), msg, arg)  # type: ignore[union-attr]
     except Exception as e:
         raise SendFailedError("select message queue threw exception.") from e
-    if timeout_ms < now() - begin:
+    if timeout_ms < (clock.now_ms() if clock is not None else time.monotonic_ns() // 1_000_000) - begin:
         raise SendFailedError("sendSelectImpl call timeout")
     if mq is None:
         raise SendFailedError("select message queue return null.")
-    if not all(hasattr(mq, a) for a in ("topic", "broker_name", "queue_id")):
+    if not (hasattr(mq, "topic") and hasattr(mq, "broker_name") and hasattr(mq, "queue_id")):
         raise TypeError(f"the selector returned a {type(mq).__name__}, not a MessageQueue")
     return send(mq)
 

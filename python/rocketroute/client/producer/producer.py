@@ -811,7 +811,8 @@ class Producer:
         flag = RPC_ONEWAY if oneway else 0
         sends: Any = None  # the send loop's state (send._send_loop), without a selector
         if selector is not None:
-            mq = send_select(info, self._user_selector(selector), msg, arg, _chosen, timeout_ms=timeout)
+            chosen_by = selector if not self.namespace else self._user_selector(selector)
+            mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=timeout)
         else:
             sends = _send_loop(
                 info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
