@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import sys
 from typing import Any
 
 import pytest
@@ -197,6 +198,32 @@ def test_a_callback_that_raises_goes_to_the_loop_s_handler_and_the_others_still_
         assert ran == ["after", "queued"]
 
     asyncio.run(main())
+
+
+def test_a_failure_to_report_a_callback_s_exception_does_not_stop_the_other_callbacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+
+    class Unprintable:
+        def __call__(self, fut: Any) -> None:
+            raise RuntimeError("in a callback")
+
+        def __repr__(self) -> str:
+            raise ValueError("no repr")
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        ran: list[str] = []
+        f = eager(loop)
+        f.add_done_callback(Unprintable())
+        f.add_done_callback(lambda fut: ran.append("after"))
+        f.wake(1)
+        assert ran == ["after"]
+
+    asyncio.run(main())
+    assert [type(u.exc_value) for u in unraisable] == [ValueError]
 
 
 def test_the_garbage_collector_sees_the_callbacks() -> None:

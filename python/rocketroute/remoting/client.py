@@ -49,8 +49,8 @@ _SUCCESS = (ResponseCode.SUCCESS,)
 _EagerFuture: Any = native_twin("_EagerFuture")
 """The native backend's future of a response (``rocketroute._native._EagerFuture``): a connection that reads the
 response completes it with ``wake``, which resumes the awaiting task within the read callback instead of queueing
-its wake-up on the loop (``loop.call_soon`` and a ``Handle``: about a tenth of an async send's instructions). The
-reference backend awaits ``asyncio.Future`` objects."""
+its wake-up on the loop (``loop.call_soon``, a ``Handle``, the loop's next pass: eleven of the 89 Python calls of
+an async send, 2.5 % of its instructions). The reference backend awaits ``asyncio.Future`` objects."""
 _current_task = asyncio.current_task
 
 

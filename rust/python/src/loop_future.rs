@@ -3,7 +3,7 @@
 //!
 //! A response read from a connection completes its request's future; with `asyncio.Future` that queues the
 //! awaiting task's wake-up with `loop.call_soon` (a `Handle`, `call_soon` and `_call_soon` in Python), and the
-//! loop runs it on its next pass: about a tenth of an async send's instructions. The connection calls `wake` only
+//! loop runs it on its next pass: eleven of the 89 Python calls of an async send. The connection calls `wake` only
 //! where no task is running (in the transport's read callback), so the woken task runs as it would from the loop:
 //! in its own context, as the loop's current task. Everything else (`set_result`, `set_exception`, `cancel`, a
 //! callback added to a done future) queues the callbacks on the loop as `asyncio.Future` does.
@@ -86,6 +86,22 @@ impl PyEagerFuture {
             Ok(callbacks) => Self::schedule(slf, callbacks),
             Err(_) => Err(InvalidStateError::new_err("invalid state")),
         }
+    }
+
+    /// A callback's exception to the loop's exception handler, as the loop reports one that a callback it runs
+    /// raised.
+    fn report(slf: &Bound<'_, Self>, callback: &Py<PyAny>, e: &PyErr) -> PyResult<()> {
+        let py = slf.py();
+        let report = PyDict::new(py);
+        let message = format!("Exception in callback {}", callback.bind(py).repr()?);
+        report.set_item(intern!(py, "message"), message)?;
+        report.set_item(intern!(py, "exception"), e.value(py))?;
+        report.set_item(intern!(py, "future"), slf)?;
+        slf.get()
+            .event_loop
+            .bind(py)
+            .call_method1(intern!(py, "call_exception_handler"), (report,))?;
+        Ok(())
     }
 
     /// The error `result()` raises for a cancelled future: `CancelledError(msg)`, or with no argument.
@@ -282,20 +298,14 @@ impl PyEagerFuture {
                 continue;
             };
             if e.is_instance_of::<PyKeyboardInterrupt>(py) || e.is_instance_of::<PySystemExit>(py) {
-                Self::schedule(slf, rest.collect())?;
+                if let Err(lost) = Self::schedule(slf, rest.collect()) {
+                    lost.write_unraisable(py, Some(slf.as_any())); // the interrupt is what goes up
+                }
                 return Err(e);
             }
-            let report = PyDict::new(py);
-            report.set_item(
-                intern!(py, "message"),
-                format!("Exception in callback {}", callback.bind(py).repr()?),
-            )?;
-            report.set_item(intern!(py, "exception"), e.value(py))?;
-            report.set_item(intern!(py, "future"), slf)?;
-            slf.get()
-                .event_loop
-                .bind(py)
-                .call_method1(intern!(py, "call_exception_handler"), (report,))?;
+            if let Err(lost) = Self::report(slf, &callback, &e) {
+                lost.write_unraisable(py, Some(slf.as_any())); // the other callbacks still run
+            }
         }
         Ok(())
     }
