@@ -206,6 +206,9 @@ class _EagerFuture:
     def exception(self) -> BaseException | None:
         """The exception set (``None`` for a result); raises ``CancelledError`` when cancelled, ``InvalidStateError``
         when pending."""
+    def _make_cancelled_error(self) -> BaseException:
+        """``CancelledError(msg)`` (or with no argument), for asyncio's ``gather``, which asks a cancelled child for
+        it."""
     def add_done_callback(self, callback: Any, *, context: Any = None) -> None:
         """``callback(future)`` once the future is done, in ``context`` (a copy of the current one by default);
         queued on the loop at once when it is done already."""

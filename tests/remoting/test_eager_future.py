@@ -9,6 +9,7 @@ import asyncio
 import contextvars
 import gc
 import sys
+import traceback
 from typing import Any
 
 import pytest
@@ -224,6 +225,65 @@ def test_a_failure_to_report_a_callback_s_exception_does_not_stop_the_other_call
 
     asyncio.run(main())
     assert [type(u.exc_value) for u in unraisable] == [ValueError]
+
+
+def test_gather_over_a_cancelled_future_raises_cancelled_error() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        f, g = eager(loop), eager(loop)
+        loop.call_soon(f.cancel, "gone")
+        loop.call_soon(g.set_result, 1)
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.gather(f, g), 5)
+
+    asyncio.run(main())
+
+
+def test_an_exception_is_raised_again_with_the_traceback_it_was_set_with() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        f = eager(loop)
+        try:
+            raise ValueError("boom")
+        except ValueError as e:
+            f.set_exception(e)
+            depth = len(traceback.extract_tb(e.__traceback__))
+        for _ in range(3):
+            with pytest.raises(ValueError) as raised:
+                f.result()
+            # the frame of this raise on top of the ones it was set with, not piled up over the raises
+            assert len(traceback.extract_tb(raised.value.__traceback__)) == depth + 1
+        with pytest.raises(ValueError):
+            await f
+
+    asyncio.run(main())
+
+
+def test_callbacks_kept_by_remove_are_queued_when_an_eq_settles_the_future() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        f = eager(loop)
+        ran: list[str] = []
+
+        class SettlesOnCompare:
+            def __call__(self, fut: Any) -> None:
+                ran.append("removed one ran")
+
+            def __eq__(self, other: object) -> bool:
+                if not f.done():
+                    f.set_result("settled by __eq__")
+                return False
+
+            __hash__ = object.__hash__
+
+        f.add_done_callback(lambda fut: ran.append("kept"))
+        f.add_done_callback(SettlesOnCompare())
+        assert f.remove_done_callback(lambda fut: None) == 0
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert sorted(ran) == ["kept", "removed one ran"]  # none lost
+
+    asyncio.run(main())
 
 
 def test_the_garbage_collector_sees_the_callbacks() -> None:

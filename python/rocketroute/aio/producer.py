@@ -114,7 +114,7 @@ class Producer:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
         queue)."""
         p = self._on_its_loop()
-        body = getattr(msg, "body", None)  # p._encodes_off_loop(msg) written out
+        body = msg.body if isinstance(msg, Message) else None  # p._encodes_off_loop(msg) written out
         if type(body) is bytes and len(body) >= p._off_loop_min:
             enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
         else:

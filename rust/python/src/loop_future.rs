@@ -33,7 +33,9 @@ static COPY_CONTEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 enum Outcome {
     Pending,
     Result(Py<PyAny>),
-    Error(Py<PyAny>),
+    /// The exception and its traceback when it was set (raised again with it, as asyncio does, rather than with
+    /// the frames each raise adds).
+    Error(Py<PyAny>, Py<PyAny>),
     /// The cancel message, if one was given.
     Cancelled(Option<Py<PyAny>>),
 }
@@ -104,6 +106,17 @@ impl PyEagerFuture {
         Ok(())
     }
 
+    /// The exception set, raised with the traceback it had when it was set.
+    fn stored_error(py: Python<'_>, (exception, traceback): (Py<PyAny>, Py<PyAny>)) -> PyErr {
+        match exception
+            .bind(py)
+            .call_method1(intern!(py, "with_traceback"), (traceback,))
+        {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        }
+    }
+
     /// The error `result()` raises for a cancelled future: `CancelledError(msg)`, or with no argument.
     fn cancelled_error(py: Python<'_>, msg: &Option<Py<PyAny>>) -> PyErr {
         match msg {
@@ -153,12 +166,26 @@ impl PyEagerFuture {
 
     /// The result; raises the exception set, `CancelledError` when cancelled, `InvalidStateError` when pending.
     fn result(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match &self.state().outcome {
-            Outcome::Result(r) => Ok(r.clone_ref(py)),
-            Outcome::Error(e) => Err(PyErr::from_value(e.bind(py).clone())),
-            Outcome::Cancelled(msg) => Err(Self::cancelled_error(py, msg)),
-            Outcome::Pending => Err(InvalidStateError::new_err("Result is not set.")),
-        }
+        let stored = match &self.state().outcome {
+            Outcome::Result(r) => return Ok(r.clone_ref(py)),
+            Outcome::Error(e, tb) => (e.clone_ref(py), tb.clone_ref(py)),
+            Outcome::Cancelled(msg) => return Err(Self::cancelled_error(py, msg)),
+            Outcome::Pending => return Err(InvalidStateError::new_err("Result is not set.")),
+        };
+        Err(Self::stored_error(py, stored)) // with_traceback runs Python: after the lock is released
+    }
+
+    /// `CancelledError(msg)` (or with no argument), for asyncio's `gather`, which asks a cancelled child for it.
+    fn _make_cancelled_error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let msg = match &self.state().outcome {
+            Outcome::Cancelled(msg) => msg.as_ref().map(|m| m.clone_ref(py)),
+            _ => None,
+        };
+        let error = match msg {
+            Some(m) => CancelledError::new_err((m,)),
+            None => CancelledError::new_err(()),
+        };
+        Ok(error.value(py).clone().into_any().unbind())
     }
 
     /// The exception set (`None` for a result); raises `CancelledError` when cancelled, `InvalidStateError`
@@ -166,7 +193,7 @@ impl PyEagerFuture {
     fn exception(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         match &self.state().outcome {
             Outcome::Result(_) => Ok(None),
-            Outcome::Error(e) => Ok(Some(e.clone_ref(py))),
+            Outcome::Error(e, _) => Ok(Some(e.clone_ref(py))),
             Outcome::Cancelled(msg) => Err(Self::cancelled_error(py, msg)),
             Outcome::Pending => Err(InvalidStateError::new_err("Exception is not set.")),
         }
@@ -206,8 +233,10 @@ impl PyEagerFuture {
     }
 
     /// Removes every registration of `callback` (compared with `==`); how many there were.
-    fn remove_done_callback(&self, py: Python<'_>, callback: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let taken = std::mem::take(&mut self.state().callbacks);
+    fn remove_done_callback(slf: &Bound<'_, Self>, callback: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let py = slf.py();
+        let this = slf.get();
+        let taken = std::mem::take(&mut this.state().callbacks);
         let mut kept = Vec::with_capacity(taken.len());
         let mut removed = Vec::new();
         let mut failed = None;
@@ -225,18 +254,21 @@ impl PyEagerFuture {
             kept.push(entry);
         }
         let count = removed.len();
-        let dropped = {
-            let mut state = self.state();
+        let settled_meanwhile = {
+            let mut state = this.state();
             if matches!(state.outcome, Outcome::Pending) {
                 // callbacks added meanwhile (by an `__eq__`) stay after the kept ones
                 kept.append(&mut state.callbacks);
                 state.callbacks = kept;
                 Vec::new()
             } else {
-                kept // settled meanwhile: its callbacks were taken then
+                kept // settled by an `__eq__` while they were out: queued now, as settling would have
             }
         };
-        drop((removed, dropped));
+        drop(removed);
+        if !settled_meanwhile.is_empty() {
+            Self::schedule(slf, settled_meanwhile)?;
+        }
         match failed {
             Some(e) => Err(e),
             None => Ok(count),
@@ -268,7 +300,8 @@ impl PyEagerFuture {
                 exception.get_type().name()?
             )));
         }
-        Self::settle_and_schedule(slf, Outcome::Error(exception.unbind()))
+        let traceback = exception.getattr(intern!(py, "__traceback__"))?.unbind();
+        Self::settle_and_schedule(slf, Outcome::Error(exception.unbind(), traceback))
     }
 
     /// Cancels a pending future (its callbacks are queued on the loop) and says `True`; `False` when done.
@@ -322,18 +355,19 @@ impl PyEagerFuture {
     fn __next__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let this = slf.get();
-        let value = match &this.state().outcome {
+        let stored = match &this.state().outcome {
             Outcome::Pending => None,
-            Outcome::Result(r) => Some(r.clone_ref(py)),
-            Outcome::Error(e) => return Err(PyErr::from_value(e.bind(py).clone())),
+            Outcome::Result(r) => Some(Ok(r.clone_ref(py))),
+            Outcome::Error(e, tb) => Some(Err((e.clone_ref(py), tb.clone_ref(py)))),
             Outcome::Cancelled(msg) => return Err(Self::cancelled_error(py, msg)),
         };
-        match value {
+        match stored {
             None => {
                 this.blocking.store(true, Ordering::Relaxed);
                 Ok(slf.clone().into_any().unbind())
             }
-            Some(r) => Err(PyStopIteration::new_err((r,))),
+            Some(Ok(r)) => Err(PyStopIteration::new_err((r,))),
+            Some(Err(error)) => Err(Self::stored_error(py, error)),
         }
     }
 
@@ -341,7 +375,7 @@ impl PyEagerFuture {
         let state = match self.state().outcome {
             Outcome::Pending => "pending",
             Outcome::Result(_) => "finished",
-            Outcome::Error(_) => "finished with an exception",
+            Outcome::Error(..) => "finished with an exception",
             Outcome::Cancelled(_) => "cancelled",
         };
         format!("<_EagerFuture {state}>")
@@ -353,8 +387,10 @@ impl PyEagerFuture {
         visit.call(&self.event_loop)?;
         if let Ok(state) = self.state.try_lock() {
             match &state.outcome {
-                Outcome::Result(o) | Outcome::Error(o) | Outcome::Cancelled(Some(o)) => {
-                    visit.call(o)?
+                Outcome::Result(o) | Outcome::Cancelled(Some(o)) => visit.call(o)?,
+                Outcome::Error(e, tb) => {
+                    visit.call(e)?;
+                    visit.call(tb)?
                 }
                 Outcome::Cancelled(None) | Outcome::Pending => {}
             }
