@@ -40,6 +40,7 @@ def response_future(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
     task as its response is read) and with ``asyncio.Future``, the reference backend's."""
     if request.param == "asyncio.Future":
         monkeypatch.setattr(client_module, "_EagerFuture", None)
+        monkeypatch.setattr(client_module, "_response_future", client_module._loop_future)
 
 
 def run(test: Callable[[AsyncRemotingClient], Awaitable[Any]], **kwargs: Any) -> Any:

@@ -320,6 +320,7 @@ def test_a_task_resumes_as_its_response_is_read(kind: str, monkeypatch: pytest.M
     is handed out (its request is still in flight then); with ``asyncio.Future`` both are handed out first."""
     if kind == "asyncio":
         monkeypatch.setattr(client_module, "_EagerFuture", None)
+        monkeypatch.setattr(client_module, "_response_future", client_module._loop_future)
 
     async def main() -> list[int]:
         client = AsyncRemotingClient()

@@ -54,9 +54,15 @@ an async send, 2.5 % of its instructions). The reference backend awaits ``asynci
 _current_task = asyncio.current_task
 
 
-def _response_future(loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
-    """The future a request's response completes: an :data:`_EagerFuture` with the native backend."""
-    return loop.create_future() if _EagerFuture is None else _EagerFuture(loop)  # type: ignore[no-any-return]
+def _loop_future(loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+    return loop.create_future()
+
+
+_response_future: Callable[[asyncio.AbstractEventLoop], asyncio.Future[Any]] = (
+    _loop_future if _EagerFuture is None else _EagerFuture
+)
+"""The future a request's response completes: the class :data:`_EagerFuture` itself with the native backend (no
+Python call per request), the loop's future with the reference backend."""
 
 
 _WRITE_HIGH_WATER = 1024 * 1024
@@ -617,7 +623,7 @@ class AsyncRemotingClient:
         loop = self._loop
         if conn is None or loop is None:
             return None
-        waiter = loop.create_future() if _EagerFuture is None else _EagerFuture(loop)  # _response_future, inline
+        waiter = _response_future(loop)
         self._register(conn, request, waiter, timeout_ms / 1000, timeout_ms)
         return waiter
 

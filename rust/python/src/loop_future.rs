@@ -61,7 +61,8 @@ impl PyEagerFuture {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sets the outcome when it is pending and takes the callbacks; `None` when it was done already.
+    /// Sets the outcome when it is pending and takes the callbacks; when it was done already, gives the outcome
+    /// back (`Err`) unset.
     fn settle(&self, outcome: Outcome) -> std::result::Result<Vec<Callback>, Outcome> {
         let mut state = self.state();
         if !matches!(state.outcome, Outcome::Pending) {
@@ -104,6 +105,19 @@ impl PyEagerFuture {
             .bind(py)
             .call_method1(intern!(py, "call_exception_handler"), (report,))?;
         Ok(())
+    }
+
+    /// What `result()` gives: the result, or the error it raises (`InvalidStateError` while pending is the
+    /// caller's: `__next__` yields then). The stored objects are taken under the lock, and the error made after it
+    /// is released (`with_traceback` runs Python).
+    fn outcome(&self, py: Python<'_>) -> Option<PyResult<Py<PyAny>>> {
+        let stored = match &self.state().outcome {
+            Outcome::Pending => return None,
+            Outcome::Result(r) => return Some(Ok(r.clone_ref(py))),
+            Outcome::Error(e, tb) => (e.clone_ref(py), tb.clone_ref(py)),
+            Outcome::Cancelled(msg) => return Some(Err(Self::cancelled_error(py, msg))),
+        };
+        Some(Err(Self::stored_error(py, stored)))
     }
 
     /// The exception set, raised with the traceback it had when it was set.
@@ -166,26 +180,17 @@ impl PyEagerFuture {
 
     /// The result; raises the exception set, `CancelledError` when cancelled, `InvalidStateError` when pending.
     fn result(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let stored = match &self.state().outcome {
-            Outcome::Result(r) => return Ok(r.clone_ref(py)),
-            Outcome::Error(e, tb) => (e.clone_ref(py), tb.clone_ref(py)),
-            Outcome::Cancelled(msg) => return Err(Self::cancelled_error(py, msg)),
-            Outcome::Pending => return Err(InvalidStateError::new_err("Result is not set.")),
-        };
-        Err(Self::stored_error(py, stored)) // with_traceback runs Python: after the lock is released
+        self.outcome(py)
+            .unwrap_or_else(|| Err(InvalidStateError::new_err("Result is not set.")))
     }
 
     /// `CancelledError(msg)` (or with no argument), for asyncio's `gather`, which asks a cancelled child for it.
-    fn _make_cancelled_error(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let msg = match &self.state().outcome {
-            Outcome::Cancelled(msg) => msg.as_ref().map(|m| m.clone_ref(py)),
-            _ => None,
-        };
-        let error = match msg {
-            Some(m) => CancelledError::new_err((m,)),
-            None => CancelledError::new_err(()),
-        };
-        Ok(error.value(py).clone().into_any().unbind())
+    fn _make_cancelled_error(&self, py: Python<'_>) -> Py<PyAny> {
+        let error = match &self.state().outcome {
+            Outcome::Cancelled(msg) => Self::cancelled_error(py, msg),
+            _ => Self::cancelled_error(py, &None),
+        }; // a lazy error: its object is made here, after the lock is released
+        error.value(py).clone().into_any().unbind()
     }
 
     /// The exception set (`None` for a result); raises `CancelledError` when cancelled, `InvalidStateError`
@@ -353,21 +358,14 @@ impl PyEagerFuture {
 
     /// `await`'s steps: the future itself while it is pending (to the task, which waits for it), then its result.
     fn __next__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
         let this = slf.get();
-        let stored = match &this.state().outcome {
-            Outcome::Pending => None,
-            Outcome::Result(r) => Some(Ok(r.clone_ref(py))),
-            Outcome::Error(e, tb) => Some(Err((e.clone_ref(py), tb.clone_ref(py)))),
-            Outcome::Cancelled(msg) => return Err(Self::cancelled_error(py, msg)),
-        };
-        match stored {
+        match this.outcome(slf.py()) {
             None => {
                 this.blocking.store(true, Ordering::Relaxed);
                 Ok(slf.clone().into_any().unbind())
             }
             Some(Ok(r)) => Err(PyStopIteration::new_err((r,))),
-            Some(Err(error)) => Err(Self::stored_error(py, error)),
+            Some(Err(error)) => Err(error),
         }
     }
 
