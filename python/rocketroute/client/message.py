@@ -331,7 +331,7 @@ _TIMER_FIELDS = {
 """Message field -> the 5.x timer property it sets."""
 
 
-@dataclass
+@dataclass(init=False)
 class Message:
     """``org.apache.rocketmq.common.message.Message`` as built by
     ``new Message(topic, tags, keys, flag, body, waitStoreMsgOK)``, plus ``setDelayTimeLevel`` and
@@ -377,27 +377,61 @@ class Message:
     deliver_time_ms: int | None = None
     transaction_id: str | None = field(default=None, compare=False)
 
-    def __post_init__(self) -> None:
-        # the usual message (a str topic, a bytes body, str or no tags and keys, a dict of properties, ints in
-        # range, no timer) passes every check below: told apart by exact types, as cheaply as possible
-        delay_level, flag = self.delay_level, self.flag
+    def __init__(
+        self,
+        topic: str | None,
+        body: bytes | None,
+        tags: str | None = None,
+        keys: str | Iterable[str] | None = None,
+        properties: Mapping[str, str] | None = None,
+        delay_level: int = 0,
+        flag: int = 0,
+        wait_store_msg_ok: bool = True,
+        delay_sec: int | None = None,
+        delay_ms: int | None = None,
+        deliver_time_ms: int | None = None,
+        transaction_id: str | None = None,
+    ) -> None:
+        # written by hand, not by the dataclass (every message of a producer is made here): the fields stored once,
+        # the usual message told apart from its arguments
+        self.topic = topic
+        self.body = body
+        self.tags = tags
+        self.keys = keys
+        self.delay_level = delay_level
+        self.flag = flag
+        self.wait_store_msg_ok = wait_store_msg_ok
+        self.delay_sec = delay_sec
+        self.delay_ms = delay_ms
+        self.deliver_time_ms = deliver_time_ms
+        self.transaction_id = transaction_id
+        # the usual message (a str topic, a bytes body, str or no tags and keys, a dict of properties or none, ints
+        # in range, no timer) passes every check of _check: told apart by exact types, as cheaply as possible
         if (
-            type(self.topic) is str
-            and type(self.body) is bytes
-            and (self.tags is None or type(self.tags) is str)
-            and (self.keys is None or type(self.keys) is str)
-            and type(self.properties) is dict
+            type(topic) is str
+            and type(body) is bytes
+            and (tags is None or type(tags) is str)
+            and (keys is None or type(keys) is str)
             and type(delay_level) is int
             and 0 <= delay_level < 2**31
             and type(flag) is int
             and -(2**31) <= flag < 2**31
-            and type(self.wait_store_msg_ok) is bool
-            and self.delay_sec is None
-            and self.delay_ms is None
-            and self.deliver_time_ms is None
+            and type(wait_store_msg_ok) is bool
+            and delay_sec is None
+            and delay_ms is None
+            and deliver_time_ms is None
         ):
-            self.properties = dict(self.properties)
-            return
+            if properties is None:
+                self.properties = {}
+                return
+            if type(properties) is dict:
+                self.properties = dict(properties)
+                return
+        self.properties = properties  # type: ignore[assignment]
+        self._check()
+
+    def _check(self) -> None:
+        """The checks and conversions of a message that is not the usual one (raises on bad fields)."""
         if self.topic is not None and not isinstance(self.topic, str):
             raise TypeError(f"topic must be a str, not {type(self.topic).__name__}")
         if self.body is not None:
