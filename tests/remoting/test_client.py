@@ -155,6 +155,41 @@ def test_a_short_timeout_is_not_held_behind_a_long_one() -> None:
         run(test)
 
 
+class _AheadLoop(asyncio.SelectorEventLoop):
+    """A loop whose clock runs an hour ahead of ``time.monotonic()`` (as a loop with a clock of its own may)."""
+
+    def time(self) -> float:
+        return super().time() + 3600.0
+
+
+def test_deadlines_are_on_the_loops_own_clock() -> None:
+    """A request's deadline is read on its loop's clock, which a loop class may redefine: on a clock an hour ahead
+    a 30 s request is still answered, and a 200 ms one to a silent peer times out after about 200 ms, not at
+    once (a deadline taken from ``time.monotonic()`` would be an hour in that loop's past)."""
+    with FakePeer() as peer, FakePeer(silent) as quiet:
+
+        async def test(client: AsyncRemotingClient) -> None:
+            loop = asyncio.get_running_loop()
+            assert isinstance(loop, _AheadLoop)
+            resp = await client.invoke(peer.addr, request(3), LONG_MS)
+            assert resp.ext_fields == {"i": "3"}
+            await client.connection(quiet.addr)
+            begin = loop.time()
+            with pytest.raises(RemotingTimeoutError):
+                await client.invoke(quiet.addr, request(4), 200)
+            assert loop.time() - begin >= 0.19
+
+        async def main() -> None:
+            client = AsyncRemotingClient()
+            try:
+                await test(client)
+            finally:
+                await client.close()
+
+        with asyncio.Runner(loop_factory=_AheadLoop) as runner:
+            runner.run(main())
+
+
 def test_many_timeouts_on_one_connection() -> None:
     with FakePeer(silent) as peer:
 

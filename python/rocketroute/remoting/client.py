@@ -15,6 +15,7 @@ import inspect
 import logging
 import ssl
 import threading
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
@@ -46,6 +47,9 @@ Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[Remoti
 (see :meth:`AsyncRemotingClient.register_processor`)."""
 
 _SUCCESS = (ResponseCode.SUCCESS,)
+_monotonic = time.monotonic
+_LOOP_TIME = asyncio.BaseEventLoop.time
+"""asyncio's ``loop.time()``, which is ``time.monotonic()``: a loop whose class keeps it is read without the call."""
 _EagerFuture: Any = native_twin("_EagerFuture")
 """The native backend's future of a response (``rocketroute._native._EagerFuture``): a connection that reads the
 response completes it with ``wake``, which resumes the awaiting task within the read callback instead of queueing
@@ -235,16 +239,20 @@ class _Connection(asyncio.BufferedProtocol):
         if self.closed or self.transport is None:
             return
         write = self.transport.write
+        pending = self.pending
         while out and not self._paused:
             batch: list[bytes] = []
-            size = 0
+            size = dropped = 0
             while out and size < _WRITE_BATCH:
                 frame, opaque, seq = out.popleft()
-                self._out_bytes -= len(frame)
-                if not self._in_flight(opaque, seq):
-                    continue  # timed out or cancelled before it was written: never written
+                if opaque is not None:  # self._in_flight written out (every request's frame comes here)
+                    entry = pending.get(opaque)
+                    if entry is None or entry[1] != seq:
+                        dropped += len(frame)
+                        continue  # timed out or cancelled before it was written: never written
                 batch.append(frame)
                 size += len(frame)
+            self._out_bytes -= size + dropped
             if batch:
                 write(batch[0] if len(batch) == 1 else b"".join(batch))  # may call pause_writing
 
@@ -532,8 +540,15 @@ class AsyncRemotingClient:
             raise conn.full_error(len(frame))
         self._seq = seq = self._seq + 1
         pending[opaque] = (waiter, seq)
-        conn.write(frame, opaque, seq)
-        deadline = self._loop.time() + timeout_s  # type: ignore[union-attr]
+        # conn.write written out
+        conn._out.append((frame, opaque, seq))
+        conn._out_bytes = queued + len(frame)
+        if not conn._flush_scheduled and not conn._paused:
+            conn._flush_scheduled = True
+            conn.loop.call_soon(conn._flush)
+        # the loop's clock: time.monotonic itself where the loop's time() is asyncio's (no Python call)
+        loop = self._loop
+        deadline = (_monotonic() if type(loop).time is _LOOP_TIME else loop.time()) + timeout_s  # type: ignore[union-attr]
         queue = self._deadlines.get(timeout_ms)
         if queue is None:
             queue = self._deadlines[timeout_ms] = collections.deque()
