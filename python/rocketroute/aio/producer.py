@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from threading import get_ident
 from typing import Any
 
 from ..client.message import Message
@@ -96,7 +97,9 @@ class Producer:
         remoting = p._remoting if p._state == "running" else None
         if remoting is None:
             remoting, _ = p._running()  # raises: not running
-        if not loop_runs_here(remoting.loop):
+        loop = remoting.loop
+        # loop_runs_here's first test written out: the standard loops say which thread runs them
+        if getattr(loop, "_thread_id", None) != get_ident() and not loop_runs_here(loop):
             raise RuntimeError("a rocketroute.aio.Producer is used on the event loop that started it, not another")
         return p
 

@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
+from ... import send as _send_module
 from ...errors import BrokerUnreachableError, SendFailedError
 from ...remoting import (
     AsyncRemotingClient,
@@ -36,13 +37,24 @@ from ...remoting import (
 )
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
+from ...remoting.headers.send import _native_frame as _native_request_frame
 from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
-from ...send import CommunicationMode, _send_loop, send_default, send_select
+from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
-from ..message import EncodedBatch, EncodedMessage, Message, encode_batch, encode_for_send
+from ..message import (
+    _CHECKED_TOPICS,
+    SYSTEM_PROPERTY_NAMES,
+    EncodedBatch,
+    EncodedMessage,
+    Message,
+    _native_send_properties,
+    encode_batch,
+    encode_for_send,
+)
+from ..message_id import default_counter
 from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
@@ -76,19 +88,33 @@ class _Encoded:
 
     __slots__ = ("batch_msg_ids", "body", "code", "flag", "msg_id", "properties", "sys_flag", "topic")
 
-    def __init__(self, topic: str, e: EncodedMessage | EncodedBatch, flag: int) -> None:
+    def __init__(
+        self,
+        topic: str,
+        body: bytes,
+        sys_flag: int,
+        properties: str,
+        msg_id: str | None,
+        flag: int,
+        code: int = RequestCode.SEND_MESSAGE_V2,
+        batch_msg_ids: tuple[str, ...] | None = None,
+    ) -> None:
         self.topic = topic
-        self.body = e.body
-        self.sys_flag = e.sys_flag
-        self.properties = e.properties
-        self.msg_id = e.msg_id
+        self.body = body
+        self.sys_flag = sys_flag
+        self.properties = properties
+        self.msg_id = msg_id
         self.flag = flag
+        self.code = code
+        self.batch_msg_ids = batch_msg_ids
+
+    @classmethod
+    def of(cls, topic: str, e: EncodedMessage | EncodedBatch, flag: int) -> _Encoded:
+        """The send of a message or batch encoded by :func:`encode_for_send` / :func:`encode_batch`."""
         if isinstance(e, EncodedBatch):
-            self.code = RequestCode.SEND_BATCH_MESSAGE
-            self.batch_msg_ids: tuple[str, ...] | None = e.msg_ids
-        else:
-            self.code = RequestCode.SEND_MESSAGE_V2
-            self.batch_msg_ids = None
+            batch = RequestCode.SEND_BATCH_MESSAGE
+            return cls(topic, e.body, e.sys_flag, e.properties, e.msg_id, flag, batch, e.msg_ids)
+        return cls(topic, e.body, e.sys_flag, e.properties, e.msg_id, flag)
 
 
 class Producer:
@@ -419,6 +445,16 @@ class Producer:
             raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
         if self.namespace:
             msg = self._in_namespace(msg)
+        if _native_send_properties is not None and not transaction:
+            # encode_for_send's native path written out (every send comes here): the usual message checked and its
+            # properties written in one call, else None and encode_for_send does it all (and raises its errors)
+            compat = self.compat
+            usual = _native_send_properties(
+                msg, compat == "4.9", s.compress_msg_body_over_howmuch, s.max_message_size, _CHECKED_TOPICS,
+                SYSTEM_PROPERTY_NAMES[compat], default_counter(), None,
+            )  # fmt: skip
+            if usual is not None:
+                return _Encoded(msg.topic, msg.body, 0, usual[0], usual[1], msg.flag)  # type: ignore[arg-type]
         e = encode_for_send(
             msg,
             compat=self.compat,
@@ -428,7 +464,7 @@ class Producer:
             max_message_size=s.max_message_size,
             transaction_group=self.group if transaction else None,
         )
-        return _Encoded(msg.topic or "", e, msg.flag)
+        return _Encoded.of(msg.topic or "", e, msg.flag)
 
     def _encodes_off_loop(self, msg: Message) -> bool:
         """Whether a send of ``msg`` awaited on a loop is encoded on the encoder threads (:data:`OFF_LOOP_MIN_BODY`)."""
@@ -484,7 +520,7 @@ class Producer:
     def _encode_batch(self, msgs: Iterable[Message]) -> _Encoded:
         msgs = [self._in_namespace(m) for m in msgs]
         e = encode_batch(msgs, compat=self.compat, max_message_size=self.settings.max_message_size)
-        return _Encoded(e.topic, e, 0)
+        return _Encoded.of(e.topic, e, 0)
 
     def _request(
         self, enc: _Encoded, mq: Any, language: str | None = None, flag: int = 0
@@ -499,12 +535,20 @@ class Producer:
             raise SendFailedError(f"The broker[{broker_name}] not exist")
         s = self.settings
         if language is not None:
-            return addr, send_request(
-                enc.code, next_opaque(), flag, language, self._version, self.group, enc.topic, s.create_topic_key,
+            # send_request written out (every attempt comes here): the frame in one native call, else (the
+            # reference backend, or what only the Python encoder writes) send_request encodes it
+            opaque = next_opaque()
+            args = (
+                enc.code, opaque, flag, language, self._version, self.group, enc.topic, s.create_topic_key,
                 s.default_topic_queue_nums, mq.queue_id, enc.sys_flag, time.time_ns() // 1_000_000, enc.flag,
                 enc.properties, bool(s.unit_mode), enc.batch_msg_ids is not None,
                 broker_name if self.compat == "5.3" else None, enc.body,
             )  # fmt: skip
+            frame = _native_request_frame(*args) if _native_request_frame is not None else None
+            if frame is None:
+                return addr, send_request(*args)
+            body = enc.body
+            return addr, EncodedRequest(enc.code, opaque, frame, len(body) if body else 0)
         fields = send_header_v2(
             producer_group=self.group,
             topic=enc.topic,
@@ -814,10 +858,26 @@ class Producer:
             chosen_by = selector if not self.namespace else self._user_selector(selector)
             mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=timeout)
         else:
-            sends = _send_loop(
-                info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
-                None, None, None,
-            )  # fmt: skip
+            # _send_loop's choice of the native loop written out for the async sends (the same checks)
+            loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
+            total = 1 + self.settings.retry_times_when_send_async_failed
+            if (
+                loops
+                and mode is _ASYNC
+                and type(self.strategy) is loops[1]
+                and type(info) is loops[2]
+                and type(timeout) is int
+                and 0 <= timeout <= _NATIVE_MAX_TIMEOUT
+                and type(total) is int
+                and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+                and info.ok()  # else _send_loop raises "No route info"
+            ):
+                sends = loops[0](info, self.strategy, False, total, timeout, (), None, None)
+            else:
+                sends = _send_loop(
+                    info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
+                    None, None, None,
+                )  # fmt: skip
             mq = sends.next_queue()
         while mq is not None:
             try:
@@ -849,6 +909,9 @@ class Producer:
             mq = sends.next_queue()
         assert sends is not None
         return sends.finish()
+
+
+_ASYNC = CommunicationMode.ASYNC
 
 
 def _chosen(mq: Any) -> Any:
