@@ -179,6 +179,11 @@ class Consumer:
 
     async def __anext__(self) -> Any:
         """The next message (the one before it, taken by this task, is consumed); ends when the consumer stops."""
+        # _reading written out for a task on the consumer's loop (every message comes here): the feed's loop is it
+        feed = self._consumer._feed
+        task = feed.task_here() if feed is not None else None
+        if task is not None:
+            return await feed.next_message(task)  # type: ignore[union-attr]
         return await self._reading().next_message()
 
     def batches(self) -> AsyncIterator[list[Any]]:
@@ -204,6 +209,10 @@ class _Batches:
         return self
 
     async def __anext__(self) -> list[Any]:
+        feed = self._consumer._consumer._feed  # Consumer.__anext__'s shortcut
+        task = feed.task_here() if feed is not None else None
+        if task is not None:
+            return await feed.next_batch(task)  # type: ignore[union-attr]
         return await self._consumer._reading().next_batch()
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable
+from threading import get_ident
 from typing import Any
 
 from ...remoting.bridge import loop_runs_here
@@ -111,10 +112,20 @@ class Feed:
         elif not self.closed:
             self._settle(held.msgs, held.pq, held.mq, status)
 
-    async def next_batch(self) -> list[Any]:
-        """Acknowledge the calling task's batch and take the next one; ``StopAsyncIteration`` once closed."""
-        task = self._current_task()
-        assert task is not None, "a feed is read by a task"
+    def task_here(self) -> asyncio.Task[Any] | None:
+        """The calling task when it runs on the feed's loop (the standard loops say which thread runs them), else
+        ``None``: what a reader passes to :meth:`next_batch` and :meth:`next_message` after its own checks."""
+        loop = self._loop
+        if loop is not None and getattr(loop, "_thread_id", None) == get_ident():
+            return asyncio.current_task(loop)
+        return None
+
+    async def next_batch(self, task: asyncio.Task[Any] | None = None) -> list[Any]:
+        """Acknowledge the calling task's batch and take the next one; ``StopAsyncIteration`` once closed.
+        ``task``: the calling task, when the caller knows it (:meth:`task_here`)."""
+        if task is None:
+            task = self._current_task()
+            assert task is not None, "a feed is read by a task"
         return (await self._next_batch(task)).msgs
 
     async def _next_batch(self, task: asyncio.Task[Any]) -> _Held:
@@ -141,10 +152,12 @@ class Feed:
         if held is not None:
             self._done(held, ConsumeConcurrentlyStatus.RECONSUME_LATER)
 
-    async def next_message(self) -> Any:
-        """The next message of the calling task's batch, or the first of the next batch."""
-        task = self._current_task()
-        assert task is not None, "a feed is read by a task"
+    async def next_message(self, task: asyncio.Task[Any] | None = None) -> Any:
+        """The next message of the calling task's batch, or the first of the next batch (``task``: as for
+        :meth:`next_batch`)."""
+        if task is None:
+            task = self._current_task()
+            assert task is not None, "a feed is read by a task"
         held = self._held.get(task)
         if held is None or held.pos >= len(held.msgs):
             held = await self._next_batch(task)
