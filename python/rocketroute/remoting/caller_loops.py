@@ -26,10 +26,13 @@ import asyncio
 import threading
 import weakref
 from collections.abc import AsyncGenerator, Callable
+from threading import get_ident
 from typing import TYPE_CHECKING
 
 from .bridge import loop_runs_here
 from .errors import RemotingError
+
+_NO_THREAD_ID = object()
 
 if TYPE_CHECKING:
     from .client import AsyncRemotingClient
@@ -56,8 +59,11 @@ class CallerLoops:
             loop = last[0]()
             # the loop of the last call, told by its thread: asyncio.get_running_loop() asks the kernel for the
             # process id on each call
-            if loop is not None and loop_runs_here(loop) and not self._closed:
-                return last[1]
+            if loop is not None and not self._closed:
+                # loop_runs_here(loop) written out where the loop says which thread runs it (asyncio's do)
+                thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
+                if thread_id == get_ident() if thread_id is not _NO_THREAD_ID else loop_runs_here(loop):
+                    return last[1]
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._closed:

@@ -23,6 +23,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from threading import get_ident
 from typing import Any, TypeVar
 
 from ... import send as _send_module
@@ -36,6 +37,7 @@ from ...remoting import (
     RequestCode,
 )
 from ...remoting.acl import Credentials, check_credentials
+from ...remoting.bridge import loop_runs_here
 from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
 from ...remoting.headers.send import _native_frame as _native_request_frame
 from ...remoting.headers.send import send_header_v2, send_request
@@ -693,7 +695,8 @@ class Producer:
         timed out (a broker's error answer is not retried, as in Java's async path). With ``selector``: one
         attempt on the selected queue. Await it from any event loop. A large compressed body is compressed on the
         producer's encoder threads, not on the loop (:data:`OFF_LOOP_MIN_BODY`)."""
-        if self._encodes_off_loop(msg):
+        body = msg.body if isinstance(msg, Message) else None  # self._encodes_off_loop(msg) written out
+        if type(body) is bytes and len(body) >= self._off_loop_min:
             enc, timeout_ms = await self._encode_off_loop(msg, timeout_ms)
         else:
             enc = self._encode(msg)
@@ -811,8 +814,14 @@ class Producer:
     ) -> Coroutine[Any, Any, Any]:
         """:meth:`_send_async` on the running loop: on the client's connections when it is the client's loop, else
         on connections of that loop's own (``remoting.caller_loops``: no hop to the client's thread and back)."""
-        remoting, _ = self._running()
-        client = None if remoting.loop_runs_here() else remoting.caller_loops.here()
+        remoting = self._remoting if self._state == "running" else None  # self._running() written out
+        if remoting is None:
+            remoting, _ = self._running()  # raises: not running
+        loop = remoting.loop
+        # remoting.loop_runs_here() written out: the standard loops say which thread runs them
+        thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
+        here = thread_id == get_ident() if thread_id is not _NO_THREAD_ID else loop_runs_here(loop)
+        client = None if here else remoting.caller_loops.here()
         return self._send_async(enc, msg, selector, arg, timeout_ms, client=client)
 
     async def _send_async(
@@ -912,6 +921,7 @@ class Producer:
 
 
 _ASYNC = CommunicationMode.ASYNC
+_NO_THREAD_ID = object()  # a loop that does not say which thread runs it (not one of asyncio's)
 
 
 def _chosen(mq: Any) -> Any:
