@@ -229,7 +229,7 @@ def test_shutdown_from_inside_a_listener(cluster, fresh_topic):
 def _send_raw(producer: Producer, topic: str, body: bytes, sys_flag: int) -> None:
     """Send ``body`` as a Java producer with ``compressType`` set would: the body as given, the sysFlag bits."""
     plain = encode_for_send(Message(topic, b"-"), compress_over=1 << 30)
-    enc = _Encoded(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
+    enc = _Encoded.of(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
     info = producer.publish_info(topic)
     addr, request = producer._request(enc, info.message_queues[0])
     producer._remoting.invoke_checked(addr, request, 5000)
