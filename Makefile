@@ -330,7 +330,7 @@ bench-clients: venv build servers
 # versions of the code compare by a per cent (PYTHONPATH of another tree: --pythonpath)
 BENCH_INSTRUCTIONS_JSON := out/bench/instructions.json
 bench-instructions: venv build
-	$(call section,bench: instructions per message under callgrind (aio-send, send-async, aio-consume))
+	$(call section,bench: instructions per message under callgrind (aio-send, send-async, aio-consume, consume))
 	env -u ROCKETROUTE_BACKEND $(VPY) benches/count_instructions.py --json $(BENCH_INSTRUCTIONS_JSON)
 
 bench-clients-docs: venv build servers

@@ -13,7 +13,9 @@ Paths:
 - ``aio-send``: ``await rr.aio.Producer.send(msg)`` of 1 KiB messages from ``--in-flight`` coroutines (64);
 - ``send-async``: the threaded producer's ``send_async`` awaited the same way (it runs on the caller's loop);
 - ``aio-consume``: ``async for msgs in rr.aio.Consumer.batches()``, one message per call, of the peer's canned
-  1 KiB messages.
+  1 KiB messages;
+- ``consume``: the threaded ``rr.Consumer``'s listener called on its consume pool, one message per call, of the
+  same messages.
 
     python benches/count_instructions.py [--paths aio-send,aio-consume] [--small 1000] [--large 4000] [--json FILE]
     python benches/count_instructions.py --pythonpath OLD_TREE/python ...   # another built tree, same peer
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ("aio-send", "send-async", "aio-consume")
+PATHS = ("aio-send", "send-async", "aio-consume", "consume")
 WARMUP = 500
 """Messages each run sends or reads before the counted ones (routes, connections, the first calls' caches)."""
 QUEUES = 8
@@ -70,6 +72,10 @@ def child(addr: str, path: str, count: int, in_flight: int) -> None:
 
         await asyncio.gather(*(sender() for _ in range(in_flight)))
 
+    if path == "consume":
+        consume(addr, count)
+        return
+
     async def main() -> None:
         if path == "aio-send":
             async with rr.aio.Producer(addr, "count-aio", send_msg_timeout=600_000) as producer:
@@ -90,6 +96,28 @@ def child(addr: str, path: str, count: int, in_flight: int) -> None:
                         break
 
     asyncio.run(main())
+
+
+def consume(addr: str, count: int) -> None:
+    """The ``consume`` path: a listener that counts the messages on the threaded consumer's pool."""
+    import threading
+
+    from rocketroute.client import ConsumeConcurrentlyStatus, Consumer
+
+    lock, seen, done = threading.Lock(), [0], threading.Event()
+
+    def listener(msgs: list[Any], context: Any) -> ConsumeConcurrentlyStatus:
+        with lock:
+            seen[0] += len(msgs)
+            if seen[0] >= WARMUP + count:
+                done.set()
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    group = f"count-consume-{time.monotonic_ns()}"
+    settings = {"consume_from_where": "CONSUME_FROM_FIRST_OFFSET", "consume_message_batch_max_size": 1}
+    with Consumer(addr, group, [CONSUMER_TOPIC], listener=listener, **settings):  # type: ignore[arg-type]
+        if not done.wait(1500):
+            raise RuntimeError(f"consumed {seen[0]} of {WARMUP + count}")
 
 
 # -- the counts --------------------------------------------------------------------------------------------------

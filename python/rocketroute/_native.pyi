@@ -62,6 +62,7 @@ __all__ = [
     "_EagerFuture",
     "_FrameReader",
     "_MessageIdCounter",
+    "_OffsetMap",
     "_decode_stored",
     "_encode_batch_body",
     "_properties_string",
@@ -168,6 +169,50 @@ class _MessageIdCounter:
 
     @property
     def prefix(self) -> str: ...
+
+@final
+class _OffsetMap:
+    """Values (messages) by queue offset, in ascending order (``rocketroute_core::offset_map``): the twin of
+    ``rocketroute.client.consumer.process_queue._OffsetMap``. The messages' ``queue_offset`` and ``body`` are read
+    before the map is locked, and what leaves the map is released after it is unlocked."""
+
+    def __new__(cls) -> _OffsetMap: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, key: int, /) -> bool: ...
+    def put(self, key: int, value: Any) -> Any:
+        """Java's ``put``: the value ``key`` had (replaced), or ``None``."""
+
+    def remove(self, key: int) -> Any:
+        """Java's ``remove``: the value of ``key`` (taken out), or ``None``."""
+
+    def put_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
+        """``putMessage``'s loop: each message cached at its ``queue_offset``. Returns how many offsets were new,
+        the total body size of those, and the last new offset (``None`` when none was)."""
+
+    def remove_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
+        """``removeMessage``'s loop: each message's ``queue_offset`` removed when cached. Returns how many were, the
+        total body size of the messages given for those, and the first offset still cached (``None``: the map is
+        empty)."""
+
+    def first_key(self) -> int | None:
+        """The lowest offset, or ``None`` when empty."""
+
+    def last_key(self) -> int | None:
+        """The highest offset, or ``None`` when empty."""
+
+    def first(self) -> Any:
+        """The value of the lowest offset, or ``None`` when empty."""
+
+    def poll_first(self) -> tuple[int, Any] | None:
+        """Java's ``pollFirstEntry``: ``(offset, value)`` taken out, or ``None`` when empty."""
+
+    def items(self) -> list[tuple[int, Any]]:
+        """``(offset, value)`` pairs in ascending offset order."""
+
+    def values(self) -> list[Any]:
+        """The values in ascending offset order."""
+
+    def clear(self) -> None: ...
 
 @final
 class _SendResultMaker:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import queue
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import rocketroute
+from rocketroute.client.consumer import process_queue
 from rocketroute.client.process_queue import (
     PULL_MAX_IDLE_TIME,
     REBALANCE_LOCK_INTERVAL,
@@ -33,6 +39,21 @@ class Clock:
 
 def msgs(*offsets: int, size: int = 1) -> list[Msg]:
     return [Msg(o, b"x" * size) for o in offsets]
+
+
+_MAPS = {"python": process_queue._OffsetMap}
+if rocketroute.BACKEND == "native":
+    from rocketroute import _native
+
+    _MAPS["native"] = _native._OffsetMap
+
+
+@pytest.fixture(autouse=True, params=sorted(_MAPS))
+def offset_map(request, monkeypatch) -> type:
+    """Every test runs with each map a ProcessQueue can keep its messages in: the Python ``_OffsetMap`` and, on the
+    native backend, its Rust twin."""
+    monkeypatch.setattr(process_queue, "_Map", _MAPS[request.param])
+    return _MAPS[request.param]
 
 
 @pytest.fixture
@@ -504,3 +525,67 @@ def test_concurrent_orderly_consumers_take_each_message_once():
     assert commits == sorted(commits) and commits[-1] == total
     assert (pq.msg_count, pq.msg_size) == (0, 0)
     assert not pq.consuming
+
+
+def test_a_cycle_through_a_cached_message_is_collected():
+    pq = ProcessQueue()
+    first, second = Msg(1), Msg(2)
+    first.properties["owner"] = second.properties["owner"] = pq  # type: ignore[assignment]
+    pq.put_messages([first, second])
+    assert pq.take_messages(1) == [first]  # one message in each map: taken (orderly) and cached
+    gone = weakref.ref(pq)
+    del pq, first, second
+    gc.collect()
+    assert gone() is None, "the process queue's map kept it alive through a cycle the collector could not see"
+
+
+def test_the_native_backend_caches_in_the_native_map():
+    if rocketroute.BACKEND != "native":
+        pytest.skip("the native map is the native backend's (CI requires it)")
+    assert process_queue.native_twin("_OffsetMap") is _native._OffsetMap
+
+
+_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), st.integers(-3, 40)),
+        st.tuples(st.just("put_messages"), st.lists(st.tuples(st.integers(-3, 40), st.integers(0, 9)), max_size=6)),
+        st.tuples(st.just("remove"), st.integers(-3, 40)),
+        st.tuples(st.just("remove_messages"), st.lists(st.tuples(st.integers(-3, 40), st.integers(0, 9)), max_size=6)),
+        st.tuples(st.just("poll_first"), st.none()),
+        st.tuples(st.just("clear"), st.none()),
+    ),
+    max_size=30,
+)
+
+
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native map is the native backend's (CI requires it)")
+@settings(max_examples=300, deadline=None)
+@given(_ops)
+def test_the_native_map_answers_as_the_python_one(ops):
+    maps = [process_queue._OffsetMap(), _native._OffsetMap()]
+    for op, arg in ops:
+        if op in ("put_messages", "remove_messages"):
+            arg = [Msg(o, None if n == 0 else b"x" * n) for o, n in arg]
+        if op == "put":
+            arg_msgs = [Msg(arg)]
+            answers = [m.put(arg, arg_msgs[0]) for m in maps]
+        elif op in ("poll_first", "clear"):
+            answers = [getattr(m, op)() for m in maps]
+        else:
+            answers = [getattr(m, op)(arg) for m in maps]
+        assert answers[0] == answers[1], (op, arg)
+        views = [(len(m), m.first_key(), m.last_key(), m.first(), m.items(), m.values()) for m in maps]
+        assert views[0] == views[1], (op, arg)
+        assert all((k in maps[0]) == (k in maps[1]) for k in range(-3, 41))
+
+
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native map is the native backend's (CI requires it)")
+def test_the_native_map_refuses_what_is_not_a_queue_offset():
+    m = _native._OffsetMap()
+    with pytest.raises(TypeError):
+        m.put_messages([Msg("7")])  # type: ignore[arg-type]
+    with pytest.raises(OverflowError):
+        m.put_messages([Msg(2**63)])
+    with pytest.raises(AttributeError):
+        m.remove_messages([object()])
+    assert len(m) == 0  # nothing of a refused batch was cached

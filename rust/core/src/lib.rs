@@ -21,6 +21,7 @@ pub mod json_scan;
 pub mod message_batch;
 pub mod message_id;
 pub mod message_queue;
+pub mod offset_map;
 pub mod profiles;
 pub mod publish_info;
 pub mod ring;

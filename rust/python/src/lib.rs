@@ -18,6 +18,7 @@ mod loop_future;
 mod message_batch;
 mod message_id;
 mod message_queue;
+mod offset_map;
 mod profiles;
 mod publish_info;
 mod ring;
@@ -78,6 +79,8 @@ mod _native {
     use crate::message_id::PyMessageIdCounter;
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
+    #[pymodule_export]
+    use crate::offset_map::PyOffsetMap;
     #[pymodule_export]
     use crate::profiles::{profile_select_index, profile_select_indices, PyProfileSelector};
     #[pymodule_export]

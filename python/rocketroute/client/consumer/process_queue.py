@@ -24,6 +24,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..._backend import native_twin
 from ...consumer_config import CONSUMER_CONSTANTS
 from ..message import PROPERTY_MAX_OFFSET
 
@@ -58,7 +59,10 @@ def _parse_long(s: str) -> int:
 
 
 class _OffsetMap:
-    """A ``TreeMap<Long, MessageExt>`` reduced to what ProcessQueue uses: a dict plus its keys kept sorted.
+    """A ``TreeMap<Long, MessageExt>`` reduced to what ProcessQueue uses: a dict plus its keys kept sorted, and the
+    two loops ProcessQueue runs once per pull and once per listener call (:meth:`put_messages`,
+    :meth:`remove_messages`). The native backend's twin is ``_native._OffsetMap`` (``rocketroute_core::offset_map``),
+    the same methods and answers.
 
     Pulls arrive in ascending offset order and are consumed from the front, so the sorted list sees appends and
     removals near its start; a queue caches at most a few thousand messages. The values are messages, never
@@ -95,9 +99,22 @@ class _OffsetMap:
             self._drop_key(key)
         return value
 
-    def remove_messages(self, msgs: list[Any]) -> tuple[int, int]:
-        """:meth:`remove` of each message's ``queue_offset`` in one call (once per listener call: a method call per
-        message cost more than the removal): how many were cached, and the total body size of those."""
+    def put_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
+        """:meth:`put` of each message at its ``queue_offset``: how many offsets were new, the total body size of
+        those, and the last new offset (``None`` when none was)."""
+        added = size = 0
+        last = None
+        for msg in msgs:
+            offset = msg.queue_offset
+            if self.put(offset, msg) is None:
+                added += 1
+                size += _body_size(msg)
+                last = offset
+        return added, size, last
+
+    def remove_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
+        """:meth:`remove` of each message's ``queue_offset``: how many were cached, the total body size of the
+        messages given for those, and the first offset still cached (``None``: the map is empty)."""
         values = self._values
         removed = size = 0
         for msg in msgs:
@@ -105,10 +122,9 @@ class _OffsetMap:
             if values.pop(offset, None) is not None:
                 self._drop_key(offset)
                 removed += 1
-                body = msg.body
-                if body is not None:
-                    size += len(body)
-        return removed, size
+                size += _body_size(msg)
+        keys = self._keys
+        return removed, size, keys[0] if keys else None
 
     def _drop_key(self, key: int) -> None:
         keys = self._keys
@@ -117,11 +133,17 @@ class _OffsetMap:
         else:
             del keys[bisect_left(keys, key)]
 
-    def first_key(self) -> int:
-        return self._keys[0]
+    def first_key(self) -> int | None:
+        """The lowest offset, or ``None`` when empty."""
+        return self._keys[0] if self._keys else None
 
-    def last_key(self) -> int:
-        return self._keys[-1]
+    def last_key(self) -> int | None:
+        """The highest offset, or ``None`` when empty."""
+        return self._keys[-1] if self._keys else None
+
+    def first(self) -> Any:
+        """The value of the lowest offset, or ``None`` when empty."""
+        return self._values[self._keys[0]] if self._keys else None
 
     def poll_first(self) -> tuple[int, Any] | None:
         if not self._keys:
@@ -142,6 +164,10 @@ class _OffsetMap:
         self._keys.clear()
 
 
+_Map: Callable[[], Any] = native_twin("_OffsetMap") or _OffsetMap
+"""What a ProcessQueue keeps its messages in: the native map, or the Python one on the reference backend."""
+
+
 class ProcessQueue:
     """Java's ``ProcessQueue``: the pulled, not yet consumed messages of one queue.
 
@@ -154,8 +180,8 @@ class ProcessQueue:
     def __init__(self, *, now_ms: Callable[[], int] | None = None) -> None:
         self._now = _wall_ms if now_ms is None else now_ms
         self._lock = threading.Lock()
-        self._msg_tree = _OffsetMap()
-        self._consuming_orderly = _OffsetMap()  # a subset of the messages, only for orderly consumption
+        self._msg_tree = _Map()
+        self._consuming_orderly = _Map()  # a subset of the messages, only for orderly consumption
         self._msg_count = 0
         self._msg_size = 0
         self._queue_offset_max = 0
@@ -253,13 +279,10 @@ class ProcessQueue:
         broker behind this batch)."""
         msgs = list(msgs)
         with self._lock:
-            added = 0
-            for msg in msgs:
-                offset = msg.queue_offset
-                if self._msg_tree.put(offset, msg) is None:
-                    added += 1
-                    self._queue_offset_max = offset
-                    self._msg_size += _body_size(msg)
+            added, size, last = self._msg_tree.put_messages(msgs)
+            if last is not None:
+                self._queue_offset_max = last
+            self._msg_size += size
             self._msg_count += added
 
             dispatch = False
@@ -268,11 +291,11 @@ class ProcessQueue:
                 self._consuming = True
 
             if msgs:
-                last = msgs[-1]
-                properties = last.properties
+                last_msg = msgs[-1]
+                properties = last_msg.properties
                 max_offset = None if properties is None else properties.get(PROPERTY_MAX_OFFSET)
                 if max_offset is not None:
-                    acc_total = _parse_long(max_offset) - last.queue_offset
+                    acc_total = _parse_long(max_offset) - last_msg.queue_offset
                     if acc_total > 0:
                         self.msg_acc_cnt = acc_total
             return dispatch
@@ -294,20 +317,14 @@ class ProcessQueue:
         tree = self._msg_tree
         with self._lock:
             self.last_consume_timestamp = now
-            # the map's dict and sorted keys read directly: once per listener call, where two len() calls through
-            # the map's __len__ cost about what the removal did
-            if not tree._values:
+            if not len(tree):
                 return -1
-            result = self._queue_offset_max + 1
-            removed, size = tree.remove_messages(msgs)
+            removed, size, first_left = tree.remove_messages(msgs)
             self._msg_size -= size
             self._msg_count -= removed
             if self._msg_count == 0:
                 self._msg_size = 0
-            keys = tree._keys
-            if keys:
-                result = keys[0]
-            return result
+            return self._queue_offset_max + 1 if first_left is None else first_left
 
     def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
         """The first cached message if a listener started on it (its ``CONSUME_START_TIME`` property) more than
@@ -315,8 +332,7 @@ class ProcessQueue:
         with self._lock:
             if not len(self._msg_tree):
                 return None
-            tree = self._msg_tree
-            msg = tree._values[tree.first_key()]
+            msg = self._msg_tree.first()
         start = msg.properties.get("CONSUME_START_TIME")
         if not start or not start.isdigit():
             return None
