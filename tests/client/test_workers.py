@@ -21,6 +21,18 @@ def test_one_thread_runs_the_calls_in_the_order_they_were_submitted():
     assert pool.shutdown(5) == 0
 
 
+def test_slices_are_submitted_in_order_as_calls_of_their_own():
+    pool = ConsumePool(1, "test-slices")
+    seen: list[tuple[list[int], str]] = []
+    done = threading.Event()
+    assert pool.submit_slices(lambda part, tag: seen.append((part, tag)), list(range(7)), 3, "q")
+    assert pool.submit(done.set)
+    assert done.wait(10)
+    assert seen == [([0, 1, 2], "q"), ([3, 4, 5], "q"), ([6], "q")]
+    assert pool.shutdown(5) == 0
+    assert not pool.submit_slices(seen.append, [1], 1)  # refused once shut down
+
+
 def test_every_thread_takes_calls_and_an_exception_does_not_end_one():
     pool = ConsumePool(4, "test-spread")
     names: set[str] = set()

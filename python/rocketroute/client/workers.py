@@ -49,6 +49,16 @@ class ConsumePool:
         self._queue.put((fn, args))
         return True
 
+    def submit_slices(self, fn: Callable[..., Any], items: list[Any], size: int, *args: Any) -> bool:
+        """``submit(fn, items[i : i + size], *args)`` for each slice of ``items`` in order (a pull's messages, a
+        listener call's worth at a time), in one call; False (nothing queued) once the pool is shut down."""
+        if self._closed:
+            return False
+        put = self._queue.put
+        for i in range(0, len(items), size):
+            put((fn, (items[i : i + size], *args)))
+        return True
+
     def in_pool(self) -> bool:
         """Whether the calling thread is one of the pool's."""
         return threading.get_ident() in self._idents

@@ -20,6 +20,7 @@ from ...remoting import RemotingCommand
 from ...remoting.headers import (
     ConsumerSendMsgBackRequestHeader,
 )
+from ..message import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log
@@ -63,8 +64,7 @@ class ConsumeService:
                     feed.put(msgs[i : i + n], pq, mq)
                 return
             consume = self.consume_concurrently_async if self.consumer._bind_loop else self.consume_concurrently
-            for i in range(0, len(msgs), n):
-                self.consumer._executor.submit(consume, msgs[i : i + n], pq, mq)
+            self.consumer._executor.submit_slices(consume, msgs, n, pq, mq)
 
     def settle_fed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: ConsumeConcurrentlyStatus) -> None:
         """A batch ``async for`` is done with (:class:`~rocketroute.client.consumer.feed.Feed`): the result
@@ -106,12 +106,15 @@ class ConsumeService:
     def prepare(self, msgs: list[Any]) -> None:
         """``resetRetryAndNamespace`` and the consume start time, before the listener sees the messages."""
         namespace = self.consumer.namespace
-        now = str(_now_ms())
+        group = self.consumer.group
+        now = str(time.time_ns() // 1_000_000)
         for m in msgs:
-            reset_retry_topic(m, self.consumer.group)  # the retry topic, then the namespace
+            properties = m.properties
+            if _RETRY_TOPIC in properties:  # the retry topic, then the namespace
+                reset_retry_topic(m, group)
             if namespace:
                 m.topic = unwrap(namespace, m.topic)
-            m.properties["CONSUME_START_TIME"] = now
+            properties["CONSUME_START_TIME"] = now
 
     def listener_raised(self, msgs: list[Any], context: Any) -> Any:
         log.warning(
@@ -157,11 +160,18 @@ class ConsumeService:
         return instead
 
     def consume_concurrently(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
-        """``ConsumeMessageConcurrentlyService.ConsumeRequest.run`` and ``processConsumeResult``."""
+        """``ConsumeMessageConcurrentlyService.ConsumeRequest.run`` and ``processConsumeResult`` (the listener
+        called as :meth:`call_listener` calls it, written out: once per call on the pool)."""
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
-        status = self.call_listener(msgs, context)
+        listener = self.consumer.listener
+        assert listener is not None
+        self.prepare(msgs)
+        try:
+            status = listener(msgs, context)
+        except Exception:
+            status = self.listener_raised(msgs, context)
         if self.all_consumed(msgs, pq, mq, status, context.ack_index):
             return
         to_send_back = self.concurrently_result(msgs, pq, context, status)

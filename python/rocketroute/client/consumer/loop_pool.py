@@ -44,6 +44,19 @@ class LoopConsumePool:
         self._wakeup.set()
         return True
 
+    def submit_slices(
+        self, fn: Callable[..., Coroutine[Any, Any, Any]], items: list[Any], size: int, *args: Any
+    ) -> bool:
+        """``submit(fn, items[i : i + size], *args)`` for each slice of ``items`` in order, in one call; False
+        (nothing queued) once the pool is shut down. Called on the loop."""
+        if self._closed:
+            return False
+        append = self._queue.append
+        for i in range(0, len(items), size):
+            append((fn, (items[i : i + size], *args)))
+        self._wakeup.set()
+        return True
+
     def in_pool(self) -> bool:
         """Whether the calling task is one of the pool's workers (a listener call)."""
         try:
