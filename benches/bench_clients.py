@@ -318,9 +318,10 @@ def run_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, An
     total = shape.warmup + shape.count
 
     def listener(msgs: list[Any], context: Any) -> ConsumeConcurrentlyStatus:
-        with lock:
+        n = len(msgs)  # no call under the lock but at the two marks: a pool thread switched out holding it would
+        with lock:  # have the others queue on it (see OffsetStore.update_offset)
             before = seen[0]
-            seen[0] = after = before + len(msgs)
+            seen[0] = after = before + n
             if before < shape.warmup <= after:
                 marks.extend((time.perf_counter(), time.process_time()))
             if before < total <= after:

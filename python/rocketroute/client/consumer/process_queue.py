@@ -278,27 +278,35 @@ class ProcessQueue:
         last message's ``MAX_OFFSET`` property minus its offset, when that is positive (the messages still on the
         broker behind this batch)."""
         msgs = list(msgs)
+        acc_total = 0
+        bad_max_offset = None  # Long.parseLong's NumberFormatException, raised once the messages are cached
+        if msgs:
+            last_msg = msgs[-1]
+            properties = last_msg.properties
+            max_offset = None if properties is None else properties.get(PROPERTY_MAX_OFFSET)
+            if max_offset is not None:
+                try:
+                    acc_total = _parse_long(max_offset) - last_msg.queue_offset
+                except ValueError as e:
+                    bad_max_offset = e
+        # the lock is held over the map's one call and operators: the interpreter hands the GIL to another thread
+        # at calls and loops, and a thread that lost it holding this lock has the consume pool's threads queue on
+        # the lock (each then taking it from the last, two context switches a message)
         with self._lock:
             added, size, last = self._msg_tree.put_messages(msgs)
             if last is not None:
                 self._queue_offset_max = last
             self._msg_size += size
             self._msg_count += added
-
             dispatch = False
-            if len(self._msg_tree) and not self._consuming:
+            if (msgs or len(self._msg_tree)) and not self._consuming:  # messages given: the map holds them
                 dispatch = True
                 self._consuming = True
-
-            if msgs:
-                last_msg = msgs[-1]
-                properties = last_msg.properties
-                max_offset = None if properties is None else properties.get(PROPERTY_MAX_OFFSET)
-                if max_offset is not None:
-                    acc_total = _parse_long(max_offset) - last_msg.queue_offset
-                    if acc_total > 0:
-                        self.msg_acc_cnt = acc_total
-            return dispatch
+            if acc_total > 0:
+                self.msg_acc_cnt = acc_total
+        if bad_max_offset is not None:
+            raise bad_max_offset
+        return dispatch
 
     def get_max_span(self) -> int:
         """The last cached offset minus the first (0 when none is cached); taken messages are not cached."""
@@ -311,15 +319,13 @@ class ProcessQueue:
         """``removeMessage``: drop the consumed ``msgs`` from the cache. Returns the offset the consumer may
         commit: the first offset still cached, ``queue_offset_max + 1`` when none remains, or -1 when the cache
         was already empty (nothing is removed then). Sets ``last_consume_timestamp`` in every case."""
-        if type(msgs) is not list:
-            msgs = list(msgs)
         now = self._now()
         tree = self._msg_tree
-        with self._lock:
+        with self._lock:  # one call under it (see put_messages)
             self.last_consume_timestamp = now
-            if not len(tree):
-                return -1
             removed, size, first_left = tree.remove_messages(msgs)
+            if first_left is None and not removed:  # the cache was empty
+                return -1
             self._msg_size -= size
             self._msg_count -= removed
             if self._msg_count == 0:

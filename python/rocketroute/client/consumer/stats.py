@@ -25,12 +25,21 @@ class ConsumerStats:
         self.last_change_ms: int | None = None
 
     def add(self, **counts: int) -> None:
+        # one counter, the usual call, by operators only under the lock (see add_result)
+        if len(counts) == 1:
+            [(name, n)] = counts.items()
+            values = self.__dict__
+            with self._lock:
+                values[name] += n
+            return
         with self._lock:
             for name, n in counts.items():
                 setattr(self, name, getattr(self, name) + n)
 
     def add_result(self, consumed: int, failed: int) -> None:
-        """A listener call's result: ``add(consumed=..., failed=...)`` without building keywords (once per call)."""
+        """A listener call's result: ``add(consumed=..., failed=...)`` without building keywords (once per call).
+        The lock is held over operators only, no call: a thread switched out while holding it (the interpreter
+        switches threads at calls and loops) would have the consume pool's threads queue on it."""
         with self._lock:
             self.consumed += consumed
             self.failed += failed
