@@ -6,7 +6,8 @@ callgrind counts the instructions a process runs, which depend on the code and i
 machine does. Each path runs twice under callgrind, the instant peer outside it, with ``--small`` and ``--large``
 messages after the same warm-up; the difference of the two totals over the difference of the counts is the cost of
 one message, start-up and imports cancelled out. Two runs of the same code agree to about 0.3 % for sends and 1 %
-for consumption (how the peer's answers fall into reads varies a little).
+for ``aio-consume`` (how the peer's answers fall into reads varies a little), 4 % for ``consume`` (how the pool
+threads' wake-ups fall as well).
 
 Paths:
 
