@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
-from rocketroute.client.offset_store import LocalFileOffsetStore, dumps_offset_table, loads_offset_table
+from rocketroute.client.offset_store import (
+    LocalFileOffsetStore,
+    RemoteBrokerOffsetStore,
+    dumps_offset_table,
+    loads_offset_table,
+)
 from rocketroute.client.pull import (
     FLAG_COMMIT_OFFSET,
     FLAG_SUBSCRIPTION,
@@ -193,3 +198,26 @@ def test_offset_file_is_java_s_fastjson_form_and_reads_back(tmp_path: Path, back
     assert asyncio.run(again.read_from_store(mq1)) == 9
     assert asyncio.run(again.read_from_store(mq2)) == 70
     assert again.read_memory(mq2) == 70
+
+
+def test_persist_all_writes_what_is_held_when_each_write_goes(backend: Any) -> None:
+    """A queue given up while the periodic commit awaits an earlier write (its own commit done and the offset
+    forgotten) is not written from the commit's snapshot, and a queue moved on meanwhile is written as it is now: a
+    stale write would move the broker's offset back under the queue's next owner."""
+    mq1, mq2, mq3 = (backend.MessageQueue("T", "b", i) for i in range(3))
+    written: list[tuple[int, int]] = []
+
+    class Remoting:
+        async def invoke_oneway(self, addr: str, request: Any) -> None:
+            fields = request.ext_fields
+            written.append((int(fields["queueId"]), int(fields["commitOffset"])))
+            if len(written) == 1:  # while the first write is awaited: mq2 given up, mq3 consumed further
+                await asyncio.sleep(0)
+                store.remove_offset(mq2)
+                store.update_offset(mq3, 40)
+
+    store = RemoteBrokerOffsetStore("G", Remoting(), lambda name: "127.0.0.1:1")  # type: ignore[arg-type]
+    for mq, offset in ((mq1, 10), (mq2, 20), (mq3, 30)):
+        store.update_offset(mq, offset)
+    asyncio.run(store.persist_all([mq1, mq2, mq3]))
+    assert written == [(0, 10), (2, 40)]

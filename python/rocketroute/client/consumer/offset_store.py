@@ -144,9 +144,15 @@ class RemoteBrokerOffsetStore(OffsetStore):
         first failure is raised after the rest were tried."""
         owned = set(mqs)
         first: BaseException | None = None
-        for mq, offset in self.offsets().items():
+        for mq in self.offsets():
             if mq not in owned:
                 self.remove_offset(mq)
+                continue
+            # read now, not from the snapshot: while an earlier write was awaited, a queue may have been given up
+            # (its own commit written, acknowledged, and forgotten) and a newer owner may be about to read the
+            # broker's offset, which a stale value written now would move back (its messages consumed twice)
+            offset = self.read_memory(mq)
+            if offset < 0:
                 continue
             try:
                 await self._update_on_broker(mq, offset, oneway)
