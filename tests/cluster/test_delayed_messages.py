@@ -135,7 +135,13 @@ def test_the_production_guide_example_runs(timer_cluster: Cluster, capsys: pytes
     topic = f"rr_doc_timer_{time.monotonic_ns()}"
     timer_cluster.create_topic(topic, 2)
     code = block.replace("127.0.0.1:9876", ";".join(timer_cluster.namesrv_addrs)).replace("TopicTest", topic)
+    started = time.monotonic()
     exec(compile(code, "production.md timer-cluster block", "exec"), {})
     assert capsys.readouterr().out == "sent\n"
-    assert _stored(timer_cluster, topic) == 0
+    stored = _stored(timer_cluster, topic)
+    # "at once" only while no delay can have passed: the timer messages may come up to timerPrecisionMs (1 s) before
+    # their 3 s, so a block that took more than 1.5 s (a loaded machine: it also makes the producer's route and
+    # connections) says nothing about it
+    if time.monotonic() - started < 1.5:
+        assert stored == 0
     wait_until(lambda: _stored(timer_cluster, topic) == 3, DELAY_S + 15, "the three delayed messages stored")
