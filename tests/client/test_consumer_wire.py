@@ -221,3 +221,28 @@ def test_persist_all_writes_what_is_held_when_each_write_goes(backend: Any) -> N
         store.update_offset(mq, offset)
     asyncio.run(store.persist_all([mq1, mq2, mq3]))
     assert written == [(0, 10), (2, 40)]
+
+
+def test_the_periodic_commit_keeps_the_offset_of_a_queue_being_given_up(backend: Any) -> None:
+    """Java's ``persistConsumerOffset`` commits every queue of its process queue table, those being given up too:
+    left out, their offsets were forgotten while the give-up waited for an orderly listener call, and the give-up's
+    own commit then found none (the next owner consumed from the last periodic commit, again)."""
+    from rocketroute.client import Consumer
+    from rocketroute.client.consumer.offset_store import OffsetStore
+    from rocketroute.client.process_queue import ProcessQueue
+
+    kept, going = backend.MessageQueue("T", "b", 0), backend.MessageQueue("T", "b", 1)
+    consumer = Consumer("127.0.0.1:1", "G", ["T"], listener=lambda msgs, context: None)
+    store = OffsetStore()
+    committed: list[list[Any]] = []
+
+    async def persist_all(mqs: Any, *, oneway: bool = True) -> None:
+        committed.append(list(mqs))
+
+    store.persist_all = persist_all  # type: ignore[method-assign]
+    consumer._offsets = store
+    consumer._pqs[kept] = ProcessQueue()
+    consumer._pqs[going] = ProcessQueue()
+    consumer._pqs[going].dropped = True  # its give-up under way
+    asyncio.run(consumer._persist_all())
+    assert committed == [[kept, going]]

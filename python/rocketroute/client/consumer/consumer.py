@@ -551,10 +551,14 @@ class Consumer:
     # -- offsets -------------------------------------------------------------------------------------------------
 
     async def _persist_all(self) -> None:
-        """``persistConsumerOffset``: commit the owned queues' offsets (oneway, as Java)."""
+        """``persistConsumerOffset``: commit the owned queues' offsets (oneway, as Java), those being given up
+        included, as Java's (every queue of its process queue table). Leaving those out forgot their offsets in
+        memory (``persist_all`` drops the entries of queues it is not given) while the give-up waited for an orderly
+        listener call: its own commit then found no offset, wrote nothing and unlocked the queue, and the next owner
+        started from the last periodic commit, consuming the messages after it again."""
         if self._offsets is None:
             return
-        owned = [mq for mq, pq in self._pqs.items() if not pq.dropped]
+        owned = list(self._pqs)
         try:
             await self._offsets.persist_all(owned)
         except Exception as e:
