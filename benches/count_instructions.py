@@ -108,10 +108,11 @@ def consume(addr: str, count: int) -> None:
     lock, seen, done = threading.Lock(), [0], threading.Event()
 
     def listener(msgs: list[Any], context: Any) -> ConsumeConcurrentlyStatus:
-        with lock:
-            seen[0] += len(msgs)
-            if seen[0] >= WARMUP + count:
-                done.set()
+        n = len(msgs)  # no call under the lock: a pool thread switched out holding it would have the others queue
+        with lock:  # on it (see OffsetStore.update_offset), and the count would be of that convoy
+            seen[0] = total = seen[0] + n
+        if total >= WARMUP + count:
+            done.set()
         return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
     group = f"count-consume-{time.monotonic_ns()}"

@@ -107,7 +107,7 @@ class ConsumeService:
         """``resetRetryAndNamespace`` and the consume start time, before the listener sees the messages."""
         namespace = self.consumer.namespace
         group = self.consumer.group
-        now = str(time.time_ns() // 1_000_000)
+        now = str(_now_ms())
         for m in msgs:
             properties = m.properties
             if _RETRY_TOPIC in properties:  # the retry topic, then the namespace
