@@ -430,10 +430,11 @@ class _DirectConnection:
     @property
     def addr(self) -> str: ...
 
-def _decode_stored(data: bytes) -> list[tuple[Any, ...]] | None:
-    """Each message of a pull response body as a tuple of ``MessageExt``'s first 17 fields, in their order;
-    ``None`` when one message is not the common case (malformed, compressed, not UTF-8): the Python decoder reads
-    it."""
+def _decode_stored(data: bytes, cls: type[Any], pulled: tuple[str, str, str | None] | None = None) -> list[Any] | None:
+    """Each message of a pull response body as an instance of ``cls`` (``MessageExt``) made without its
+    ``__init__`` and given every field; with ``pulled`` (``(min_offset, max_offset, broker_name)``) the
+    ``MIN_OFFSET`` and ``MAX_OFFSET`` properties are put last and ``broker_name`` is set. ``None`` when one message
+    is not the common case (malformed, compressed, not UTF-8): the Python decoder reads it."""
 
 def _encode_batch_body(entries: list[tuple[Any, ...]], drop_last_separator: bool) -> bytes | None:
     """The body of a batch of checked messages, each ``(flag, body, [(name, value), ...])`` with its properties in

@@ -30,10 +30,10 @@ def _python(data: bytes) -> list[object]:
         message_decode._native_decode = native
 
 
-def _native(data: bytes) -> list[tuple[object, ...]] | None:
+def _native(data: bytes, pulled: tuple[str, str, str | None] | None = None) -> list[object] | None:
     from rocketroute import _native
 
-    return _native._decode_stored(data)
+    return _native._decode_stored(data, message_decode.MessageExt, pulled)
 
 
 _text = st.text(st.characters(codec="utf-8", exclude_characters="\x01\x02"), max_size=12)
@@ -69,9 +69,43 @@ def test_the_native_decoder_reads_what_the_python_one_reads(parts):
     rows = _native(data)
     assert rows is not None
     expected = _python(data)
-    assert [message_decode.MessageExt(*r) for r in rows] == expected
-    assert [list(r[3].items()) for r in rows] == [list(m.properties.items()) for m in expected]  # in order
+    assert all(type(m) is message_decode.MessageExt for m in rows)
+    assert rows == expected  # every field, each message made without __init__
+    assert [list(m.properties.items()) for m in rows] == [list(m.properties.items()) for m in expected]  # in order
     assert decode_messages(data) == expected  # and decode_messages takes the native path
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_messages(), max_size=4), st.sampled_from(["0", "17"]), st.sampled_from(["5", "9000"]), st.data())
+def test_a_pulls_extras_are_put_as_the_python_path_puts_them(parts, min_offset, max_offset, data):
+    """``decode_pulled``: MIN_OFFSET and MAX_OFFSET put after the stored properties (replacing stored ones in
+    place), and the broker's name, read in Rust the same as the Python decoder and loop give them."""
+    body = b"".join(parts)
+    broker = data.draw(st.sampled_from(["broker-a", None]))
+    native = message_decode.decode_pulled(body, min_offset, max_offset, broker)
+    native_decode, message_decode._native_decode = message_decode._native_decode, None
+    try:
+        expected = message_decode.decode_pulled(body, min_offset, max_offset, broker)
+    finally:
+        message_decode._native_decode = native_decode
+    assert native == expected
+    assert [list(m.properties.items()) for m in native] == [list(m.properties.items()) for m in expected]
+    for m in native:
+        assert m.properties["MIN_OFFSET"] == min_offset and m.properties["MAX_OFFSET"] == max_offset
+        assert m.broker_name == broker
+
+
+def test_a_pull_of_one_topic_and_hosts_shares_their_strs():
+    """Messages of one body from one producer share the topic, born host and store host objects (memory and
+    time: one str each per pull, not per message); a host that differs still gets its own text."""
+    body = stored(born_port=1) + stored(born_port=1) + stored(born_port=2) + stored(born_port=1)
+    msgs = _native(body)
+    assert msgs is not None
+    assert len({id(m.topic) for m in msgs}) == 1
+    assert len({id(m.store_host) for m in msgs}) == 1
+    assert [m.born_host.rsplit(":", 1)[1] for m in msgs] == ["1", "1", "2", "1"]
+    assert msgs[0].born_host is msgs[1].born_host is msgs[3].born_host
+    assert msgs == _python(body)
 
 
 @settings(max_examples=300, deadline=None)
@@ -91,7 +125,7 @@ def test_a_damaged_body_is_left_to_the_python_decoder_or_read_the_same(message, 
             decode_messages(body)
         return
     if rows is not None:
-        assert [message_decode.MessageExt(*r) for r in rows] == expected
+        assert rows == expected
 
 
 def test_compressed_bodies_and_text_that_is_not_utf8_are_the_python_decoders():

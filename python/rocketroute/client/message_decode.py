@@ -76,6 +76,8 @@ from .message import (
     COMPRESSION_TYPE_COMPARATOR,
     PROPERTY_DELAY_TIME_LEVEL,
     PROPERTY_KEYS,
+    PROPERTY_MAX_OFFSET,
+    PROPERTY_MIN_OFFSET,
     PROPERTY_RETRY_TOPIC,
     PROPERTY_TAGS,
     PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
@@ -96,6 +98,7 @@ __all__ = [
     "MessageId",
     "decode_message_id",
     "decode_messages",
+    "decode_pulled",
     "reset_retry_topic",
 ]
 
@@ -565,6 +568,38 @@ def decode_messages(
     Raises :class:`MessageDecodeError` on the first malformed message (see the module docstring), where Java
     would stop and return the messages before it; :class:`~rocketroute.errors.IllegalArgumentError` for a
     negative ``max_body_size`` or an ``undecodable`` other than ``"raise"`` and ``"mark"``."""
+    return _decode(body, read_body, decompress_body, check_crc, compat, max_body_size, undecodable, None)
+
+
+def decode_pulled(
+    body: bytes | bytearray | memoryview,
+    min_offset: str,
+    max_offset: str,
+    broker_name: str | None,
+    *,
+    read_body: bool = True,
+    decompress_body: bool = True,
+    max_body_size: int | None = DEFAULT_MAX_BODY_SIZE,
+    undecodable: Literal["raise", "mark"] = "raise",
+) -> list[MessageExt]:
+    """:func:`decode_messages`, then what a consumer's pull adds to every message (Java's
+    ``PullAPIWrapper.processPullResult``): the ``MIN_OFFSET`` and ``MAX_OFFSET`` properties (the queue's offsets
+    the broker answered with, put after the stored ones) and ``broker_name``. The native backend reads a body of
+    plain messages with those in one pass."""
+    pulled = (min_offset, max_offset, broker_name)
+    return _decode(body, read_body, decompress_body, False, "5.3", max_body_size, undecodable, pulled)
+
+
+def _decode(
+    body: bytes | bytearray | memoryview,
+    read_body: bool,
+    decompress_body: bool,
+    check_crc: bool,
+    compat: str | None,
+    max_body_size: int | None,
+    undecodable: str,
+    pulled: tuple[str, str, str | None] | None,
+) -> list[MessageExt]:
     compat = parse_compat(compat)
     if undecodable not in _UNDECODABLE:
         raise IllegalArgumentError(f"undecodable must be 'raise' or 'mark', not {undecodable!r}")
@@ -573,9 +608,9 @@ def decode_messages(
     mark = undecodable == "mark"
     data = body if isinstance(body, bytes) else bytes(body)
     if read_body and not check_crc and _native_decode is not None:
-        rows = _native_decode(data)
-        if rows is not None:  # every message plain (no compressed body): read in Rust, the same fields
-            return [MessageExt(*row) for row in rows]
+        msgs = _native_decode(data, MessageExt, pulled)
+        if msgs is not None:  # every message plain (no compressed body): read in Rust, the same fields
+            return msgs
     out: list[MessageExt] = []
     pos = 0
     n = len(data)
@@ -583,6 +618,12 @@ def decode_messages(
         msg = _decode_one(data, pos, read_body, decompress_body, check_crc, compat, max_body_size, mark)
         out.append(msg)
         pos += msg.store_size
+    if pulled is not None:
+        min_offset, max_offset, broker_name = pulled
+        for m in out:
+            m.properties[PROPERTY_MIN_OFFSET] = min_offset
+            m.properties[PROPERTY_MAX_OFFSET] = max_offset
+            m.broker_name = broker_name
     return out
 
 

@@ -16,7 +16,7 @@ from ...remoting.codes import RequestCode
 from ...remoting.errors import RemotingCommandError, response_error
 from ...remoting.headers import PullMessageRequestHeader
 from ...remoting.response_code import ResponseCode
-from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_messages
+from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_pulled
 from .subscription import SubscriptionData, filter_by_tags
 
 __all__ = [
@@ -136,7 +136,7 @@ def pull_result(
     undecodable: Literal["raise", "mark"] = "raise",
 ) -> PullResult:
     """The :class:`PullResult` of a PULL_MESSAGE response. Found messages are decoded
-    (:func:`~rocketroute.client.message_decode.decode_messages` with ``read_body``, ``decompress_body``,
+    (:func:`~rocketroute.client.message_decode.decode_pulled` with ``read_body``, ``decompress_body``,
     ``max_body_size`` and ``undecodable``), filtered by the subscription's tags, and get
     ``MIN_OFFSET`` / ``MAX_OFFSET`` properties and ``broker_name`` as Java's. Any other response code raises
     :class:`~rocketroute.remoting.RemotingCommandError` (Java's ``MQBrokerException``), or an
@@ -152,8 +152,11 @@ def pull_result(
         suggest_which_broker_id=_int_field(response, "suggestWhichBrokerId"),
     )
     if status is PullStatus.FOUND and response.body:
-        msgs = decode_messages(
+        msgs = decode_pulled(
             response.body,
+            str(result.min_offset),
+            str(result.max_offset),
+            mq.broker_name,
             read_body=read_body,
             decompress_body=decompress_body,
             max_body_size=max_body_size,
@@ -161,10 +164,5 @@ def pull_result(
         )
         if subscription is not None:
             msgs = filter_by_tags(msgs, subscription)
-        min_s, max_s = str(result.min_offset), str(result.max_offset)
-        for m in msgs:
-            m.properties["MIN_OFFSET"] = min_s
-            m.properties["MAX_OFFSET"] = max_s
-            m.broker_name = mq.broker_name
         result.messages = msgs
     return result

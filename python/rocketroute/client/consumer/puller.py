@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
@@ -20,6 +22,9 @@ from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
 
 __all__ = ["Puller"]
+
+_DECODE_ERROR = attrgetter("decode_error")
+_NONE = partial(is_, None)
 
 if TYPE_CHECKING:
     from .consumer import Consumer
@@ -115,7 +120,9 @@ class Puller:
             self.consumer._pull_from[mq] = result.suggest_which_broker_id
             if result.status is PullStatus.FOUND:
                 msgs = result.messages
-                if msgs and any(m.decode_error is not None for m in msgs):
+                if msgs and not all(
+                    map(_NONE, map(_DECODE_ERROR, msgs))
+                ):  # some undecodable (no Python loop per message)
                     if not await self.consumer._consume_service.set_aside_undecodable(
                         [m for m in msgs if m.decode_error is not None], mq
                     ):
