@@ -62,7 +62,7 @@ __all__ = [
     "_EagerFuture",
     "_FrameReader",
     "_MessageIdCounter",
-    "_OffsetMap",
+    "_QueueCache",
     "_decode_stored",
     "_encode_batch_body",
     "_properties_string",
@@ -171,48 +171,55 @@ class _MessageIdCounter:
     def prefix(self) -> str: ...
 
 @final
-class _OffsetMap:
-    """Values (messages) by queue offset, in ascending order (``rocketroute_core::offset_map``): the twin of
-    ``rocketroute.client.consumer.process_queue._OffsetMap``. The messages' ``queue_offset`` and ``body`` are read
-    before the map is locked, and what leaves the map is released after it is unlocked."""
+class _QueueCache:
+    """A consumer queue's cache (``rocketroute_core::queue_cache``): the twin of
+    ``rocketroute.client.consumer.process_queue._QueueCache``, the state Java's ``ProcessQueue`` keeps behind its
+    lock. Each operation is one call under the cache's lock; the messages' ``queue_offset`` and ``body`` are read
+    before it is taken and what leaves the cache is released after, so no Python code runs under it."""
 
-    def __new__(cls) -> _OffsetMap: ...
+    def __new__(cls) -> _QueueCache: ...
     def __len__(self) -> int: ...
-    def __contains__(self, key: int, /) -> bool: ...
-    def put(self, key: int, value: Any) -> Any:
-        """Java's ``put``: the value ``key`` had (replaced), or ``None``."""
+    def __contains__(self, offset: int, /) -> bool: ...
+    @property
+    def msg_count(self) -> int: ...
+    @property
+    def msg_size(self) -> int: ...
+    @property
+    def queue_offset_max(self) -> int: ...
+    @property
+    def consuming(self) -> bool: ...
+    def put_messages(self, msgs: Iterable[Any]) -> bool:
+        """``putMessage``: each message cached at its ``queue_offset``. Returns whether to dispatch a consume
+        request."""
 
-    def remove(self, key: int) -> Any:
-        """Java's ``remove``: the value of ``key`` (taken out), or ``None``."""
+    def remove_messages(self, msgs: Iterable[Any]) -> int:
+        """``removeMessage``: the messages' offsets removed when cached. Returns the offset to commit, or -1."""
 
-    def put_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
-        """``putMessage``'s loop: each message cached at its ``queue_offset``. Returns how many offsets were new,
-        the total body size of those, and the last new offset (``None`` when none was)."""
+    def take_messages(self, n: int) -> list[Any]:
+        """``takeMessages``: up to ``n`` messages, lowest offsets first, moved to the taken map and returned."""
 
-    def remove_messages(self, msgs: Iterable[Any]) -> tuple[int, int, int | None]:
-        """``removeMessage``'s loop: each message's ``queue_offset`` removed when cached. Returns how many were, the
-        total body size of the messages given for those, and the first offset still cached (``None``: the map is
-        empty)."""
+    def commit(self) -> int:
+        """``commit``: the taken messages uncounted and forgotten; the offset to commit, or -1 when none was
+        taken."""
 
-    def first_key(self) -> int | None:
-        """The lowest offset, or ``None`` when empty."""
+    def rollback(self) -> None:
+        """``rollback``: every taken message back in the cache."""
 
-    def last_key(self) -> int | None:
-        """The highest offset, or ``None`` when empty."""
+    def make_again(self, msgs: Iterable[Any]) -> None:
+        """``makeMessageToConsumeAgain``: the messages leave the taken map and are cached again."""
+
+    def clear(self) -> None:
+        """Both maps emptied, the counts and ``queue_offset_max`` 0."""
+
+    def max_span(self) -> int:
+        """The last cached offset minus the first, 0 when none is cached."""
 
     def first(self) -> Any:
-        """The value of the lowest offset, or ``None`` when empty."""
+        """The cached message with the lowest offset, or ``None``."""
 
-    def poll_first(self) -> tuple[int, Any] | None:
-        """Java's ``pollFirstEntry``: ``(offset, value)`` taken out, or ``None`` when empty."""
-
-    def items(self) -> list[tuple[int, Any]]:
-        """``(offset, value)`` pairs in ascending offset order."""
-
-    def values(self) -> list[Any]:
-        """The values in ascending offset order."""
-
-    def clear(self) -> None: ...
+    def state(self) -> tuple[int, int, int, bool, int, int | None, int | None, int, int | None, int | None]:
+        """``(msg_count, msg_size, queue_offset_max, consuming, cached, cached_first, cached_last, taken,
+        taken_first, taken_last)``, read at once."""
 
 @final
 class _SendResultMaker:

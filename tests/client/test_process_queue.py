@@ -41,19 +41,19 @@ def msgs(*offsets: int, size: int = 1) -> list[Msg]:
     return [Msg(o, b"x" * size) for o in offsets]
 
 
-_MAPS = {"python": process_queue._OffsetMap}
+_CACHES = {"python": process_queue._QueueCache}
 if rocketroute.BACKEND == "native":
     from rocketroute import _native
 
-    _MAPS["native"] = _native._OffsetMap
+    _CACHES["native"] = _native._QueueCache
 
 
-@pytest.fixture(autouse=True, params=sorted(_MAPS))
-def offset_map(request, monkeypatch) -> type:
-    """Every test runs with each map a ProcessQueue can keep its messages in: the Python ``_OffsetMap`` and, on the
-    native backend, its Rust twin."""
-    monkeypatch.setattr(process_queue, "_Map", _MAPS[request.param])
-    return _MAPS[request.param]
+@pytest.fixture(autouse=True, params=sorted(_CACHES))
+def queue_cache(request, monkeypatch) -> type:
+    """Every test runs with each cache a ProcessQueue can keep its state in: the Python ``_QueueCache`` and, on
+    the native backend, its Rust twin."""
+    monkeypatch.setattr(process_queue, "_Cache", _CACHES[request.param])
+    return _CACHES[request.param]
 
 
 @pytest.fixture
@@ -539,53 +539,66 @@ def test_a_cycle_through_a_cached_message_is_collected():
     assert gone() is None, "the process queue's map kept it alive through a cycle the collector could not see"
 
 
-def test_the_native_backend_caches_in_the_native_map():
+def test_the_native_backend_caches_in_the_native_cache():
     if rocketroute.BACKEND != "native":
-        pytest.skip("the native map is the native backend's (CI requires it)")
-    assert process_queue.native_twin("_OffsetMap") is _native._OffsetMap
+        pytest.skip("the native cache is the native backend's (CI requires it)")
+    assert process_queue.native_twin("_QueueCache") is _native._QueueCache
 
 
+_batch = st.lists(st.tuples(st.integers(-3, 40), st.integers(0, 9)), max_size=6)
 _ops = st.lists(
     st.one_of(
-        st.tuples(st.just("put"), st.integers(-3, 40)),
-        st.tuples(st.just("put_messages"), st.lists(st.tuples(st.integers(-3, 40), st.integers(0, 9)), max_size=6)),
-        st.tuples(st.just("remove"), st.integers(-3, 40)),
-        st.tuples(st.just("remove_messages"), st.lists(st.tuples(st.integers(-3, 40), st.integers(0, 9)), max_size=6)),
-        st.tuples(st.just("poll_first"), st.none()),
+        st.tuples(st.just("put_messages"), _batch),
+        st.tuples(st.just("remove_messages"), _batch),
+        st.tuples(st.just("take_messages"), st.integers(0, 5)),
+        st.tuples(st.just("make_again"), _batch),
+        st.tuples(st.just("commit"), st.none()),
+        st.tuples(st.just("rollback"), st.none()),
         st.tuples(st.just("clear"), st.none()),
+        st.tuples(st.just("body"), st.integers(0, 9)),  # a listener replaces the bodies of the taken messages
     ),
-    max_size=30,
+    max_size=40,
 )
 
 
-@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native map is the native backend's (CI requires it)")
-@settings(max_examples=300, deadline=None)
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native cache is the native backend's (CI requires it)")
+@settings(max_examples=400, deadline=None)
 @given(_ops)
-def test_the_native_map_answers_as_the_python_one(ops):
-    maps = [process_queue._OffsetMap(), _native._OffsetMap()]
+def test_the_native_cache_answers_as_the_python_one(ops):
+    """Any sequence of operations: the same answers, counts, offsets and messages from both caches (a commit
+    counts the taken messages' bodies as they are at the commit, as Java's reads ``getBody()`` then)."""
+    caches = [process_queue._QueueCache(), _native._QueueCache()]
+    taken: list[Msg] = []
     for op, arg in ops:
-        if op in ("put_messages", "remove_messages"):
+        if op == "body":
+            for m in taken:
+                m.body = None if arg == 0 else b"y" * arg
+            continue
+        if op in ("put_messages", "remove_messages", "make_again"):
             arg = [Msg(o, None if n == 0 else b"x" * n) for o, n in arg]
-        if op == "put":
-            arg_msgs = [Msg(arg)]
-            answers = [m.put(arg, arg_msgs[0]) for m in maps]
-        elif op in ("poll_first", "clear"):
-            answers = [getattr(m, op)() for m in maps]
+        answers = [getattr(c, op)() if arg is None else getattr(c, op)(arg) for c in caches]
+        if op == "take_messages":
+            assert answers[0] == answers[1] and all(a is b for a, b in zip(*answers, strict=True)), (op, arg)
+            taken = answers[0]
         else:
-            answers = [getattr(m, op)(arg) for m in maps]
-        assert answers[0] == answers[1], (op, arg)
-        views = [(len(m), m.first_key(), m.last_key(), m.first(), m.items(), m.values()) for m in maps]
+            assert answers[0] == answers[1], (op, arg)
+        views = [
+            (c.state(), len(c), c.max_span(), c.first(), c.msg_count, c.msg_size, c.queue_offset_max, c.consuming)
+            for c in caches
+        ]
         assert views[0] == views[1], (op, arg)
-        assert all((k in maps[0]) == (k in maps[1]) for k in range(-3, 41))
+        assert all((k in caches[0]) == (k in caches[1]) for k in range(-3, 41))
 
 
-@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native map is the native backend's (CI requires it)")
-def test_the_native_map_refuses_what_is_not_a_queue_offset():
-    m = _native._OffsetMap()
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native cache is the native backend's (CI requires it)")
+def test_the_native_cache_refuses_what_is_not_a_queue_offset():
+    c = _native._QueueCache()
     with pytest.raises(TypeError):
-        m.put_messages([Msg("7")])  # type: ignore[arg-type]
+        c.put_messages([Msg("7")])  # type: ignore[arg-type]
     with pytest.raises(OverflowError):
-        m.put_messages([Msg(2**63)])
+        c.put_messages([Msg(2**63)])
     with pytest.raises(AttributeError):
-        m.remove_messages([object()])
-    assert len(m) == 0  # nothing of a refused batch was cached
+        c.remove_messages([object()])
+    with pytest.raises(OverflowError):
+        c.take_messages(-1)
+    assert len(c) == 0 and c.msg_count == 0  # nothing of a refused batch was cached

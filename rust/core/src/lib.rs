@@ -24,6 +24,7 @@ pub mod message_queue;
 pub mod offset_map;
 pub mod profiles;
 pub mod publish_info;
+pub mod queue_cache;
 pub mod ring;
 pub mod route;
 pub mod select;

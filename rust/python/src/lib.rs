@@ -18,9 +18,9 @@ mod loop_future;
 mod message_batch;
 mod message_id;
 mod message_queue;
-mod offset_map;
 mod profiles;
 mod publish_info;
+mod queue_cache;
 mod ring;
 mod round_robin;
 mod route;
@@ -80,11 +80,11 @@ mod _native {
     #[pymodule_export]
     use crate::message_queue::PyMessageQueue;
     #[pymodule_export]
-    use crate::offset_map::PyOffsetMap;
-    #[pymodule_export]
     use crate::profiles::{profile_select_index, profile_select_indices, PyProfileSelector};
     #[pymodule_export]
     use crate::publish_info::PyTopicPublishInfo;
+    #[pymodule_export]
+    use crate::queue_cache::PyQueueCache;
     #[pymodule_export]
     use crate::ring::{md5_hash_py, PyConsistentHashRouter};
     #[pymodule_export]

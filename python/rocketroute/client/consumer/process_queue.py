@@ -3,8 +3,9 @@
 The messages pulled from the queue and not yet consumed, keyed by queue offset in ascending order (Java's
 ``TreeMap``), the counts that drive pull flow control, and the queue's state (dropped, locked, timestamps). For
 orderly consumption, the messages handed to the listener move to a second map until they are committed or put
-back. All the map operations take one lock: the consumer calls them from its event-loop thread and from the
-listener threads.
+back. That state is a :class:`_QueueCache` (the native backend's twin: ``_native._QueueCache``,
+``rocketroute_core::queue_cache``) with one call per operation, each under the cache's own lock: the consumer
+calls them from its event-loop thread and from the listener threads.
 
 Messages are duck-typed: any object with ``queue_offset`` (int), ``body`` (bytes or ``None``) and
 ``properties`` (a dict, or ``None``).
@@ -164,8 +165,145 @@ class _OffsetMap:
         self._keys.clear()
 
 
-_Map: Callable[[], Any] = native_twin("_OffsetMap") or _OffsetMap
-"""What a ProcessQueue keeps its messages in: the native map, or the Python one on the reference backend."""
+class _QueueCache:
+    """The state Java's ``ProcessQueue`` keeps behind its lock, each operation one method under this object's lock:
+    the cached messages (``msgTreeMap``), those taken for orderly consumption and not committed
+    (``consumingMsgOrderlyTreeMap``), ``msg_count``, ``msg_size``, ``queue_offset_max`` and ``consuming``. The
+    reference backend's; the native one's is ``_native._QueueCache`` (``rocketroute_core::queue_cache``), the same
+    methods and answers, which runs no Python code under its lock: a Python lock held over a call can be held
+    while the GIL goes to another thread, and the consume pool's threads then queue on it."""
+
+    __slots__ = ("_cached", "_consuming", "_count", "_lock", "_offset_max", "_size", "_taken")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cached = _OffsetMap()
+        self._taken = _OffsetMap()
+        self._count = 0
+        self._size = 0
+        self._offset_max = 0
+        self._consuming = False
+
+    def __len__(self) -> int:
+        return len(self._cached)
+
+    def __contains__(self, offset: int) -> bool:
+        with self._lock:
+            return offset in self._cached
+
+    @property
+    def msg_count(self) -> int:
+        return self._count
+
+    @property
+    def msg_size(self) -> int:
+        return self._size
+
+    @property
+    def queue_offset_max(self) -> int:
+        return self._offset_max
+
+    @property
+    def consuming(self) -> bool:
+        return self._consuming
+
+    def put_messages(self, msgs: Iterable[Any]) -> bool:
+        with self._lock:
+            added, size, last = self._cached.put_messages(msgs)
+            if last is not None:
+                self._offset_max = last
+            self._size += size
+            self._count += added
+            dispatch = bool(len(self._cached)) and not self._consuming
+            if dispatch:
+                self._consuming = True
+            return dispatch
+
+    def remove_messages(self, msgs: Iterable[Any]) -> int:
+        with self._lock:
+            if not len(self._cached):
+                return -1
+            removed, size, first_left = self._cached.remove_messages(msgs)
+            self._size -= size
+            self._count -= removed
+            if self._count == 0:
+                self._size = 0
+            return self._offset_max + 1 if first_left is None else first_left
+
+    def take_messages(self, n: int) -> list[Any]:
+        result: list[Any] = []
+        with self._lock:
+            while len(result) < n:
+                entry = self._cached.poll_first()
+                if entry is None:
+                    break
+                result.append(entry[1])
+                self._taken.put(*entry)
+            if not result:
+                self._consuming = False
+        return result
+
+    def commit(self) -> int:
+        with self._lock:
+            taken = self._taken
+            if not len(taken):
+                return -1
+            offset = taken.last_key()
+            self._count -= len(taken)
+            if self._count == 0:
+                self._size = 0
+            else:
+                self._size -= sum(_body_size(msg) for msg in taken.values())
+            taken.clear()
+            return offset + 1
+
+    def rollback(self) -> None:
+        with self._lock:
+            for offset, msg in self._taken.items():
+                self._cached.put(offset, msg)
+            self._taken.clear()
+
+    def make_again(self, msgs: Iterable[Any]) -> None:
+        with self._lock:
+            for msg in msgs:
+                self._taken.remove(msg.queue_offset)
+                self._cached.put(msg.queue_offset, msg)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cached.clear()
+            self._taken.clear()
+            self._count = self._size = self._offset_max = 0
+
+    def max_span(self) -> int:
+        with self._lock:
+            if not len(self._cached):
+                return 0
+            return self._cached.last_key() - self._cached.first_key()
+
+    def first(self) -> Any:
+        with self._lock:
+            return self._cached.first()
+
+    def state(self) -> tuple[int, int, int, bool, int, int | None, int | None, int, int | None, int | None]:
+        with self._lock:
+            c, t = self._cached, self._taken
+            return (
+                self._count,
+                self._size,
+                self._offset_max,
+                self._consuming,
+                len(c),
+                c.first_key(),
+                c.last_key(),
+                len(t),
+                t.first_key(),
+                t.last_key(),
+            )
+
+
+_Cache: Callable[[], Any] = native_twin("_QueueCache") or _QueueCache
+"""What a ProcessQueue keeps its state in: the native cache, or the Python one on the reference backend."""
 
 
 class ProcessQueue:
@@ -179,13 +317,8 @@ class ProcessQueue:
 
     def __init__(self, *, now_ms: Callable[[], int] | None = None) -> None:
         self._now = _wall_ms if now_ms is None else now_ms
-        self._lock = threading.Lock()
-        self._msg_tree = _Map()
-        self._consuming_orderly = _Map()  # a subset of the messages, only for orderly consumption
-        self._msg_count = 0
-        self._msg_size = 0
-        self._queue_offset_max = 0
-        self._consuming = False
+        self._lock = threading.Lock()  # try_unlock_times' (the cache has its own)
+        self._cache = _Cache()
         self._try_unlock_times = 0
         self.consume_lock = threading.Lock()
         self.dropped = False
@@ -201,24 +334,24 @@ class ProcessQueue:
     @property
     def msg_count(self) -> int:
         """The messages cached, counting those taken for orderly consumption and not yet committed."""
-        return self._msg_count
+        return self._cache.msg_count
 
     @property
     def msg_size(self) -> int:
         """The total body size (bytes) of the cached messages, as :attr:`msg_count` counts them."""
-        return self._msg_size
+        return self._cache.msg_size
 
     @property
     def queue_offset_max(self) -> int:
         """The offset of the last message :meth:`put_messages` added (not the largest one, when a batch is out of
         order: Java's arithmetic); 0 at first and after :meth:`clear`."""
-        return self._queue_offset_max
+        return self._cache.queue_offset_max
 
     @property
     def consuming(self) -> bool:
         """Whether a consume request is (believed to be) running for this queue: set by :meth:`put_messages`,
         cleared only by a :meth:`take_messages` that found nothing."""
-        return self._consuming
+        return self._cache.consuming
 
     @property
     def try_unlock_times(self) -> int:
@@ -248,27 +381,25 @@ class ProcessQueue:
         """``fillProcessQueueInfo``: the queue's state as the admin tools read it (``ProcessQueueInfo``, in its
         JSON field names: ``droped`` is spelt so in every released client, 4.9.8 to 5.5.0). The ``transactionMsg*``
         fields are the messages taken for orderly consumption and not committed yet."""
-        with self._lock:
-            cached = len(self._msg_tree) > 0
-            taken = len(self._consuming_orderly) > 0
-            return {
-                "commitOffset": commit_offset,
-                "cachedMsgMinOffset": self._msg_tree.first_key() if cached else 0,
-                "cachedMsgMaxOffset": self._msg_tree.last_key() if cached else 0,
-                "cachedMsgCount": len(self._msg_tree),
-                "cachedMsgSizeInMiB": self._msg_size // (1024 * 1024),
-                "transactionMsgMinOffset": self._consuming_orderly.first_key() if taken else 0,
-                "transactionMsgMaxOffset": self._consuming_orderly.last_key() if taken else 0,
-                "transactionMsgCount": len(self._consuming_orderly),
-                "locked": self.locked,
-                "tryUnlockTimes": self._try_unlock_times,
-                "lastLockTimestamp": self.last_lock_timestamp,
-                "droped": self.dropped,
-                "lastPullTimestamp": self.last_pull_timestamp,
-                "lastConsumeTimestamp": self.last_consume_timestamp,
-            }
+        count, size, _, _, _, cached_first, cached_last, taken, taken_first, taken_last = self._cache.state()
+        return {
+            "commitOffset": commit_offset,
+            "cachedMsgMinOffset": 0 if cached_first is None else cached_first,
+            "cachedMsgMaxOffset": 0 if cached_last is None else cached_last,
+            "cachedMsgCount": count,
+            "cachedMsgSizeInMiB": size // (1024 * 1024),
+            "transactionMsgMinOffset": 0 if taken_first is None else taken_first,
+            "transactionMsgMaxOffset": 0 if taken_last is None else taken_last,
+            "transactionMsgCount": taken,
+            "locked": self.locked,
+            "tryUnlockTimes": self._try_unlock_times,
+            "lastLockTimestamp": self.last_lock_timestamp,
+            "droped": self.dropped,
+            "lastPullTimestamp": self.last_pull_timestamp,
+            "lastConsumeTimestamp": self.last_consume_timestamp,
+        }
 
-    # --- the cache ---------------------------------------------------------------------------------------------
+    # --- the cache: each one call into it, no lock here (see _QueueCache) ----------------------------------------
 
     def put_messages(self, msgs: Iterable[Any]) -> bool:
         """``putMessage``: cache ``msgs`` by offset. Returns whether the caller should dispatch a consume
@@ -289,56 +420,30 @@ class ProcessQueue:
                     acc_total = _parse_long(max_offset) - last_msg.queue_offset
                 except ValueError as e:
                     bad_max_offset = e
-        # the lock is held over the map's one call and operators: the interpreter hands the GIL to another thread
-        # at calls and loops, and a thread that lost it holding this lock has the consume pool's threads queue on
-        # the lock (each then taking it from the last, two context switches a message)
-        with self._lock:
-            added, size, last = self._msg_tree.put_messages(msgs)
-            if last is not None:
-                self._queue_offset_max = last
-            self._msg_size += size
-            self._msg_count += added
-            dispatch = False
-            if (msgs or len(self._msg_tree)) and not self._consuming:  # messages given: the map holds them
-                dispatch = True
-                self._consuming = True
-            if acc_total > 0:
-                self.msg_acc_cnt = acc_total
+        dispatch = self._cache.put_messages(msgs)
+        if acc_total > 0:
+            self.msg_acc_cnt = acc_total
         if bad_max_offset is not None:
             raise bad_max_offset
         return dispatch
 
     def get_max_span(self) -> int:
         """The last cached offset minus the first (0 when none is cached); taken messages are not cached."""
-        with self._lock:
-            if not len(self._msg_tree):
-                return 0
-            return self._msg_tree.last_key() - self._msg_tree.first_key()
+        return self._cache.max_span()
 
     def remove_messages(self, msgs: Iterable[Any]) -> int:
         """``removeMessage``: drop the consumed ``msgs`` from the cache. Returns the offset the consumer may
         commit: the first offset still cached, ``queue_offset_max + 1`` when none remains, or -1 when the cache
         was already empty (nothing is removed then). Sets ``last_consume_timestamp`` in every case."""
-        now = self._now()
-        tree = self._msg_tree
-        with self._lock:  # one call under it (see put_messages)
-            self.last_consume_timestamp = now
-            removed, size, first_left = tree.remove_messages(msgs)
-            if first_left is None and not removed:  # the cache was empty
-                return -1
-            self._msg_size -= size
-            self._msg_count -= removed
-            if self._msg_count == 0:
-                self._msg_size = 0
-            return self._queue_offset_max + 1 if first_left is None else first_left
+        self.last_consume_timestamp = self._now()
+        return self._cache.remove_messages(msgs)
 
     def first_expired(self, consume_timeout_ms: int, now_ms: int) -> Any:
         """The first cached message if a listener started on it (its ``CONSUME_START_TIME`` property) more than
         ``consume_timeout_ms`` before ``now_ms``, else ``None`` (one step of Java's ``cleanExpiredMsg``)."""
-        with self._lock:
-            if not len(self._msg_tree):
-                return None
-            msg = self._msg_tree.first()
+        msg = self._cache.first()
+        if msg is None:
+            return None
         start = msg.properties.get("CONSUME_START_TIME")
         if not start or not start.isdigit():
             return None
@@ -348,23 +453,16 @@ class ProcessQueue:
         """``containsMessage`` (5.3.3): whether ``msg``'s offset is cached (not counting taken messages)."""
         if msg is None:
             return False
-        with self._lock:
-            return msg.queue_offset in self._msg_tree
+        return msg.queue_offset in self._cache
 
     def has_temp_message(self) -> bool:
         """Whether any message is cached (not counting taken messages)."""
-        with self._lock:
-            return bool(len(self._msg_tree))
+        return bool(len(self._cache))
 
     def clear(self) -> None:
         """Empty both maps and zero the counts and ``queue_offset_max`` (``consuming``, ``msg_acc_cnt`` and the
         state are left as they are, as in Java)."""
-        with self._lock:
-            self._msg_tree.clear()
-            self._consuming_orderly.clear()
-            self._msg_count = 0
-            self._msg_size = 0
-            self._queue_offset_max = 0
+        self._cache.clear()
 
     # --- orderly consumption -----------------------------------------------------------------------------------
 
@@ -374,64 +472,29 @@ class ProcessQueue:
         ``last_consume_timestamp``."""
         if batch_size < 0:  # Java: new ArrayList<>(batchSize) rejects it
             raise ValueError(f"Illegal Capacity: {batch_size}")
-        now = self._now()
-        result: list[Any] = []
-        with self._lock:
-            self.last_consume_timestamp = now
-            while len(result) < batch_size:
-                entry = self._msg_tree.poll_first()
-                if entry is None:
-                    break
-                result.append(entry[1])
-                self._consuming_orderly.put(*entry)
-            if not result:
-                self._consuming = False
-        return result
+        self.last_consume_timestamp = self._now()
+        return self._cache.take_messages(batch_size)
 
     def commit(self) -> int:
         """``commit``: the taken messages are consumed. Uncounts them, empties the consuming map and returns the
         offset to commit, the last taken offset + 1; -1 when nothing was taken (Java's ``TreeMap.lastKey`` would
         throw there; nothing changes)."""
-        with self._lock:
-            taken = self._consuming_orderly
-            if not len(taken):
-                return -1
-            offset = taken.last_key()
-            self._msg_count -= len(taken)
-            if self._msg_count == 0:
-                self._msg_size = 0
-            else:
-                for msg in taken.values():
-                    size = _body_size(msg)
-                    if size > 0:
-                        self._msg_size -= size
-            taken.clear()
-            return offset + 1
+        return self._cache.commit()
 
     def rollback(self) -> None:
         """``rollback``: put every taken message back in the cache (replacing any cached at the same offset);
         the counts do not change."""
-        with self._lock:
-            for offset, msg in self._consuming_orderly.items():
-                self._msg_tree.put(offset, msg)
-            self._consuming_orderly.clear()
+        self._cache.rollback()
 
     def make_message_to_consume_again(self, msgs: Iterable[Any]) -> None:
         """``makeMessageToConsumeAgain``: move ``msgs`` from the consuming map back to the cache (each is put in
         the cache even when it was not taken); the counts do not change."""
-        msgs = list(msgs)
-        with self._lock:
-            for msg in msgs:
-                self._consuming_orderly.remove(msg.queue_offset)
-                self._msg_tree.put(msg.queue_offset, msg)
+        self._cache.make_again(list(msgs))
 
     def __repr__(self) -> str:
-        with self._lock:
-            first = self._msg_tree.first_key() if len(self._msg_tree) else None
-            last = self._msg_tree.last_key() if len(self._msg_tree) else None
-            taken = len(self._consuming_orderly)
+        count, size, offset_max, consuming, _, first, last, taken, _, _ = self._cache.state()
         return (
-            f"ProcessQueue(cached={first}..{last}, taken={taken}, count={self._msg_count}, size={self._msg_size}, "
-            f"offset_max={self._queue_offset_max}, consuming={self._consuming}, locked={self.locked}, "
+            f"ProcessQueue(cached={first}..{last}, taken={taken}, count={count}, size={size}, "
+            f"offset_max={offset_max}, consuming={consuming}, locked={self.locked}, "
             f"dropped={self.dropped})"
         )
