@@ -60,10 +60,9 @@ def _parse_long(s: str) -> int:
 
 
 class _OffsetMap:
-    """A ``TreeMap<Long, MessageExt>`` reduced to what ProcessQueue uses: a dict plus its keys kept sorted, and the
-    two loops ProcessQueue runs once per pull and once per listener call (:meth:`put_messages`,
-    :meth:`remove_messages`). The native backend's twin is ``_native._OffsetMap`` (``rocketroute_core::offset_map``),
-    the same methods and answers.
+    """A ``TreeMap<Long, MessageExt>`` reduced to what :class:`_QueueCache` uses: a dict plus its keys kept sorted,
+    and the two loops a queue's cache runs once per pull and once per listener call (:meth:`put_messages`,
+    :meth:`remove_messages`). The native cache keeps ``rocketroute_core::offset_map``'s, with the same answers.
 
     Pulls arrive in ascending offset order and are consumed from the front, so the sorted list sees appends and
     removals near its start; a queue caches at most a few thousand messages. The values are messages, never
