@@ -433,6 +433,18 @@ def test_consume_lock_is_exclusive(pq):
     pq.consume_lock.release()
 
 
+def test_info_counts_the_cached_map_and_the_taken_one_apart(pq):
+    """``fillProcessQueueInfo``: ``cachedMsgCount`` is ``msgTreeMap.size()`` (taken messages are not in it, though
+    ``msg_count`` still counts them), ``transactionMsg*`` the taken map."""
+    pq.put_messages(msgs(4, 5, 6, size=1024 * 1024))
+    pq.take_messages(1)
+    info = pq.info(3)
+    assert (info["cachedMsgCount"], info["cachedMsgMinOffset"], info["cachedMsgMaxOffset"]) == (2, 5, 6)
+    assert (info["transactionMsgCount"], info["transactionMsgMinOffset"], info["transactionMsgMaxOffset"]) == (1, 4, 4)
+    assert info["cachedMsgSizeInMiB"] == 3 and pq.msg_count == 3
+    assert info["commitOffset"] == 3
+
+
 def test_repr(pq):
     assert repr(pq).startswith("ProcessQueue(cached=None..None")
     pq.put_messages(msgs(3, 5))

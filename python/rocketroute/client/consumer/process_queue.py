@@ -380,12 +380,12 @@ class ProcessQueue:
         """``fillProcessQueueInfo``: the queue's state as the admin tools read it (``ProcessQueueInfo``, in its
         JSON field names: ``droped`` is spelt so in every released client, 4.9.8 to 5.5.0). The ``transactionMsg*``
         fields are the messages taken for orderly consumption and not committed yet."""
-        count, size, _, _, _, cached_first, cached_last, taken, taken_first, taken_last = self._cache.state()
+        _, size, _, _, cached, cached_first, cached_last, taken, taken_first, taken_last = self._cache.state()
         return {
             "commitOffset": commit_offset,
             "cachedMsgMinOffset": 0 if cached_first is None else cached_first,
             "cachedMsgMaxOffset": 0 if cached_last is None else cached_last,
-            "cachedMsgCount": count,
+            "cachedMsgCount": cached,  # msgTreeMap.size(): the taken messages are not in it
             "cachedMsgSizeInMiB": size // (1024 * 1024),
             "transactionMsgMinOffset": 0 if taken_first is None else taken_first,
             "transactionMsgMaxOffset": 0 if taken_last is None else taken_last,
