@@ -120,9 +120,8 @@ class Puller:
             self.consumer._pull_from[mq] = result.suggest_which_broker_id
             if result.status is PullStatus.FOUND:
                 msgs = result.messages
-                if msgs and not all(
-                    map(_NONE, map(_DECODE_ERROR, msgs))
-                ):  # some undecodable (no Python loop per message)
+                # some undecodable? (looped over in C: no Python step per message)
+                if msgs and not all(map(_NONE, map(_DECODE_ERROR, msgs))):
                     if not await self.consumer._consume_service.set_aside_undecodable(
                         [m for m in msgs if m.decode_error is not None], mq
                     ):
