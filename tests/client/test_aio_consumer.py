@@ -381,3 +381,52 @@ def test_an_orderly_message_past_max_reconsume_times_goes_to_the_dead_letter_que
         back = [r["extFields"] for r in broker.requests(CONSUMER_SEND_MSG_BACK)]
         assert seen == [0, 1, 2]  # suspended twice, then over the limit: sent to the dead-letter queue
         assert [b["delayLevel"] for b in back] == ["-1"] and stats.sent_back == 1 and stats.failed == 3
+
+
+@pytest.mark.parametrize("pattern", ["each", "break", "ends-holding"])
+def test_ack_settles_only_the_messages_handed_out_and_the_rest_of_the_batch_comes_next(backend, pattern):
+    """``ack()`` with batches of 8 (issue 52, item 1): only what the task was handed is consumed, and the offset never
+    moves past a message not handed out; the rest of the batch is the next thing ``async for`` returns, after a
+    ``break`` too. A task that ends holding a part of a batch gives back only that part (the remainder goes to the
+    next task). The same on Apache's servers: tests/cluster/test_aio_ack.py."""
+    with _cluster(24, queues=1) as cluster:
+        broker = cluster.brokers["broker-a"]
+        wanted = [b"m%d" % i for i in range(24)]
+
+        async def main() -> tuple[list[bytes], list[int], Any]:
+            got: list[bytes] = []
+            offsets: list[int] = []
+            async with _consumer(cluster, backend, consume_message_batch_max_size=8) as consumer:
+                (mq,) = consumer.assignment("T")
+                if pattern == "ends-holding":
+
+                    async def takes_three_then_dies() -> None:
+                        async for msg in consumer:
+                            got.append(msg.body)
+                            if len(got) == 2:
+                                consumer.ack()  # m0, m1 consumed
+                            if len(got) == 3:
+                                raise ValueError("the handler failed on m2")
+
+                    with pytest.raises(ValueError):
+                        await asyncio.create_task(takes_three_then_dies())
+                    await _until(lambda: consumer.stats.sent_back == 1, 10, "m2 sent back")
+                while len(got) < len(wanted):
+                    async for msg in consumer:
+                        got.append(msg.body)
+                        consumer.ack()
+                        offsets.append(consumer.committed_offsets()[mq])
+                        if pattern == "break" or len(got) == len(wanted):
+                            break
+                return got, offsets, consumer.stats
+
+        got, offsets, stats = asyncio.run(asyncio.wait_for(main(), 20))
+        if pattern == "ends-holding":  # m2 went back to the broker as a retry; m3 onwards came to the next loop
+            assert got[:3] == wanted[:3] and got[3:] == wanted[3:]
+            assert (stats.failed, stats.sent_back) == (1, 1)
+        else:
+            assert got == wanted  # one queue: in order, each once
+            # each ack moved the offset to just past the message acknowledged, never further
+            assert offsets == list(range(1, 25))
+        assert stats.consumed == 24 - (pattern == "ends-holding")
+        assert broker.offsets.get(("G", "T", 0)) == 24

@@ -2,11 +2,14 @@
 
 It stands where the consume pool and the listener would: the pulls put each batch (up to
 ``consume_message_batch_max_size`` messages of one queue) into the feed, a task takes it, and the batch is settled
-``CONSUME_SUCCESS`` when that task asks for more (or calls ``ack()``): a message counts as consumed once the body of
-the loop has run for it, so nothing is committed before it was handled (at least once, as a listener). Each task
-holds its own batch, so several tasks may iterate one consumer and share its messages. A task that ends holding a
-batch (it raised, or left the loop without ``ack()``) settles it ``RECONSUME_LATER``, as a listener that raised: the
-messages are sent back and delivered again after the retry delay.
+``CONSUME_SUCCESS`` when that task asks for more: a message counts as consumed once the body of the loop has run for
+it, so nothing is committed before it was handled (at least once, as a listener). ``ack()`` settles exactly what the
+task was handed of its batch (every message of a batch read whole, the messages up to the last one returned by
+``async for msg``); the rest of that batch goes back to the front of the feed, delivered next to whichever task asks
+first (the same task when it goes on iterating). Each task holds its own batch, so several tasks may iterate one
+consumer and share its messages. A task that ends holding a batch (it raised, or left the loop without ``ack()``)
+settles what it was handed ``RECONSUME_LATER``, as a listener that raised: those messages are sent back and
+delivered again after the retry delay; what it was not handed yet goes back to the feed.
 
 No task and no future per batch: the settling runs in the iterating task (the result processing of the consume
 service), so a message costs a queue append and pop when a task is already waiting for it.
@@ -37,7 +40,7 @@ class _Held:
     """The batch a task has taken: ``msgs`` (handed out up to ``pos``), their queue and cache, and for a message
     consumed directly (``mqadmin consumeMessage``) the future its answer goes to."""
 
-    __slots__ = ("answer", "mq", "msgs", "pos", "pq")
+    __slots__ = ("answer", "mq", "msgs", "pos", "pq", "prepared")
 
     def __init__(self, msgs: list[Any], pq: Any, mq: Any, answer: asyncio.Future[Any] | None) -> None:
         self.msgs = msgs
@@ -45,6 +48,18 @@ class _Held:
         self.mq = mq
         self.answer = answer
         self.pos = 0
+        self.prepared = answer is not None  # a direct consumption is handed out as it came
+
+    def split(self) -> _Held | None:
+        """Keep the messages handed out (``msgs[:pos]``) and return the rest as a batch of its own (already
+        prepared), or None when every message was handed out."""
+        pos = self.pos
+        if pos >= len(self.msgs):
+            return None
+        rest = _Held(self.msgs[pos:], self.pq, self.mq, self.answer)
+        rest.prepared = True
+        self.msgs = self.msgs[:pos]
+        return rest
 
 
 class Feed:
@@ -86,7 +101,8 @@ class Feed:
         return await answer
 
     def ack(self) -> None:
-        """The calling task's batch is consumed (``CONSUME_SUCCESS``), whatever of it was handed out."""
+        """What the calling task was handed of its batch is consumed (``CONSUME_SUCCESS``); the rest of the batch
+        is delivered next."""
         task = self._current_task()
         if task is not None:
             self._ack(task)
@@ -106,8 +122,15 @@ class Feed:
             self._done(held, ConsumeConcurrentlyStatus.CONSUME_SUCCESS)
 
     def _done(self, held: _Held, status: ConsumeConcurrentlyStatus) -> None:
+        """Settle what ``held``'s task was handed with ``status``; the rest goes back to the front of the feed."""
+        rest = held.split()
+        if rest is not None and not self.closed:
+            self._waiting.appendleft(rest)
+            self._ready.set()
+        if not held.msgs:  # nothing of it handed out: nothing to settle
+            return
         if held.answer is not None:
-            if not held.answer.done():
+            if rest is None and not held.answer.done():  # a direct consumption answers once all of it was seen
                 held.answer.set_result(status)
         elif not self.closed:
             self._settle(held.msgs, held.pq, held.mq, status)
@@ -126,7 +149,9 @@ class Feed:
         if task is None:
             task = self._current_task()
             assert task is not None, "a feed is read by a task"
-        return (await self._next_batch(task)).msgs
+        held = await self._next_batch(task)
+        held.pos = len(held.msgs)  # handed out whole
+        return held.msgs
 
     async def _next_batch(self, task: asyncio.Task[Any]) -> _Held:
         self._ack(task)
@@ -140,7 +165,8 @@ class Feed:
             held = waiting.popleft()
             if held.pq is not None and held.pq.dropped:  # Java does not run a consume request of a queue given up
                 continue
-            if held.answer is None:
+            if not held.prepared:
+                held.prepared = True
                 self._prepare(held.msgs)
             if task not in self._held:
                 task.add_done_callback(self._task_ended)
