@@ -350,6 +350,17 @@ class _Connection(asyncio.BufferedProtocol):
                 waiter.set_exception(error)
 
 
+def check_timeout_ms(name: str, value: Any) -> int:
+    """A request's or a connect's timeout: an int of at least 1 ms. Java's remoting takes 0 and fails at once (a
+    sync invoke times out before it writes; a connect awaited for 0 ms never completes), so 0 and less are refused
+    here, where the mistake is made, with a ``ValueError`` that names the argument."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int (milliseconds), not {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1 (milliseconds), not {value!r}")
+    return value
+
+
 class AsyncRemotingClient:
     """The remoting client for asyncio code (Java's ``NettyRemotingClient``). Use it from one event loop (the
     one of its first call).
@@ -396,7 +407,7 @@ class AsyncRemotingClient:
         """:meth:`frame_language`, read once per send."""
         if isinstance(max_write_queue, bool) or not isinstance(max_write_queue, int) or max_write_queue <= 0:
             raise ValueError(f"max_write_queue must be a positive int (bytes), not {max_write_queue!r}")
-        self.connect_timeout_ms = connect_timeout_ms
+        self.connect_timeout_ms = check_timeout_ms("connect_timeout_ms", connect_timeout_ms)
         self.max_frame_size = max_frame_size
         self.max_write_queue = max_write_queue
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -604,7 +615,9 @@ class AsyncRemotingClient:
 
         ``timeout_ms`` runs from the call: connecting counts against it (a connect is bounded by
         ``connect_timeout_ms`` on its own, as in Java), and :class:`RemotingTimeoutError` is raised when it has
-        passed; the request is then forgotten (never written if it was still queued) and a late response dropped."""
+        passed; the request is then forgotten (never written if it was still queued) and a late response dropped.
+        A ``timeout_ms`` under 1 is refused (``ValueError``): Java's ``invokeSync`` with 0 times out at once."""
+        check_timeout_ms("timeout_ms", timeout_ms)
         loop = self._loop
         if loop is None:
             loop = self._bind()
@@ -934,13 +947,14 @@ class RemotingClient:
     ) -> RemotingCommand:
         """:meth:`AsyncRemotingClient.invoke` from any thread. ``direct``: on the client's direct connection to
         ``addr`` when it has them (built with ``direct=``, no TLS; :mod:`rocketroute.remoting.direct`) and the
-        caller is not on the loop, else through the loop."""
+        caller is not on the loop, else through the loop. A ``timeout_ms`` under 1 is refused (``ValueError``)."""
+        check_timeout_ms("timeout_ms", timeout_ms)
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
             frame = self.async_client._frame_of(request)
-            return conns.invoke(addr, request, frame, max(timeout_ms, 1), self.async_client.max_frame_size)
+            return conns.invoke(addr, request, frame, timeout_ms, self.async_client.max_frame_size)
         waiter = _SyncWaiter()
         self._enqueue(self.async_client._submit, addr, request, timeout_ms, waiter)
         try:

@@ -110,14 +110,31 @@ struct Shared {
     socket: TcpStream,
 }
 
+/// Why [`write_before`] stopped, and how many bytes of the frame it had written by then.
+struct WriteFailed {
+    error: io::Error,
+    written: usize,
+}
+
 /// `write_all` with each blocking send bounded by what is left before `deadline` (SO_SNDTIMEO, rounded up to
 /// [`WRITE_TIMEOUT_STEP`] so that back-to-back writes set it once, not each time).
 fn write_before(
     writer: &mut Writer,
-    mut frame: &[u8],
+    frame: &[u8],
+    deadline: Option<Instant>,
+) -> Result<(), WriteFailed> {
+    let mut written = 0;
+    write_rest(writer, frame, &mut written, deadline)
+        .map_err(|error| WriteFailed { error, written })
+}
+
+fn write_rest(
+    writer: &mut Writer,
+    frame: &[u8],
+    written: &mut usize,
     deadline: Option<Instant>,
 ) -> io::Result<()> {
-    while !frame.is_empty() {
+    while *written < frame.len() {
         let timeout = match deadline {
             None => MAX_WRITE_TIMEOUT,
             Some(deadline) => {
@@ -135,9 +152,9 @@ fn write_before(
             writer.stream.set_write_timeout(Some(timeout))?;
             writer.timeout = Some(timeout);
         }
-        match writer.stream.write(frame) {
+        match writer.stream.write(&frame[*written..]) {
             Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
-            Ok(n) => frame = &frame[n..],
+            Ok(n) => *written += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -168,8 +185,10 @@ impl Shared {
     }
 
     /// Write one frame whole before `deadline` (none: no bound). Writers take turns; one that cannot have its
-    /// turn in time writes nothing and times out. A failed or partial write leaves the stream unusable, so it
-    /// closes the connection.
+    /// turn in time writes nothing and times out. A write whose deadline passes before its first byte went (it
+    /// waited for its turn, or the peer's window stayed shut) fails only its own request with
+    /// [`DirectError::Timeout`]: the stream is as it was, and the other requests on it go on. A write that
+    /// stopped part-way (or failed in the socket) leaves the stream unusable, so it closes the connection.
     fn write(&self, frame: &[u8], deadline: Option<Instant>) -> Result<(), DirectError> {
         {
             let mut busy = lock(&self.writing);
@@ -193,7 +212,15 @@ impl Shared {
         let result = write_before(&mut lock(&self.writer), frame, deadline);
         *lock(&self.writing) = false;
         self.turn.notify_one();
-        result.map_err(|e| {
+        result.map_err(|WriteFailed { error: e, written }| {
+            if written == 0
+                && matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                )
+            {
+                return DirectError::Timeout;
+            }
             let why = match e.kind() {
                 io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
                     "the peer did not take the request's bytes in time (is it reading?); connection closed".to_owned()
@@ -796,6 +823,98 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(conn.closed().is_some());
+    }
+
+    #[test]
+    fn a_write_past_its_deadline_before_any_byte_fails_alone() {
+        let (addr, port) = peer(|mut s| {
+            let a = head_of(&read_request(&mut s)).unwrap();
+            thread::sleep(Duration::from_millis(300));
+            s.write_all(&json_frame(0, a.opaque, 1, b"still here"))
+                .unwrap();
+            let b = head_of(&read_request(&mut s)).unwrap();
+            s.write_all(&json_frame(0, b.opaque, 1, b"and after"))
+                .unwrap();
+            thread::sleep(Duration::from_millis(200));
+        });
+        let conn = Arc::new(connect(&addr, port));
+        let c = Arc::clone(&conn);
+        let in_flight =
+            thread::spawn(move || c.invoke(1, &json_frame(10, 1, 0, b""), Duration::from_secs(5)));
+        while conn.in_flight() == 0 {
+            thread::sleep(Duration::from_millis(5));
+        }
+        // no time left before the first byte: this request fails, nothing is written, the connection stays up
+        for opaque in 100..108 {
+            assert_eq!(
+                conn.invoke(
+                    opaque,
+                    &json_frame(10, opaque.into(), 0, b""),
+                    Duration::ZERO
+                ),
+                Err(DirectError::Timeout)
+            );
+            assert_eq!(
+                conn.send_oneway(
+                    &json_frame(10, opaque.into(), RPC_ONEWAY, b""),
+                    Duration::ZERO
+                ),
+                Err(DirectError::Timeout)
+            );
+        }
+        assert_eq!(conn.closed(), None);
+        assert!(in_flight.join().unwrap().unwrap().ends_with(b"still here"));
+        let after = conn
+            .invoke(2, &json_frame(10, 2, 0, b""), Duration::from_secs(3))
+            .unwrap();
+        assert!(after.ends_with(b"and after"));
+    }
+
+    #[test]
+    fn writers_on_tiny_budgets_beside_large_frames_never_close_the_connection() {
+        // the peer reads every frame and answers each request at once
+        let (addr, port) = peer(|mut s| {
+            while let Ok(frame) = next_frame(&mut s, 64 << 20) {
+                let head = head_of(&frame).unwrap();
+                if head.flag & RPC_ONEWAY == 0 {
+                    s.write_all(&json_frame(0, head.opaque, 1, b"ok")).unwrap();
+                }
+            }
+        });
+        let conn = Arc::new(connect(&addr, port));
+        let big = Arc::new(vec![7u8; 600_000]);
+        let mut threads = Vec::new();
+        for t in 0..4i32 {
+            let (c, big) = (Arc::clone(&conn), Arc::clone(&big));
+            threads.push(thread::spawn(move || {
+                for i in 0..20 {
+                    let opaque = 1_000 * (t + 1) + i;
+                    let frame = json_frame(10, opaque.into(), 0, &big);
+                    assert!(c.invoke(opaque, &frame, Duration::from_secs(10)).is_ok());
+                }
+            }));
+        }
+        for t in 0..20i32 {
+            let c = Arc::clone(&conn);
+            threads.push(thread::spawn(move || {
+                for i in 0..40 {
+                    let opaque = 100_000 * (t + 1) + i;
+                    // succeeds or times out alone: never a closed connection
+                    match c.invoke(
+                        opaque,
+                        &json_frame(10, opaque.into(), 0, b""),
+                        Duration::from_millis(1),
+                    ) {
+                        Ok(_) | Err(DirectError::Timeout) => {}
+                        Err(other) => panic!("{other:?}"),
+                    }
+                }
+            }));
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(conn.closed(), None);
     }
 
     #[test]
