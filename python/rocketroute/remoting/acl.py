@@ -19,6 +19,7 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..reference.java import java_utf8
 from .command import RemotingCommand
 
 __all__ = [
@@ -74,14 +75,15 @@ def _java_order(name: str) -> bytes:
 
 def request_content(ext_fields: Mapping[str, str], body: bytes | None) -> bytes:
     """What is signed: the values of ``ext_fields`` but ``Signature``, in the order of their names, in UTF-8,
-    then ``body`` (Java's ``AclUtils.combineRequestContent``)."""
+    then ``body`` (Java's ``AclUtils.combineRequestContent``: ``getBytes(UTF_8)``, so a lone surrogate is ``?``,
+    as in the header the server reads)."""
     values = "".join(ext_fields[k] for k in sorted(ext_fields, key=_java_order) if k != SIGNATURE)
-    return values.encode("utf-8", "surrogatepass") + (body or b"")
+    return java_utf8(values) + (body or b"")
 
 
 def signature(content: bytes, secret_key: str) -> str:
     """Base64(HMAC-SHA1(``secret_key``, ``content``)) (Java's ``AclSigner.calSignature``)."""
-    digest = hmac.new(secret_key.encode("utf-8", "surrogatepass"), content, hashlib.sha1).digest()
+    digest = hmac.new(java_utf8(secret_key), content, hashlib.sha1).digest()
     return base64.b64encode(digest).decode("ascii")
 
 

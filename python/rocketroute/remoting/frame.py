@@ -22,6 +22,7 @@ import struct
 from collections.abc import Iterator
 
 from .._backend import native_twin
+from ..reference.java import java_utf8
 from .command import LANGUAGE_CODES, LANGUAGE_NAMES, RemotingCommand, SerializeType
 from .errors import FrameError
 
@@ -85,7 +86,11 @@ def _encode_json_header(cmd: RemotingCommand) -> bytes:
         text += ',"remark":' + _json_string(cmd.remark)
     if cmd.ext_fields:
         text += ',"extFields":' + _ext_json(cmd.ext_fields)
-    return (text + ',"serializeTypeCurrentRPC":"JSON"}').encode()
+    text += ',"serializeTypeCurrentRPC":"JSON"}'
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (in a tag, a key, a property): Java's getBytes(UTF_8) writes "?"
+        return java_utf8(text)
 
 
 def _encode_rocketmq_header(cmd: RemotingCommand) -> bytes:
@@ -97,13 +102,13 @@ def _encode_rocketmq_header(cmd: RemotingCommand) -> bytes:
         if not -0x8000 <= value <= 0x7FFF:
             raise ValueError(f"{name} {value} does not fit the ROCKETMQ header's int16")
     out = bytearray(_RMQ_FIXED.pack(cmd.code, language, cmd.version, cmd.opaque, cmd.flag))
-    remark = cmd.remark.encode() if cmd.remark else b""
+    remark = java_utf8(cmd.remark) if cmd.remark else b""
     out += _INT.pack(len(remark))
     out += remark
     ext = bytearray()
     for key, value in cmd.ext_fields.items():
-        kb = key.encode()
-        vb = value.encode()
+        kb = java_utf8(key)
+        vb = java_utf8(value)
         if len(kb) > 0x7FFF:
             raise ValueError(f"ext field name of {len(kb)} bytes does not fit the ROCKETMQ header's int16 length")
         ext += _SHORT.pack(len(kb))
