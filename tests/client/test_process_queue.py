@@ -602,6 +602,52 @@ def test_the_native_cache_answers_as_the_python_one(ops):
         assert all((k in caches[0]) == (k in caches[1]) for k in range(-3, 41))
 
 
+_LONG = (-(2**63), 2**63 - 1)
+_extreme_offset = st.one_of(
+    st.sampled_from([_LONG[0], _LONG[0] + 1, _LONG[1] - 1, _LONG[1], -1, 0, 1, 2]),
+    st.integers(*_LONG),
+)
+_extreme_batch = st.lists(st.tuples(_extreme_offset, st.integers(0, 3)), max_size=5)
+_extreme_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("put_messages"), _extreme_batch),
+        st.tuples(st.just("remove_messages"), _extreme_batch),
+        st.tuples(st.just("take_messages"), st.integers(0, 4)),
+        st.tuples(st.just("make_again"), _extreme_batch),
+        st.tuples(st.just("commit"), st.none()),
+        st.tuples(st.just("rollback"), st.none()),
+    ),
+    max_size=25,
+)
+
+
+@pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native cache is the native backend's (CI requires it)")
+@settings(max_examples=400, deadline=None)
+@given(_extreme_ops)
+def test_both_caches_wrap_as_java_s_long_at_the_ends_of_the_range(ops):
+    """Offsets anywhere in Java's ``long`` range, the ends included (issue 52, item 6): ``max_span``, the offset a
+    remove or a commit gives back, and the counts agree, wrapping as Java's ``long`` does (-2**63 .. 2 spans
+    -9223372036854775806, not 2**63 + 2, which would throttle the queue for ever on the reference backend)."""
+    caches = [process_queue._QueueCache(), _native._QueueCache()]
+    for op, arg in ops:
+        if op in ("put_messages", "remove_messages", "make_again"):
+            arg = [Msg(o, None if n == 0 else b"x" * n) for o, n in arg]
+        answers = [getattr(c, op)() if arg is None else getattr(c, op)(arg) for c in caches]
+        assert answers[0] == answers[1], (op, arg)
+        assert all(_LONG[0] <= a <= _LONG[1] for a in answers if type(a) is int), (op, answers)
+        views = [(c.state(), c.max_span(), c.msg_count, c.queue_offset_max) for c in caches]
+        assert views[0] == views[1], (op, arg)
+        assert _LONG[0] <= views[0][1] <= _LONG[1]
+
+
+def test_max_span_past_the_long_range_wraps_as_java(pq):
+    pq.put_messages([Msg(-(2**63)), Msg(2)])
+    assert pq.get_max_span() == -9223372036854775806  # Java: 2L - Long.MIN_VALUE
+    pq.put_messages([Msg(2**63 - 1)])
+    assert pq.get_max_span() == -1
+    assert pq.remove_messages([Msg(-(2**63)), Msg(2), Msg(2**63 - 1)]) == -(2**63)  # queueOffsetMax + 1, wrapped
+
+
 @pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native cache is the native backend's (CI requires it)")
 def test_the_native_cache_refuses_what_is_not_a_queue_offset():
     c = _native._QueueCache()

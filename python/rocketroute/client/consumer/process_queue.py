@@ -39,6 +39,12 @@ _JAVA_LONG = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
+def _wrap_long(v: int) -> int:
+    """Java's ``long`` arithmetic: the low 64 bits, two's complement (what the native cache's ``wrapping_*``
+    gives), so hostile offsets near the ends of the range answer as Java's ``ProcessQueue`` does."""
+    return ((v - _LONG_MIN) & 0xFFFF_FFFF_FFFF_FFFF) + _LONG_MIN
+
+
 def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -227,7 +233,7 @@ class _QueueCache:
             self._count -= removed
             if self._count == 0:
                 self._size = 0
-            return self._offset_max + 1 if first_left is None else first_left
+            return _wrap_long(self._offset_max + 1) if first_left is None else first_left
 
     def take_messages(self, n: int) -> list[Any]:
         result: list[Any] = []
@@ -254,7 +260,7 @@ class _QueueCache:
             else:
                 self._size -= sum(_body_size(msg) for msg in taken.values())
             taken.clear()
-            return offset + 1
+            return _wrap_long(offset + 1)
 
     def rollback(self) -> None:
         with self._lock:
@@ -278,7 +284,7 @@ class _QueueCache:
         with self._lock:
             if not len(self._cached):
                 return 0
-            return self._cached.last_key() - self._cached.first_key()
+            return _wrap_long(self._cached.last_key() - self._cached.first_key())
 
     def first(self) -> Any:
         with self._lock:
