@@ -7,6 +7,7 @@ beside it, and 40 threads on 1 ms budgets beside 4 threads writing 600 KB frames
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -82,7 +83,8 @@ def test_writes_out_of_time_fail_alone_and_the_connection_stays_open(cluster, fr
 
 
 @pytest.mark.servers("apache-5.5.0")
-def test_timeouts_under_one_ms_are_refused_where_they_are_given(cluster, backend):
+def test_timeouts_under_one_ms_are_refused_where_they_are_given(cluster, fresh_topic, backend):
+    topic = fresh_topic(queues=1, brokers=["broker-a"])
     addr = cluster.broker_addr("broker-a")
     for bad in (0, -5):
         with pytest.raises(ValueError, match="connect_timeout_ms must be at least 1"):
@@ -91,9 +93,14 @@ def test_timeouts_under_one_ms_are_refused_where_they_are_given(cluster, backend
         RemotingClient(connect_timeout_ms=1.5)  # type: ignore[arg-type]
     direct: Any = rr._native._DirectConnection if backend.BACKEND == "native" else None
     with RemotingClient(direct=direct) as client:
-        request = RemotingCommand.request(RequestCode.GET_BROKER_RUNTIME_INFO)
+        def request() -> RemotingCommand:
+            return RemotingCommand.request(RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": 0})
+
         for bad in (0, -1):
             with pytest.raises(ValueError, match="timeout_ms must be at least 1"):
-                client.invoke(addr, request, bad, direct=True)
-        # the client is not harmed: the same request with time to answer
-        assert client.invoke(addr, RemotingCommand.request(RequestCode.GET_BROKER_RUNTIME_INFO), 3000).code == 0
+                client.invoke(addr, request(), bad, direct=True)
+            with pytest.raises(ValueError, match="timeout_ms must be at least 1"):
+                asyncio.run_coroutine_threadsafe(client.async_client.invoke(addr, request(), bad), client.loop).result(5)
+        # the client is not harmed: the same request with time to answer, direct and through the loop
+        assert client.invoke(addr, request(), 3000, direct=True).code == 0
+        assert client.invoke(addr, request(), 3000).code == 0
