@@ -24,6 +24,7 @@ from .errors import (
     NullPointerError,
     NumberFormatError,
     PermissionDeniedError,
+    ProducerClosedError,
     RocketRouteError,
     SendFailedError,
 )
@@ -166,6 +167,7 @@ __all__ = [
     "NullPointerError",
     "NumberFormatError",
     "PermName",
+    "ProducerClosedError",
     "QueueData",
     "RocketRouteError",
     "SelectMessageQueueByHash",

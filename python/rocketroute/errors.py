@@ -14,6 +14,7 @@ identical to Java's (``"currentCID is empty"``); JDK exceptions keep the JDK's w
 | java.lang.NullPointerException         | NullPointerError (TypeError)                   |
 | java.lang.ArrayIndexOutOfBoundsException | IndexOutOfBoundsError (IndexError)           |
 | MQClientException (send gave up)       | SendFailedError                                |
+| (the producer shut down mid-send)      | ProducerClosedError (SendFailedError)          |
 | AclException / AuthenticationException | AuthenticationError (AccessDeniedError)        |
 | AclException / AuthorizationException  | PermissionDeniedError (AccessDeniedError)      |
 """
@@ -31,6 +32,7 @@ __all__ = [
     "NullPointerError",
     "IndexOutOfBoundsError",
     "SendFailedError",
+    "ProducerClosedError",
     "BrokerUnreachableError",
     "BrokerResponseError",
     "AccessDeniedError",
@@ -93,6 +95,19 @@ class SendFailedError(RocketRouteError):
     def __init__(self, message: str, attempts: list[object] | None = None) -> None:
         super().__init__(message)
         self.attempts = attempts or []
+
+
+class ProducerClosedError(SendFailedError):
+    """The producer shut down before this send was done: its ``shutdown_flush_timeout`` passed (or it was shut
+    down from its own event-loop thread, where it cannot wait). The message says how many of the sends it had
+    accepted were not done. The broker may still have stored this one (its request may have been written): a
+    caller who sends it again may store it twice."""
+
+    java_class = "org.apache.rocketmq.client.exception.MQClientException"
+
+    def __init__(self, message: str, unsent: int = 0) -> None:
+        super().__init__(message)
+        self.unsent = unsent
 
 
 class BrokerUnreachableError(RocketRouteError):

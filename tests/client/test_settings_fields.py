@@ -41,6 +41,7 @@ OTHER = {
         "enable_backpressure_for_async_mode": True,
         "back_pressure_for_async_send_num": 10,
         "back_pressure_for_async_send_size": 1024 * 1024,
+        "shutdown_flush_timeout": 1000,
     },
     ConsumerSettings: {
         "message_model": "BROADCASTING",

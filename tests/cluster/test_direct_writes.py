@@ -93,6 +93,7 @@ def test_timeouts_under_one_ms_are_refused_where_they_are_given(cluster, fresh_t
         RemotingClient(connect_timeout_ms=1.5)  # type: ignore[arg-type]
     direct: Any = rr._native._DirectConnection if backend.BACKEND == "native" else None
     with RemotingClient(direct=direct) as client:
+
         def request() -> RemotingCommand:
             return RemotingCommand.request(RequestCode.GET_MAX_OFFSET, {"topic": topic, "queueId": 0})
 
@@ -100,7 +101,8 @@ def test_timeouts_under_one_ms_are_refused_where_they_are_given(cluster, fresh_t
             with pytest.raises(ValueError, match="timeout_ms must be at least 1"):
                 client.invoke(addr, request(), bad, direct=True)
             with pytest.raises(ValueError, match="timeout_ms must be at least 1"):
-                asyncio.run_coroutine_threadsafe(client.async_client.invoke(addr, request(), bad), client.loop).result(5)
+                on_loop = client.async_client.invoke(addr, request(), bad)
+                asyncio.run_coroutine_threadsafe(on_loop, client.loop).result(5)
         # the client is not harmed: the same request with time to answer, direct and through the loop
         assert client.invoke(addr, request(), 3000, direct=True).code == 0
         assert client.invoke(addr, request(), 3000).code == 0

@@ -31,7 +31,8 @@ class Consumer:
     Two ways to consume:
 
     - ``async for msg in consumer`` (or ``async for msgs in consumer.batches()``): a message counts as consumed
-      (``CONSUME_SUCCESS``) when the loop asks for the next one, or at :meth:`ack`. Several tasks may iterate one
+      (``CONSUME_SUCCESS``) when the loop asks for the next one, or at :meth:`ack` (what the task was handed, not
+      the rest of its batch). Several tasks may iterate one
       consumer: each holds its own batch. Messages held when the consumer stops are not committed (delivered again
       to the group); a task that ends holding one (it raised, or left the loop without :meth:`ack`) gives it back
       as ``RECONSUME_LATER``.
@@ -193,8 +194,9 @@ class Consumer:
         return _Batches(self)
 
     def ack(self) -> None:
-        """Count what the calling task holds (its last message or batch) as consumed now: before leaving an
-        ``async for`` whose last message was handled."""
+        """Count what the calling task was handed of the batch it holds (the messages up to the last one ``async
+        for`` returned, or the whole batch of ``batches()``) as consumed now: before leaving an ``async for`` whose
+        last message was handled. The rest of that batch is what the next ``async for`` step returns."""
         self._reading().ack()
 
     def __repr__(self) -> str:

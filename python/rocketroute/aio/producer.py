@@ -13,6 +13,7 @@ from ..client.producer.producer import Producer as _ThreadedProducer
 from ..client.producer.producer import _body_size
 from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
+from ..client.settings_check import check_positive_ms
 from ..remoting.bridge import loop_runs_here
 from ..selector import MessageQueueSelector
 from ..send import CommunicationMode
@@ -80,7 +81,10 @@ class Producer:
         return self
 
     async def stop(self) -> None:
-        """Unregister the group from the brokers and close the connections (awaited); sends after this raise."""
+        """Take no new sends, wait (at most ``shutdown_flush_timeout``) for those already accepted, then unregister
+        the group from the brokers and close the connections (awaited); what is still under way when the wait ends
+        fails with :class:`~rocketroute.errors.ProducerClosedError` (see :meth:`rocketroute.Producer.shutdown`), and
+        sends after this raise ``RuntimeError``."""
         await self._producer._shutdown_on_loop()
 
     async def __aenter__(self) -> Producer:
@@ -118,17 +122,29 @@ class Producer:
         queue)."""
         p = self._on_its_loop()
         body = msg.body if isinstance(msg, Message) else None  # p._encodes_off_loop(msg) written out
-        if type(body) is bytes and len(body) >= p._off_loop_min:
-            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
-        else:
-            enc = p._encode(msg)
-        if p._window is None:  # on the producer's loop already: no hop to check for
-            return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
-        return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
+        p._accept()
+        try:
+            if type(body) is bytes and len(body) >= p._off_loop_min:
+                enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+            else:
+                enc = p._encode(msg)
+            if p._window is None:  # on the producer's loop already: no hop to check for
+                return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
+            return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
+        finally:
+            p._inflight.end()
 
     async def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """The messages as one ``SEND_BATCH_MESSAGE`` (:meth:`rocketroute.Producer.send_batch`'s checks)."""
         return await self._on_its_loop().send_batch_async(msgs, timeout_ms=timeout_ms)
+
+    async def flush(self, timeout_ms: int | None = None) -> int:
+        """Wait (the loop goes on) until every send accepted so far is done, at most ``timeout_ms`` (``None``:
+        until they are); returns how many are still under way (0: all done). :meth:`stop` flushes first, within
+        ``shutdown_flush_timeout``."""
+        if timeout_ms is not None:
+            check_positive_ms("timeout_ms", timeout_ms)
+        return await self._producer._inflight.wait_async(None if timeout_ms is None else timeout_ms / 1000)
 
     async def send_oneway(
         self, msg: Message, selector: MessageQueueSelector | Callable[..., Any] | None = None, arg: Any = None
@@ -136,11 +152,15 @@ class Producer:
         """``sendOneway``: one attempt, returned once the request is written (no answer)."""
         p = self._on_its_loop()
         timeout_ms = None
-        if p._encodes_off_loop(msg):
-            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
-        else:
-            enc = p._encode(msg)
-        await p._send_async(enc, msg, selector, arg, timeout_ms, CommunicationMode.ONEWAY)
+        p._accept()
+        try:
+            if p._encodes_off_loop(msg):
+                enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+            else:
+                enc = p._encode(msg)
+            await p._send_async(enc, msg, selector, arg, timeout_ms, CommunicationMode.ONEWAY)
+        finally:
+            p._inflight.end()
 
     async def enqueue(
         self,
@@ -155,24 +175,32 @@ class Producer:
         producer.enqueue(m)`` in a loop runs at the broker's pace (aiokafka's ``send``; Java's ``send(msg,
         callback)``)."""
         p = self._on_its_loop()
-        if p._encodes_off_loop(msg):
-            enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
-        else:
-            enc = p._encode(msg)
-        timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
-        window = p._window
-        size = _body_size(msg.body)
-        loop = p._running()[0].loop  # the running one (_on_its_loop)
-        if window is not None:
-            timeout = await p._admit_async(size, timeout)
+        p._accept()
+        try:
+            if p._encodes_off_loop(msg):
+                enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
+            else:
+                enc = p._encode(msg)
+            timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
+            window = p._window
+            size = _body_size(msg.body)
+            loop = p._running()[0].loop  # the running one (_on_its_loop)
+            if window is not None:
+                timeout = await p._admit_async(size, timeout)
+        except BaseException:
+            p._inflight.end()
+            raise
         try:
             task = loop.create_task(p._send_async(enc, msg, selector, arg, timeout))
         except BaseException:
             if window is not None:
                 window.release(size)
+            p._inflight.end()
             raise
         if window is not None:
             task.add_done_callback(lambda _: window.release(size))
+        p._inflight.track(task)  # the shutdown cancels it if it stops waiting: its future is settled then
+        task.add_done_callback(p._inflight.end)
         return task
 
     def __repr__(self) -> str:

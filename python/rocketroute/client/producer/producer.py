@@ -27,7 +27,7 @@ from threading import get_ident
 from typing import Any, TypeVar
 
 from ... import send as _send_module
-from ...errors import BrokerUnreachableError, SendFailedError
+from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
 from ...remoting import (
     AsyncRemotingClient,
     RemotingClient,
@@ -59,10 +59,11 @@ from ..message import (
 from ..message_id import default_counter
 from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs
-from ..settings_check import check_compat, check_group
+from ..settings_check import check_compat, check_group, check_positive_ms
 from ..workers import CallbackThread
 from .backpressure import SendWindow
 from .encoders import EncoderThreads, encoder_threads
+from .inflight import SendsInFlight
 from .route_change import RouteChange, route_change
 from .send_result import SendResult, SendStatus, result_maker, send_result_from_response
 from .settings import ProducerSettings
@@ -197,6 +198,11 @@ class Producer:
         self._off_loop_min = max(OFF_LOOP_MIN_BODY, cfg.compress_msg_body_over_howmuch)
         self._finalizer: weakref.finalize | None = None
         self._state = "created"
+        # the sends accepted and not settled (flush and shutdown wait for them); _live: accepted sends may still
+        # run (running, or stopping while they drain); _closed_error: what those left when the wait ended get
+        self._inflight = SendsInFlight()
+        self._live = False
+        self._closed_error: ProducerClosedError | None = None
         # set by rocketroute.aio before start(): the instance then runs on that (the caller's) loop, no thread
         self._bind_loop: asyncio.AbstractEventLoop | None = None
 
@@ -232,15 +238,35 @@ class Producer:
             self._publish.setdefault(key, self._rr.TopicPublishInfo([], compat=self.compat))
             self._prefetch = instance.fetch_route_soon(key)
             self._state = "running"
+            self._live = True
+            self._inflight.open()
         return self
 
     def shutdown(self) -> None:
-        """Leave the instance's route poll and heartbeat, unregister the producer group from the brokers (each within
-        ``mq_client_api_timeout``) and release the client instance (its connections are closed when this was its
-        last client); sends after this raise. It may be called from any thread, ``on_route_change`` included."""
-        remoting = self._begin_shutdown()
+        """Take no new sends, wait for the sends already accepted (at most ``shutdown_flush_timeout`` ms; see
+        :meth:`flush`), then leave the instance's route poll and heartbeat, unregister the producer group from the
+        brokers (each within ``mq_client_api_timeout``) and release the client instance (its connections are closed
+        when this was its last client). Sends still under way when the wait ends fail with
+        :class:`~rocketroute.errors.ProducerClosedError`, which says how many there were (one WARNING says it
+        too); sends after this raise ``RuntimeError``. It may be called from any thread, ``on_route_change`` and a
+        send's callback included: on the producer's own event-loop thread it cannot wait, so what is under way
+        fails at once."""
+        remoting = self._stop_accepting()
         if remoting is None:
             return
+        if remoting.on_loop_thread():
+            self._give_up(self._inflight.count, "it was shut down from its own event-loop thread, where it cannot wait")
+            remoting.loop.create_task(self._inflight.cancel_tracked(1.0))
+        else:
+            bound_ms = self.settings.shutdown_flush_timeout
+            left = self._inflight.wait(bound_ms / 1000)
+            if left:
+                self._give_up(left, f"shutdown_flush_timeout ({bound_ms} ms) passed")
+                try:
+                    asyncio.run_coroutine_threadsafe(self._inflight.cancel_tracked(1.0), remoting.loop).result(2)
+                except Exception as e:  # the loop is stopped or blocked: the connections' close settles the rest
+                    log.debug("cancelling the sends under way of %s did not finish: %r", self.group, e)
+        self._begin_shutdown()
         if self._instance is not None and not remoting.on_loop_thread():
             unregister, bound_s = self._unregister(self._instance)
             try:
@@ -257,16 +283,77 @@ class Producer:
         nodes = len(list(instance.broker_addrs.nodes()))
         return instance.unregister(producer_group=self.group, timeout_ms=timeout_ms), timeout_ms / 1000 * (1 + nodes)
 
-    def _begin_shutdown(self) -> RemotingClient | None:
-        """What every shutdown does first: the state, the start-time route fetch, the finalizer, the callback thread;
-        the remoting client, or ``None`` when the producer was not running."""
+    def flush(self, timeout_ms: int | None = None) -> int:
+        """Wait until every send accepted so far is done (stored, failed or timed out: each ends by its own
+        budget), at most ``timeout_ms`` (``None``: until they are); returns how many are still under way (0: all
+        done). Sends go on being taken meanwhile. confluent-kafka's ``flush``; :meth:`shutdown` flushes first.
+        Refused (``RuntimeError``) on the producer's event-loop thread, where the sends it waits for run."""
+        if timeout_ms is not None:
+            check_positive_ms("timeout_ms", timeout_ms)
+        remoting = self._remoting
+        if remoting is not None and remoting.on_loop_thread():
+            raise RuntimeError(
+                "Producer.flush() cannot be called on the producer's event-loop thread (a send's callback): the sends "
+                "it waits for run there"
+            )
+        return self._inflight.wait(None if timeout_ms is None else timeout_ms / 1000)
+
+    def _accept(self) -> None:
+        """Count one send as accepted (flush and shutdown wait for it), or raise: the producer is not running."""
+        if not self._inflight.begin():
+            self._running()  # raises, saying why
+            raise RuntimeError("the producer is stopping: it takes no new sends")
+
+    def _not_live(self) -> BaseException:
+        """What an accepted send raises when the producer stopped under it."""
+        if self._closed_error is not None:
+            return self._unsent_error()
+        try:
+            self._running()
+        except RuntimeError as e:
+            return e
+        return RuntimeError("the producer is not running")
+
+    def _unsent_error(self) -> ProducerClosedError:
+        """A new exception for one send the shutdown gave up on (each send raises its own)."""
+        e = self._closed_error
+        assert e is not None
+        return ProducerClosedError(str(e), e.unsent)
+
+    def _give_up(self, left: int, why: str) -> None:
+        """The shutdown stops waiting: the ``left`` sends under way fail with :class:`ProducerClosedError` (said
+        once here, not once per send)."""
+        if not left:
+            return
+        self._closed_error = ProducerClosedError(
+            f"the producer {self.group} shut down before this send was done: {left} of the sends it had accepted "
+            f"were not done when {why}; the broker may still have stored it",
+            left,
+        )
+        self._live = False
+        log.warning("producer %s: %d send(s) accepted were not done when %s: they fail with ProducerClosedError",
+                    self.group, left, why)  # fmt: skip
+
+    def _stop_accepting(self) -> RemotingClient | None:
+        """The first step of every shutdown: no new sends; the remoting client, or ``None`` when the producer was
+        not running (or another shutdown is under way)."""
         with self._lock:
             if self._state != "running":
-                self._state = "shut down"
+                if self._state == "created":
+                    self._state = "shut down"
                 return None
-            self._state = "shut down"
+            self._state = "stopping"
             remoting = self._remoting
         assert remoting is not None
+        self._inflight.close()
+        return remoting
+
+    def _begin_shutdown(self) -> None:
+        """What every shutdown does once the sends are settled: the state, the start-time route fetch, the finalizer,
+        the callback thread."""
+        with self._lock:
+            self._state = "shut down"
+            self._live = False
         if self._prefetch is not None:
             self._prefetch.cancel()
         if self._finalizer is not None:
@@ -275,15 +362,20 @@ class Producer:
             self._callbacks.close()
         if self._encoders is not None:
             self._encoders.close()  # the encodes already given finish; their sends then find no producer
-        return remoting
 
     async def _shutdown_on_loop(self) -> None:
-        """:meth:`shutdown` for a producer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the
-        unregistration and the closing of the connections are awaited there."""
-        remoting = self._begin_shutdown()
+        """:meth:`shutdown` for a producer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the wait
+        for the sends under way, the unregistration and the closing of the connections are awaited there."""
+        remoting = self._stop_accepting()
         instance = self._instance
         if remoting is None or instance is None:
             return
+        bound_ms = self.settings.shutdown_flush_timeout
+        left = await self._inflight.wait_async(bound_ms / 1000)
+        if left:
+            self._give_up(left, f"shutdown_flush_timeout ({bound_ms} ms) passed")
+            await self._inflight.cancel_tracked(1.0)
+        self._begin_shutdown()
         unregister, bound_s = self._unregister(instance)
         try:
             await asyncio.wait_for(unregister, bound_s)
@@ -306,6 +398,8 @@ class Producer:
 
     def _running(self) -> tuple[RemotingClient, ClientInstance]:
         if self._state != "running" or self._remoting is None or self._instance is None:
+            if self._state == "stopping":
+                raise RuntimeError("the producer is shutting down: it takes no new sends")
             raise RuntimeError(f"the producer is {self._state}: call start() (or use it as a context manager)")
         return self._remoting, self._instance
 
@@ -314,7 +408,9 @@ class Producer:
     def _submit(self, coro: Awaitable[T], timeout_s: float | None = None) -> T:
         """Run ``coro`` on the client's loop and wait for it (at most ``timeout_s``: ``TimeoutError``)."""
         try:
-            remoting, _ = self._running()
+            remoting = self._remoting if self._live else None  # an accepted send's route lookup while stopping too
+            if remoting is None:
+                raise self._not_live()
             if remoting.on_loop_thread():
                 raise RuntimeError(
                     "a blocking Producer method cannot be called on the producer's event-loop thread (it would wait "
@@ -359,8 +455,10 @@ class Producer:
 
     async def _find_publish_info(self, topic: str) -> Any:
         """``tryToFindTopicPublishInfo``: the topic's route, else (a topic the brokers may create at the first
-        send) ``create_topic_key``'s."""
-        _, instance = self._running()
+        send) ``create_topic_key``'s. Also while the producer is stopping: an accepted send's lookup."""
+        instance = self._instance if self._live else None
+        if instance is None:
+            raise self._not_live()
         timeout = self.settings.mq_client_api_timeout
         info = self._publish.get(topic)
         if info is None or not info.ok():
@@ -479,7 +577,8 @@ class Producer:
         it. The wait for a thread and the encoding count against the budget, as the wait for Java's async sender
         executor does; none left: ``RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")``, Java's
         words."""
-        self._running()
+        if not self._live:
+            raise self._not_live()
         encoders = self._encoders
         assert encoders is not None
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
@@ -487,7 +586,8 @@ class Producer:
         try:
             future = encoders.run(self._encode, msg)
         except RuntimeError:
-            self._running()  # shut down since the check above: say so
+            if not self._live:  # shut down since the check above: say so
+                raise self._not_live() from None
             raise
         enc: _Encoded = await future
         left = timeout - int((time.monotonic() - begin) * 1000)
@@ -635,7 +735,27 @@ class Producer:
         timeout_ms: int | None,
         mode: CommunicationMode,
     ) -> Any:
-        remoting, _ = self._running()
+        self._accept()
+        try:
+            return self._send_sync_accepted(enc, msg, selector, arg, timeout_ms, mode)
+        except Exception as e:
+            if self._closed_error is not None:  # the shutdown stopped waiting for it
+                raise self._unsent_error() from e
+            raise
+        finally:
+            self._inflight.end()
+
+    def _send_sync_accepted(
+        self,
+        enc: _Encoded,
+        msg: Message | None,
+        selector: Any,
+        arg: Any,
+        timeout_ms: int | None,
+        mode: CommunicationMode,
+    ) -> Any:
+        remoting = self._remoting
+        assert remoting is not None
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
         info = self._publish.get(enc.topic)
@@ -696,19 +816,27 @@ class Producer:
         attempt on the selected queue. Await it from any event loop. A large compressed body is compressed on the
         producer's encoder threads, not on the loop (:data:`OFF_LOOP_MIN_BODY`)."""
         body = msg.body if isinstance(msg, Message) else None  # self._encodes_off_loop(msg) written out
-        if type(body) is bytes and len(body) >= self._off_loop_min:
-            enc, timeout_ms = await self._encode_off_loop(msg, timeout_ms)
-        else:
-            enc = self._encode(msg)
-        if self._window is None:
-            # _send_async_admitted written out: one coroutine fewer held by each send in flight
-            return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
-        return await self._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
+        self._accept()
+        try:
+            if type(body) is bytes and len(body) >= self._off_loop_min:
+                enc, timeout_ms = await self._encode_off_loop(msg, timeout_ms)
+            else:
+                enc = self._encode(msg)
+            if self._window is None:
+                # _send_async_admitted written out: one coroutine fewer held by each send in flight
+                return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
+            return await self._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
+        finally:
+            self._inflight.end()
 
     async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """:meth:`send_batch` without blocking the caller's event loop."""
         enc = self._encode_batch(msgs)
-        return await self._send_async_admitted(enc, None, None, None, timeout_ms, len(enc.body))
+        self._accept()
+        try:
+            return await self._send_async_admitted(enc, None, None, None, timeout_ms, len(enc.body))
+        finally:
+            self._inflight.end()
 
     def submit(
         self,
@@ -727,7 +855,9 @@ class Producer:
         the budget gives a future failed with ``RemotingTooMuchRequestError``. Callbacks run on the client's I/O
         thread: keep them short and never block them on another send."""
         enc = self._encode(msg)
-        remoting, _ = self._running()
+        self._accept()
+        remoting = self._remoting
+        assert remoting is not None
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         size = _body_size(msg.body)
         window = self._window
@@ -736,10 +866,18 @@ class Producer:
                 # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
                 timeout = self._admit(size, timeout, wait=not remoting.on_loop_thread())
             except RemotingTooMuchRequestError as e:
+                self._inflight.end()
                 return _failed(e)  # as Java's callback gets it
-        future = remoting.returns.from_thread(self._send_async(enc, msg, selector, arg, timeout))
+        try:
+            future = remoting.returns.from_thread(self._send_async(enc, msg, selector, arg, timeout, track=True))
+        except BaseException:
+            if window is not None:
+                window.release(size)
+            self._inflight.end()
+            raise
         if window is not None:
             future.add_done_callback(lambda _: window.release(size))  # before the caller's callbacks, as in Java
+        future.add_done_callback(self._inflight.end)
         return future
 
     @property
@@ -814,9 +952,9 @@ class Producer:
     ) -> Coroutine[Any, Any, Any]:
         """:meth:`_send_async` on the running loop: on the client's connections when it is the client's loop, else
         on connections of that loop's own (``remoting.caller_loops``: no hop to the client's thread and back)."""
-        remoting = self._remoting if self._state == "running" else None  # self._running() written out
+        remoting = self._remoting if self._live else None
         if remoting is None:
-            remoting, _ = self._running()  # raises: not running
+            raise self._not_live()
         loop = remoting.loop
         # remoting.loop_runs_here() written out: the standard loops say which thread runs them
         thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
@@ -834,90 +972,104 @@ class Producer:
         mode: CommunicationMode = CommunicationMode.ASYNC,
         *,
         client: AsyncRemotingClient | None = None,
+        track: bool = False,
     ) -> Any:
         """The async send on the client's loop, or with ``client`` (the running loop's own, another loop than the
-        client's) on that loop: its route lookups still run on the client's loop (its name server connections)."""
-        remoting = self._remoting if self._state == "running" else None  # self._running() written out
+        client's) on that loop: its route lookups still run on the client's loop (its name server connections).
+        ``track``: this coroutine is the task of a send nobody awaits (``submit``): cancelled if the shutdown stops
+        waiting for it. An accepted send the shutdown gave up on raises :class:`ProducerClosedError`."""
+        remoting = self._remoting if self._live else None
         if remoting is None:
-            remoting, _ = self._running()  # raises: not running
-        if client is None:
-            client = remoting.async_client
-        timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
-        begin = time.monotonic()
-        info = self._publish.get(enc.topic)
-        if info is None or not info.ok():
-            find = self._find_publish_info(enc.topic)
-            if client is not remoting.async_client:
-                find = remoting.returns.from_loop(find)
-            try:
-                info = await asyncio.wait_for(find, timeout / 1000)
-            except asyncio.TimeoutError:
-                raise self._no_route(enc.topic, timeout, None) from None
-            except (RemotingError, BrokerUnreachableError) as e:
-                raise self._no_route(enc.topic, timeout, e) from e
+            raise self._not_live()
+        if track:
+            self._inflight.track(asyncio.current_task(remoting.loop))  # type: ignore[arg-type]
+        try:
+            if client is None:
+                client = remoting.async_client
+            timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
+            begin = time.monotonic()
+            info = self._publish.get(enc.topic)
+            if info is None or not info.ok():
+                find = self._find_publish_info(enc.topic)
+                if client is not remoting.async_client:
+                    find = remoting.returns.from_loop(find)
+                try:
+                    info = await asyncio.wait_for(find, timeout / 1000)
+                except asyncio.TimeoutError:
+                    raise self._no_route(enc.topic, timeout, None) from None
+                except (RemotingError, BrokerUnreachableError) as e:
+                    raise self._no_route(enc.topic, timeout, e) from e
 
-        # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
-        # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
-        # flight, and the garbage collector walks each of them while a thousand sends wait
-        oneway = mode is CommunicationMode.ONEWAY
-        language = client.encoded_language
-        flag = RPC_ONEWAY if oneway else 0
-        sends: Any = None  # the send loop's state (send._send_loop), without a selector
-        if selector is not None:
-            chosen_by = selector if not self.namespace else self._user_selector(selector)
-            mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=timeout)
-        else:
-            # _send_loop's choice of the native loop written out for the async sends (the same checks)
-            loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
-            total = 1 + self.settings.retry_times_when_send_async_failed
-            if (
-                loops
-                and mode is _ASYNC
-                and type(self.strategy) is loops[1]
-                and type(info) is loops[2]
-                and type(timeout) is int
-                and 0 <= timeout <= _NATIVE_MAX_TIMEOUT
-                and type(total) is int
-                and 0 <= total <= _NATIVE_MAX_ATTEMPTS
-                and info.ok()  # else _send_loop raises "No route info"
-            ):
-                sends = loops[0](info, self.strategy, False, total, timeout, (), None, None)
+            # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
+            # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
+            # flight, and the garbage collector walks each of them while a thousand sends wait
+            oneway = mode is CommunicationMode.ONEWAY
+            language = client.encoded_language
+            flag = RPC_ONEWAY if oneway else 0
+            sends: Any = None  # the send loop's state (send._send_loop), without a selector
+            if selector is not None:
+                chosen_by = selector if not self.namespace else self._user_selector(selector)
+                mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=timeout)
             else:
-                sends = _send_loop(
-                    info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
-                    None, None, None,
-                )  # fmt: skip
-            mq = sends.next_queue()
-        while mq is not None:
-            try:
-                addr, request = self._request(enc, mq, language, flag)
-                if oneway:
-                    await client.invoke_oneway(addr, request)
-                    result = None
+                # _send_loop's choice of the native loop written out for the async sends (the same checks)
+                loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
+                total = 1 + self.settings.retry_times_when_send_async_failed
+                if (
+                    loops
+                    and mode is _ASYNC
+                    and type(self.strategy) is loops[1]
+                    and type(info) is loops[2]
+                    and type(timeout) is int
+                    and 0 <= timeout <= _NATIVE_MAX_TIMEOUT
+                    and type(total) is int
+                    and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+                    and info.ok()  # else _send_loop raises "No route info"
+                ):
+                    sends = loops[0](info, self.strategy, False, total, timeout, (), None, None)
                 else:
-                    left = max(timeout - int((time.monotonic() - begin) * 1000), 1)
-                    waiter = client.start_invoke(addr, request, left)
-                    if waiter is None:  # no connection yet
-                        response = await client.invoke(addr, request, left)
-                    else:
-                        try:
-                            response = await waiter
-                        except asyncio.CancelledError:
-                            client.abandon(addr, request, waiter)
-                            raise
-                    result = self._result(enc, mq, addr, response)
-            except Exception as e:
-                if sends is None:
-                    raise
-                if sends.failed(e):
-                    return sends.result
+                    sends = _send_loop(
+                        info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
+                        None, None, None,
+                    )  # fmt: skip
                 mq = sends.next_queue()
-                continue
-            if sends is None or sends.succeeded(result):
-                return result
-            mq = sends.next_queue()
-        assert sends is not None
-        return sends.finish()
+            while mq is not None:
+                try:
+                    addr, request = self._request(enc, mq, language, flag)
+                    if oneway:
+                        await client.invoke_oneway(addr, request)
+                        result = None
+                    else:
+                        left = max(timeout - int((time.monotonic() - begin) * 1000), 1)
+                        waiter = client.start_invoke(addr, request, left)
+                        if waiter is None:  # no connection yet
+                            response = await client.invoke(addr, request, left)
+                        else:
+                            try:
+                                response = await waiter
+                            except asyncio.CancelledError:
+                                client.abandon(addr, request, waiter)
+                                raise
+                        result = self._result(enc, mq, addr, response)
+                except Exception as e:
+                    if sends is None:
+                        raise
+                    if sends.failed(e):
+                        return sends.result
+                    mq = sends.next_queue()
+                    continue
+                if sends is None or sends.succeeded(result):
+                    return result
+                mq = sends.next_queue()
+            assert sends is not None
+            return sends.finish()
+        except asyncio.CancelledError:
+            if self._closed_error is not None and self._inflight.tracks(asyncio.current_task()):
+                raise self._unsent_error() from None
+            raise
+        except Exception as e:
+            if self._closed_error is not None:
+                raise self._unsent_error() from e
+            raise
 
 
 _ASYNC = CommunicationMode.ASYNC

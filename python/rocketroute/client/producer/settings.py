@@ -69,6 +69,10 @@ class ProducerSettings(ClientSettings):
     floor)."""
     language: str = DEFAULT_LANGUAGE
     """The ``language`` of every request header (a ``LanguageCode`` name)."""
+    shutdown_flush_timeout: int = 5000
+    """How long ``shutdown()`` (``stop()``, leaving ``with`` / ``async with``) waits for the sends already accepted
+    before it fails what is left with ``ProducerClosedError``; longer than ``send_msg_timeout`` by default, so every
+    send ends by its own budget first. rocketroute's (Java's shutdown does not wait)."""
 
     CLIENT: ClassVar[str] = "producer"
     ONLY_53: ClassVar[frozenset[str]] = frozenset(
@@ -108,6 +112,7 @@ class ProducerSettings(ClientSettings):
             "heartbeat_broker_interval",
             "mq_client_api_timeout",
             "max_message_size",
+            "shutdown_flush_timeout",
         ):
             check_positive_ms(name, getattr(self, name))
         # Java takes any int and allocates an array of 1 + retries per send; past 1000 the send budget ends the
