@@ -350,6 +350,15 @@ class _Connection(asyncio.BufferedProtocol):
                 waiter.set_exception(error)
 
 
+def _blocking_on_loop(what: str) -> RuntimeError:
+    """A blocking call made on the client's own event-loop thread (a future's callback, a processor), where it would
+    wait for the loop it stops: refused at once, never a stall until its timeout."""
+    return RuntimeError(
+        f"{what} blocks until the client's event loop answers, so it cannot be called on that loop's thread (a "
+        "send's callback, a processor): use the async API there (submit, send_async) or call it from another thread"
+    )
+
+
 def check_timeout_ms(name: str, value: Any) -> int:
     """A request's or a connect's timeout: an int of at least 1 ms. Java's remoting takes 0 and fails at once (a
     sync invoke times out before it writes; a connect awaited for 0 ms never completes), so 0 and less are refused
@@ -951,8 +960,10 @@ class RemotingClient:
         check_timeout_ms("timeout_ms", timeout_ms)
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
+        if threading.current_thread() is self._thread:  # self.on_loop_thread() written out
+            raise _blocking_on_loop("RemotingClient.invoke")
         conns = self._direct if direct else None
-        if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
+        if conns is not None and conns.takes(addr, request):
             frame = self.async_client._frame_of(request)
             return conns.invoke(addr, request, frame, timeout_ms, self.async_client.max_frame_size)
         waiter = _SyncWaiter()
@@ -987,8 +998,10 @@ class RemotingClient:
         thread, within ``connect_timeout_ms``)."""
         if self._closed:
             raise RemotingError("the remoting client is closed", addr=addr)
+        if threading.current_thread() is self._thread:
+            raise _blocking_on_loop("RemotingClient.invoke_oneway")
         conns = self._direct if direct else None
-        if conns is not None and conns.takes(addr, request) and not self.on_loop_thread():
+        if conns is not None and conns.takes(addr, request):
             if type(request) is not EncodedRequest:
                 request.flag |= RPC_ONEWAY
             conns.send_oneway(addr, self.async_client._frame_of(request), self.connect_timeout_ms)

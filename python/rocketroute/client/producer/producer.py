@@ -735,6 +735,13 @@ class Producer:
         timeout_ms: int | None,
         mode: CommunicationMode,
     ) -> Any:
+        remoting = self._remoting
+        if remoting is not None and threading.current_thread() is remoting._thread:  # remoting.on_loop_thread()
+            raise RuntimeError(
+                "a blocking Producer send cannot be called on the producer's event-loop thread (a submit() future's "
+                "callback runs there): it would wait for that loop; use submit or send_async there, or call it from "
+                "another thread"
+            )
         self._accept()
         try:
             return self._send_sync_accepted(enc, msg, selector, arg, timeout_ms, mode)
