@@ -146,6 +146,15 @@ class ClientInstance:
             self.remoting.register_processor(code, self._dispatcher(name))
         self.remoting.register_processor(RequestCode.CHECK_TRANSACTION_STATE, self._on_check_transaction)
 
+    def forked_away(self) -> None:
+        """In the child of a fork: this instance, its remoting client and its users are the parent's (see
+        ``_after_fork_in_child``); each user keeps a strong reference here, so none is finalized in the child."""
+        self.closed = True
+        self.remoting.forked_away()
+        self._kept = [u for u in self.users()]
+        for user in self._kept:
+            user._forked_away()
+
     def users(self, kind: str | None = None) -> list[Any]:
         """The producers and consumers registered (``kind``: ``"producer"`` or ``"consumer"`` only)."""
         found = []
@@ -465,6 +474,44 @@ def client_identity(
 
 _instances: dict[str, ClientInstance] = {}
 _registry = threading.Lock()
+_inherited: list[ClientInstance] = []
+"""In a process forked from one that had clients: the parent's instances, kept (never closed nor collected here)."""
+
+
+def forked_error(kind: str, pid: int) -> RuntimeError:
+    """What a client made before ``os.fork()`` raises when it is used in the child."""
+    return RuntimeError(
+        f"this {kind} was started in process {pid}, before os.fork(): its event-loop thread and connections stay with "
+        f"that process and cannot be used here. Create the {kind} after the fork, in the child (gunicorn: in the "
+        "post_fork hook or the worker's app factory; uWSGI: with lazy-apps or a postfork hook; multiprocessing: in "
+        "the child's target, or use the 'spawn' or 'forkserver' start method)"
+    )
+
+
+def _before_fork() -> None:
+    _registry.acquire()  # the child gets the table in one piece
+
+
+def _after_fork_in_parent() -> None:
+    _registry.release()
+
+
+def _after_fork_in_child() -> None:
+    """The child of a fork: every client instance (and each of its producers and consumers) is the parent's. Each is
+    marked so that using it raises :func:`forked_error` and stopping it returns at once; none is closed or
+    collected here, as closing would shut down the sockets and the event loop's selector the parent still uses. New
+    clients made in the child start instances of their own."""
+    global _registry
+    _registry = threading.Lock()  # the parent's was held over the fork
+    inherited = list(_instances.values())
+    _instances.clear()
+    _inherited.extend(inherited)
+    for instance in inherited:
+        instance.forked_away()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child)
 
 
 def instances() -> dict[str, ClientInstance]:

@@ -13,6 +13,7 @@ import collections
 import concurrent.futures
 import inspect
 import logging
+import os
 import ssl
 import threading
 import time
@@ -518,7 +519,7 @@ class AsyncRemotingClient:
         if conn is not None:
             return conn
         if self._closed:
-            raise RemotingError("the remoting client is closed", addr=addr)
+            raise self._closed_error(addr)
         task = self._connecting.get(addr)
         if task is None:
             task = asyncio.ensure_future(self._connect(addr))
@@ -894,6 +895,7 @@ class RemotingClient:
         self.caller_loops = CallerLoops(make)
         self.connect_timeout_ms = connect_timeout_ms
         self._closed = False
+        self._forked = False  # made before os.fork(), used in the child (forked_away)
         self._close_lock = threading.Lock()
         # direct connections (remoting.direct) for the blocking callers that ask for them, on plain TCP only
         self._direct: DirectConnections | None = None
@@ -959,7 +961,7 @@ class RemotingClient:
         caller is not on the loop, else through the loop. A ``timeout_ms`` under 1 is refused (``ValueError``)."""
         check_timeout_ms("timeout_ms", timeout_ms)
         if self._closed:
-            raise RemotingError("the remoting client is closed", addr=addr)
+            raise self._closed_error(addr)
         if threading.current_thread() is self._thread:  # self.on_loop_thread() written out
             raise _blocking_on_loop("RemotingClient.invoke")
         conns = self._direct if direct else None
@@ -997,7 +999,7 @@ class RemotingClient:
         connection (after connecting, if needed); ``direct`` as for :meth:`invoke` (written by the calling
         thread, within ``connect_timeout_ms``)."""
         if self._closed:
-            raise RemotingError("the remoting client is closed", addr=addr)
+            raise self._closed_error(addr)
         if threading.current_thread() is self._thread:
             raise _blocking_on_loop("RemotingClient.invoke_oneway")
         conns = self._direct if direct else None
@@ -1024,6 +1026,24 @@ class RemotingClient:
         """Whether the caller runs on the client's event-loop thread (a processor, or code scheduled on
         ``.loop``), where a blocking call that waits for the loop would never return."""
         return threading.current_thread() is self._thread
+
+    def _closed_error(self, addr: str) -> RemotingError:
+        if self._forked:
+            return RemotingError(
+                f"the remoting client was made in process {self._parent_pid}, before os.fork(): make one in this process",
+                addr=addr,
+            )
+        return RemotingError("the remoting client is closed", addr=addr)
+
+    def forked_away(self) -> None:
+        """In the child of a fork: the loop's thread, the connections and the loop's selector are the parent's.
+        Nothing is closed here (closing would shut down sockets and a selector the parent still uses): the client
+        is marked closed and its finalizer is detached, so nothing of it runs in the child."""
+        self._close_lock = threading.Lock()  # held by another thread of the parent, maybe
+        self._closed = True
+        self._forked = True
+        self._parent_pid = os.getppid()
+        self._finalizer.detach()
 
     def close(self) -> None:
         """Close the connections and stop the loop's thread (idempotent)."""

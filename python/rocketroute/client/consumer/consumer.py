@@ -37,7 +37,7 @@ from ...remoting import RemotingClient
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.tls import TLS, check_tls
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
+from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
 from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
@@ -389,7 +389,17 @@ class Consumer:
                 "it from a listener, a callback or any other thread"
             )
 
+    def _forked_away(self) -> None:
+        """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
+        returns at once; its lock is new."""
+        self._state_lock = threading.Lock()
+        self._forked_from = os.getppid()
+        self._state = "forked"
+
     def _call(self, coro: Any, timeout: float | None = None) -> Any:
+        if self._state == "forked":
+            coro.close()
+            raise forked_error("consumer", self._forked_from)
         remoting = self._remoting
         if remoting is None:
             coro.close()

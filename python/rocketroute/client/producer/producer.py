@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import logging
+import os
 import threading
 import time
 import warnings
@@ -45,7 +46,7 @@ from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, client_identity, release_instance
+from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
 from ..message import (
     _CHECKED_TOPICS,
     SYSTEM_PROPERTY_NAMES,
@@ -290,6 +291,8 @@ class Producer:
         Refused (``RuntimeError``) on the producer's event-loop thread, where the sends it waits for run."""
         if timeout_ms is not None:
             check_positive_ms("timeout_ms", timeout_ms)
+        if self._state == "forked":
+            raise forked_error("producer", self._forked_from)
         remoting = self._remoting
         if remoting is not None and remoting.on_loop_thread():
             raise RuntimeError(
@@ -306,6 +309,8 @@ class Producer:
 
     def _not_live(self) -> BaseException:
         """What an accepted send raises when the producer stopped under it."""
+        if self._state == "forked":
+            return forked_error("producer", self._forked_from)
         if self._closed_error is not None:
             return self._unsent_error()
         try:
@@ -396,8 +401,21 @@ class Producer:
         another producer or consumer to share it."""
         return self._instance
 
+    def _forked_away(self) -> None:
+        """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
+        returns at once; its locks are new (another thread of the parent may have held them over the fork)."""
+        self._lock = threading.Lock()
+        self._inflight = SendsInFlight()  # accepts nothing
+        self._live = False
+        self._forked_from = os.getppid()
+        self._state = "forked"
+        if self._finalizer is not None:
+            self._finalizer.detach()
+
     def _running(self) -> tuple[RemotingClient, ClientInstance]:
         if self._state != "running" or self._remoting is None or self._instance is None:
+            if self._state == "forked":
+                raise forked_error("producer", self._forked_from)
             if self._state == "stopping":
                 raise RuntimeError("the producer is shutting down: it takes no new sends")
             raise RuntimeError(f"the producer is {self._state}: call start() (or use it as a context manager)")
