@@ -40,13 +40,21 @@ def _openssl(*args: str, cwd: Path) -> None:
     subprocess.run([openssl, *args], cwd=cwd, check=True, capture_output=True)
 
 
-def make_certs(directory: Path) -> Certs:
+def make_certs(
+    directory: Path, *, server_names: str = "IP:127.0.0.1,DNS:localhost", ca_of: Certs | None = None
+) -> Certs:
+    """A CA and its server and client certificates in ``directory``; the server's names the hosts
+    ``server_names`` (a subjectAltName value). ``ca_of``: sign with that set's CA instead of a new one."""
     d = directory
     d.mkdir(parents=True, exist_ok=True)
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-             "-subj", "/CN=rocketroute test CA", cwd=d)  # fmt: skip
+    if ca_of is None:
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                 "-subj", "/CN=rocketroute test CA", cwd=d)  # fmt: skip
+    else:
+        shutil.copy(ca_of.ca, d / "ca.pem")
+        shutil.copy(ca_of.dir / "ca.key", d / "ca.key")
     for name, ext in (
-        ("server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"),
+        ("server", f"subjectAltName={server_names}\nextendedKeyUsage=serverAuth,clientAuth\n"),
         ("client", "extendedKeyUsage=clientAuth,serverAuth\n"),
     ):
         (d / f"{name}.ext").write_text(ext)

@@ -29,13 +29,17 @@ def test_what_tls_takes():
     assert java_default.verify_mode == ssl.CERT_NONE and not java_default.check_hostname  # Java's test mode
     ctx = ssl.create_default_context()
     assert check_tls(ctx) is ctx
-    with pytest.raises(TypeError, match=r"tls must be a bool or an ssl\.SSLContext, not str"):
+    with pytest.raises(ValueError, match=r'tls takes True, "verify", an ssl\.SSLContext or None, not \'yes\''):
         check_tls("yes")
+    verified = check_tls("verify")  # the system's CA store, the host name matched
+    assert verified.verify_mode == ssl.CERT_REQUIRED and verified.check_hostname
+    with pytest.raises(TypeError, match=r'tls must be a bool, "verify" or an ssl\.SSLContext, not int'):
+        check_tls(1)
     with pytest.raises(ValueError, match="not a server one"):
         check_tls(ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER))
     with pytest.raises(TypeError, match="tls must be"):
         Producer("127.0.0.1:9876", "PG", tls=1)
-    with pytest.raises(TypeError, match="tls must be"):
+    with pytest.raises(ValueError, match="tls takes"):
         Consumer("127.0.0.1:9876", "CG", ["T"], tls="on")
 
 
@@ -45,8 +49,21 @@ def test_tls_context_from_pem_files(certs: Certs):
     assert tls_context(ca_file=certs.ca, check_hostname=True).check_hostname
     with pytest.raises(ValueError, match="needs its key"):
         tls_context(cert_file=certs.client_cert)
-    with pytest.raises(ValueError, match="check_hostname needs ca_file"):
-        tls_context(check_hostname=True)
+    system = tls_context(check_hostname=True)  # no ca_file: the system's CA store
+    assert system.verify_mode == ssl.CERT_REQUIRED and system.check_hostname
+
+
+def test_tls_true_says_once_per_client_that_certificates_are_not_checked(caplog):
+    import logging
+
+    from rocketroute.remoting import RemotingClient
+
+    for tls, warned in ((True, 1), ("verify", 0), (tls_context(), 0), (None, 0)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="rocketroute.remoting"), RemotingClient(tls=tls):
+            pass
+        said = [r for r in caplog.records if "without checking the servers' certificates" in r.getMessage()]
+        assert len(said) == warned, (tls, [r.getMessage() for r in caplog.records])
 
 
 async def _peer(certs: Certs | None, *, require_cert: bool = False) -> asyncio.AbstractServer:
@@ -131,10 +148,16 @@ def test_the_command_line_tls_options(certs: Certs, tmp_path: Path):
     from rocketroute.errors import RocketRouteError
 
     def args(**kw: object) -> argparse.Namespace:
-        return argparse.Namespace(**{"tls": False, "tls_ca": None, "tls_cert": None, "tls_key": None, **kw})
+        return argparse.Namespace(
+            **{"tls": False, "tls_verify": False, "tls_ca": None, "tls_cert": None, "tls_key": None, **kw}
+        )
 
     assert tls_from_args(args()) is None
     assert tls_from_args(args(tls=True)) is True
+    assert tls_from_args(args(tls_verify=True)) == "verify"
+    checked = tls_from_args(args(tls_verify=True, tls_ca=str(certs.ca)))
+    assert isinstance(checked, ssl.SSLContext) and checked.check_hostname
+    assert not tls_from_args(args(tls_ca=str(certs.ca))).check_hostname  # --tls-ca alone: the CA, not the host
     ctx = tls_from_args(args(tls_ca=str(certs.ca), tls_cert=str(certs.client_cert), tls_key=str(certs.client_key)))
     assert isinstance(ctx, ssl.SSLContext) and ctx.verify_mode == ssl.CERT_REQUIRED
     with pytest.raises(RocketRouteError, match="give both --tls-cert and --tls-key"):

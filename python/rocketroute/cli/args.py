@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from ..errors import RocketRouteError
 from ..remoting.acl import Credentials
+from ..remoting.tls import TLS
 
 __all__ = [
     "JAVA_INT_MAX",
@@ -115,7 +116,7 @@ CREDENTIALS_ENV = {
 """The environment variables the credentials options fall back on (a secret there stays out of ``ps``)."""
 
 
-TLS_OPTIONS = {"tls": False, "tls_ca": None, "tls_cert": None, "tls_key": None}
+TLS_OPTIONS = {"tls": False, "tls_verify": False, "tls_ca": None, "tls_cert": None, "tls_key": None}
 """The TLS options (argparse names) and their defaults."""
 ACCESS_OPTIONS = {**dict.fromkeys(CREDENTIALS_ENV), **TLS_OPTIONS}
 """Every option of :func:`add_access_args` and its default: options that only a command asking a cluster reads."""
@@ -129,7 +130,8 @@ def given_access_options(args: argparse.Namespace) -> list[str]:
 def add_access_args(p: argparse.ArgumentParser) -> None:
     """The options of a command that asks a cluster: ``--access-key``, ``--secret-key``, ``--security-token`` (an
     ACL user's keys, for clusters that check signatures; each falls back on its ``ROCKETROUTE_*`` variable:
-    :data:`CREDENTIALS_ENV`) and ``--tls``, ``--tls-ca``, ``--tls-cert``, ``--tls-key`` (:func:`tls_from_args`)."""
+    :data:`CREDENTIALS_ENV`) and ``--tls``, ``--tls-verify``, ``--tls-ca``, ``--tls-cert``, ``--tls-key``
+    (:func:`tls_from_args`)."""
     g = p.add_argument_group(
         "credentials", "for a cluster with ACL: every request is signed as Java's AclClientRPCHook signs it"
     )
@@ -143,21 +145,30 @@ def add_access_args(p: argparse.ArgumentParser) -> None:
     t.add_argument(
         "--tls", action="store_true", help="connect with TLS, trusting any server certificate (Java's default)"
     )
+    t.add_argument(
+        "--tls-verify",
+        action="store_true",
+        help="check the servers' certificates and host names, against --tls-ca or the system's CAs (implies --tls)",
+    )
     t.add_argument("--tls-ca", metavar="PEM", help="check the servers' certificates against this CA (implies --tls)")
     t.add_argument("--tls-cert", metavar="PEM", help="this client's certificate, for servers that ask for one")
     t.add_argument("--tls-key", metavar="PEM", help="the key of --tls-cert (PKCS#8 or PKCS#1, not encrypted)")
 
 
-def tls_from_args(args: argparse.Namespace) -> bool | ssl.SSLContext | None:
-    """What ``tls=`` gets from the TLS options: ``None`` (plain), ``True`` (``--tls`` alone) or a context from the
-    PEM files; a file that cannot be read is refused in one line."""
+def tls_from_args(args: argparse.Namespace) -> TLS:
+    """What ``tls=`` gets from the TLS options: ``None`` (plain), ``True`` (``--tls`` alone), ``"verify"``
+    (``--tls-verify`` alone: the system's CAs and the host name) or a context from the PEM files (host names checked
+    with ``--tls-verify``); a file that cannot be read is refused in one line."""
     ca, cert, key = (getattr(args, k, None) for k in ("tls_ca", "tls_cert", "tls_key"))
+    verify = bool(getattr(args, "tls_verify", False))
     if ca is None and cert is None and key is None:
+        if verify:
+            return "verify"
         return True if getattr(args, "tls", False) else None
     from ..remoting.tls import tls_context
 
     try:
-        return tls_context(ca_file=ca, cert_file=cert, key_file=key)
+        return tls_context(ca_file=ca, cert_file=cert, key_file=key, check_hostname=verify)
     except ValueError as e:
         raise RocketRouteError(str(e).replace("cert_file and key_file", "--tls-cert and --tls-key")) from None
     except (OSError, ssl.SSLError) as e:

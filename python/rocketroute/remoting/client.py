@@ -37,7 +37,7 @@ from .errors import (
 )
 from .frame import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, encode_frame
 from .response_code import ResponseCode
-from .tls import TLS, check_tls
+from .tls import TLS, check_tls, warn_unchecked
 
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
@@ -891,6 +891,7 @@ class RemotingClient:
             )
 
         self.async_client = make()
+        warn_unchecked(tls, "a rocketroute client")  # once per client instance (each has one of these)
         # clients of their own for the other loops that await requests (remoting.caller_loops)
         self.caller_loops = CallerLoops(make)
         self.connect_timeout_ms = connect_timeout_ms
@@ -1030,7 +1031,8 @@ class RemotingClient:
     def _closed_error(self, addr: str) -> RemotingError:
         if self._forked:
             return RemotingError(
-                f"the remoting client was made in process {self._parent_pid}, before os.fork(): make one in this process",
+                f"the remoting client was made in process {self._parent_pid}, before os.fork(): make one in this "
+                "process",
                 addr=addr,
             )
         return RemotingError("the remoting client is closed", addr=addr)

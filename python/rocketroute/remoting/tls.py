@@ -5,7 +5,10 @@
 
 - ``None`` or ``False``: plain TCP (the default, as Java's);
 - ``True``: TLS as Java's client does it by default (``tls.test.mode.enable=true``): the server's certificate is not
-  checked (any certificate is trusted, the host name is not matched), no client certificate;
+  checked (any certificate is trusted, the host name is not matched), no client certificate. A man in the middle is
+  not noticed: each client instance made with it says so once in a WARNING;
+- ``"verify"``: TLS with the server's certificate checked against the system's CA store and matched to the host of
+  the address (a broker reached at 127.0.0.1 needs a certificate that names that IP);
 - an :class:`ssl.SSLContext`: used as it is: a custom CA, a client certificate and key (a server with
   ``tls.server.need.client.auth=require``), host name checks. :func:`tls_context` makes one from PEM files.
 
@@ -16,13 +19,20 @@ is told that the server may require TLS.
 
 from __future__ import annotations
 
+import logging
 import os
 import ssl
+from typing import Literal
 
-__all__ = ["TLS", "check_tls", "tls_context"]
+__all__ = ["TLS", "VERIFY", "check_tls", "tls_context", "warn_unchecked"]
 
-TLS = bool | ssl.SSLContext | None
+VERIFY = "verify"
+"""``tls="verify"``: the server's certificate checked against the system's CAs, and its host name."""
+
+TLS = bool | Literal["verify"] | ssl.SSLContext | None
 """What ``tls=`` takes."""
+
+log = logging.getLogger("rocketroute.remoting")
 
 
 def tls_context(
@@ -36,20 +46,22 @@ def tls_context(
     """A client :class:`ssl.SSLContext` from PEM files (Java's ``tls.client.trustCertPath``,
     ``tls.client.certPath``, ``tls.client.keyPath``, ``tls.client.keyPassword``).
 
-    - ``ca_file``: the certificates the server's must chain to; without it the server's certificate is not checked
-      (Java's test mode).
+    - ``ca_file``: the certificates the server's must chain to; without it (and without ``check_hostname``) the
+      server's certificate is not checked (Java's test mode).
     - ``cert_file`` / ``key_file`` (and the key's ``password``): the client's certificate, for a server that asks
       for one.
-    - ``check_hostname``: match the server's certificate to the address's host (off by default: Java's client does
-      not check it; brokers are reached at the address they register, often an IP the certificate does not name).
+    - ``check_hostname``: check the server's certificate (against ``ca_file``, else the system's CA store) and match
+      it to the address's host (off by default: Java's client does not check it; brokers are reached at the address
+      they register, often an IP the certificate does not name). ``tls="verify"`` is this without files.
     """
     if (cert_file is None) != (key_file is None):
         raise ValueError("a client certificate needs its key: give both cert_file and key_file, or neither")
-    if check_hostname and ca_file is None:
-        raise ValueError("check_hostname needs ca_file: a host name is only worth checking on a verified certificate")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    if ca_file is not None:
-        ctx.load_verify_locations(cafile=os.fspath(ca_file))
+    if ca_file is not None or check_hostname:
+        if ca_file is not None:
+            ctx.load_verify_locations(cafile=os.fspath(ca_file))
+        else:
+            ctx.load_default_certs(ssl.Purpose.SERVER_AUTH)
         ctx.check_hostname = check_hostname
         ctx.verify_mode = ssl.CERT_REQUIRED
     else:
@@ -70,4 +82,19 @@ def check_tls(tls: object) -> ssl.SSLContext | None:
         if tls.protocol == ssl.PROTOCOL_TLS_SERVER:
             raise ValueError("tls= takes a client context (ssl.PROTOCOL_TLS_CLIENT), not a server one")
         return tls
-    raise TypeError(f"tls must be a bool or an ssl.SSLContext, not {type(tls).__name__}")
+    if isinstance(tls, str):
+        if tls == VERIFY:
+            return tls_context(check_hostname=True)
+        raise ValueError(f'tls takes True, "verify", an ssl.SSLContext or None, not {tls!r}')
+    raise TypeError(f'tls must be a bool, "verify" or an ssl.SSLContext, not {type(tls).__name__}')
+
+
+def warn_unchecked(tls: object, what: str) -> None:
+    """One WARNING for a client made with ``tls=True``: its servers' certificates are not checked."""
+    if tls is True:
+        log.warning(
+            "%s: tls=True connects without checking the servers' certificates (Java's default, its test mode): a man "
+            'in the middle is not noticed; tls="verify" checks them against the system\'s CAs and the host name, or '
+            "pass an ssl.SSLContext (rocketroute.remoting.tls.tls_context(ca_file=..., check_hostname=True))",
+            what,
+        )
