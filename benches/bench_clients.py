@@ -22,6 +22,21 @@ slow phase of a shared machine is spread over the clients and the rounds, not la
 keeps the run of the median msgs/s, which leaves out the run a slow phase hit hardest.
 ``--json`` keeps the run; ``--keep`` writes the docs' copy.
 
+What makes the comparison fair (issue 52, item 10):
+
+- The Java client runs as production runs it: the JVM's own defaults (G1, a heap of a quarter of the machine's
+  memory, C2), never the tests' small JVM; that one is the labelled ``java-test-jvm`` variant, run only when
+  ``--clients`` names it.
+- Every client warms up until its throughput is steady: windows of about a second until three in a row are within
+  5 % of their mean msgs/s (:data:`MAX_WARMUP_S` at most), the same rule in the Java driver, the Python runs and
+  the Java consumer (whose warm-up passes are groups of their own reading the topic's first messages). The warm-up's
+  length, whether it became steady, and the JIT's compilation time and the GC's time inside the measured part are
+  reported beside the figures. The Go client is compiled ahead of time and warms up by its ``warmup`` messages.
+- The clients' order turns each round, so none always runs first or after the same other one.
+- Around each client's run the 1-minute load average and the cores used by processes outside the benchmark (the
+  machine's busy time less this process tree's) are read; a run in which the others used more than
+  :data:`OTHERS_MAX` cores is not written to ``--keep`` (the docs' copy), and the command exits 2.
+
     python benches/bench_clients.py [--quick] [--rounds 3] [--servers instant,apache-5.5.0] [--json FILE]
 """
 
@@ -49,6 +64,14 @@ TOPIC = "BenchTopic"
 QUEUES = 8
 JAVA_CLIENT = "5.5.0"
 CLIENTS = ("java", "go", "native", "reference", "aio")
+VARIANTS = ("java-test-jvm",)
+"""Clients a run takes only when ``--clients`` names them: ``java-test-jvm`` is the Java client in the JVM the tests
+give their peers (a 256 MiB heap, the serial GC, C1 only), a labelled second variant beside ``java``, which runs as
+production does (the JVM's defaults: G1, a quarter of the memory as heap, C2)."""
+MAX_WARMUP_S = 30.0
+"""The longest a client warms up before its measured part (``--quick``: one window)."""
+STEADY = 0.05
+"""Warm when three windows (about 1 s each) in a row are within this share of their mean msgs/s."""
 """``go`` is the Go client in every shape, each expressed with its own API: ``SendSync`` from that many goroutines,
 ``SendAsync`` under a semaphore of ``in_flight``, ``SendSync`` of 32 messages (its batch), keyed through
 ``NewHashQueueSelector`` (fnv32a of the sharding key, where Java hashes with ``String.hashCode``: the same keys, other
@@ -125,7 +148,7 @@ def body(size: int) -> bytes:
 # -- one client run, in a process of its own -------------------------------------------------------------------
 
 
-def run_aio(namesrv: str, shape: Shape) -> dict[str, Any]:
+def run_aio(namesrv: str, shape: Shape, max_warmup_s: float = MAX_WARMUP_S) -> dict[str, Any]:
     """``rr.aio.Producer`` sends an async ``shape`` from ``in_flight`` coroutines on its own loop."""
     import rocketroute as rr
     from rocketroute.client import Message, SendStatus
@@ -133,7 +156,7 @@ def run_aio(namesrv: str, shape: Shape) -> dict[str, Any]:
     payload = body(shape.body)
     selector = rr.SelectMessageQueueByHash() if shape.keyed else None
 
-    async def main() -> tuple[list[float], float, float]:
+    async def main() -> tuple[list[float], float, float, dict[str, Any]]:
         async with rr.aio.Producer(namesrv, "bench-aio", send_msg_timeout=10_000) as producer:
 
             async def run(n: int) -> list[float]:
@@ -152,13 +175,13 @@ def run_aio(namesrv: str, shape: Shape) -> dict[str, Any]:
                 await asyncio.gather(*(sender() for _ in range(shape.in_flight)))
                 return lat
 
-            await run(shape.warmup)
+            warm = await warm_up_async(run, shape.warmup, max_warmup_s)
             cpu0, t0 = time.process_time(), time.perf_counter()
             lat = await run(shape.count)
-            return lat, time.perf_counter() - t0, time.process_time() - cpu0
+            return lat, time.perf_counter() - t0, time.process_time() - cpu0, warm
 
-    lat, wall, cpu = asyncio.run(main())
-    return _figures(lat, shape.count, wall, cpu)
+    lat, wall, cpu, warm = asyncio.run(main())
+    return {**_figures(lat, shape.count, wall, cpu), **warm}
 
 
 def _figures(lat: list[float], msgs: int, wall: float, cpu: float) -> dict[str, Any]:
@@ -173,7 +196,48 @@ def _figures(lat: list[float], msgs: int, wall: float, cpu: float) -> dict[str, 
     }
 
 
-def run_python(namesrv: str, shape: Shape) -> dict[str, Any]:
+def steady(rates: list[float]) -> bool:
+    """Whether the last three windows' msgs/s are within :data:`STEADY` of their mean (the drivers' rule)."""
+    if len(rates) < 3:
+        return False
+    last = rates[-3:]
+    return max(last) - min(last) <= STEADY * sum(last) / 3
+
+
+def warm_up(run: Callable[[int], list[float]], first: int, per_call: int, max_s: float) -> dict[str, Any]:
+    """Run windows of about a second (``first`` messages, then a second's worth) until :func:`steady`, at most
+    ``max_s``: the Java drivers' warm-up, the same for every client. ``per_call``: messages per latency sample."""
+    rates: list[float] = []
+    begin = time.perf_counter()
+    n = first
+    while True:
+        t0 = time.perf_counter()
+        lat = run(n)
+        rates.append(len(lat) * per_call / (time.perf_counter() - t0))
+        if steady(rates) or time.perf_counter() - begin >= max_s:
+            break
+        n = max(per_call if per_call > 1 else 50, int(rates[-1]))
+        if per_call > 1:
+            n -= n % per_call
+    return {"warmup_s": time.perf_counter() - begin, "steady": steady(rates), "warmup_rates": rates}
+
+
+async def warm_up_async(run: Callable[[int], Any], first: int, max_s: float) -> dict[str, Any]:
+    """:func:`warm_up` of a coroutine ``run(n)``."""
+    rates: list[float] = []
+    begin = time.perf_counter()
+    n = first
+    while True:
+        t0 = time.perf_counter()
+        await run(n)
+        rates.append(n / (time.perf_counter() - t0))
+        if steady(rates) or time.perf_counter() - begin >= max_s:
+            break
+        n = max(50, int(rates[-1]))
+    return {"warmup_s": time.perf_counter() - begin, "steady": steady(rates), "warmup_rates": rates}
+
+
+def run_python(namesrv: str, shape: Shape, max_warmup_s: float = MAX_WARMUP_S) -> dict[str, Any]:
     """``rr.Producer`` (the backend ``ROCKETROUTE_BACKEND`` chose) sends ``shape``; the figures as the Java driver
     writes them."""
     import rocketroute as rr
@@ -250,11 +314,12 @@ def run_python(namesrv: str, shape: Shape) -> dict[str, Any]:
             return lat
 
         run = {"sync": sync, "async": run_async, "batch": batch}[shape.mode]
-        run(shape.warmup)
+        warm = warm_up(run, shape.warmup, shape.in_flight if shape.mode == "batch" else 1, max_warmup_s)
         cpu0, t0 = time.process_time(), time.perf_counter()
         lat = run(shape.count)
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    return _figures(lat, len(lat) * shape.in_flight if shape.mode == "batch" else shape.count, wall, cpu)
+    msgs = len(lat) * shape.in_flight if shape.mode == "batch" else shape.count
+    return {**_figures(lat, msgs, wall, cpu), **warm}
 
 
 def rss_mib() -> float:
@@ -396,14 +461,15 @@ def fill(namesrv: str, count: int, stored: Callable[[], int]) -> None:
 class JavaConsumer:
     """``ConsumerBench.java`` compiled once against the Java client's jars."""
 
-    def __init__(self, workdir: Path, peer_class: Any, dirs: Any) -> None:
+    def __init__(self, workdir: Path, peer_class: Any, dirs: Any, max_warmup_s: float) -> None:
         self.workdir = workdir
         self.peer = peer_class("ConsumerBench", JAVA_CLIENT, dirs)
+        self.max_warmup_s = max_warmup_s
 
-    def run(self, namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+    def run(self, namesrv: str, shape: ConsumerShape, group: str, *, production: bool = True) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
-        args = (namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out)
-        cmd = self.peer.command(self.workdir, *map(str, args), full_jit=True)
+        args = (namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out, self.max_warmup_s)
+        cmd = self.peer.command(self.workdir, *map(str, args), production=production)
         done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.read_text().strip():
             raise RuntimeError(f"the Java consumer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -413,7 +479,7 @@ class JavaConsumer:
 class JavaProducer:
     """``ProducerBench.java`` compiled once against the Java client's jars."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, max_warmup_s: float = MAX_WARMUP_S) -> None:
         sys.path.insert(0, str(ROOT))
         from tests._java_peers import JavaPeer
 
@@ -423,13 +489,15 @@ class JavaProducer:
                 return Path(tempfile.mkdtemp(prefix=name, dir=workdir))
 
         self.workdir = workdir
+        self.max_warmup_s = max_warmup_s
         self.peer = JavaPeer("ProducerBench", JAVA_CLIENT, _Dirs())  # type: ignore[arg-type]
-        self.consumer = JavaConsumer(workdir, JavaPeer, _Dirs())
+        self.consumer = JavaConsumer(workdir, JavaPeer, _Dirs(), max_warmup_s)
 
-    def run(self, namesrv: str, shape: Shape) -> dict[str, Any]:
+    def run(self, namesrv: str, shape: Shape, *, production: bool = True) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
         args = (namesrv, TOPIC, shape.mode, shape.threads, shape.in_flight, shape.warmup, shape.count, shape.body)
-        cmd = self.peer.command(self.workdir, *map(str, args), str(shape.keyed).lower(), str(out), full_jit=True)
+        args += (str(shape.keyed).lower(), str(out), self.max_warmup_s)
+        cmd = self.peer.command(self.workdir, *map(str, args), production=production)
         done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.read_text().strip():
             raise RuntimeError(f"the Java producer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -438,6 +506,25 @@ class JavaProducer:
 
 GO_SOURCE = ROOT / "tests" / "peers" / "go"
 """The Go module of our Go peers (``go.mod`` pins the Go client); the bench's driver is its ``bench`` package."""
+
+
+def java_jvm() -> str:
+    """The JVM the ``java`` client runs on, and how: its version and its default collector and heap."""
+    java = shutil.which("java")
+    if java is None:
+        return "no java"
+    done = subprocess.run(
+        [java, "-XX:+PrintFlagsFinal", "-version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    flags = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[1] in ("UseG1GC", "UseSerialGC", "UseParallelGC", "MaxHeapSize"):
+            flags[parts[1]] = parts[3]
+    version = next((ln for ln in done.stderr.splitlines() if "version" in ln), "java").strip()
+    gc = next((g[3:-2] for g in ("UseG1GC", "UseParallelGC", "UseSerialGC") if flags.get(g) == "true"), "?")
+    heap = int(flags.get("MaxHeapSize", "0")) >> 20
+    return f"{version}; its defaults: {gc} GC, a {heap:,} MiB heap, C2"
 
 
 def go_binary() -> str:
@@ -489,14 +576,68 @@ class GoClient:
 
 _GROUPS = iter(range(1 << 30))
 
+OTHERS_MAX = 0.25
+"""A run is refused for the docs (``--keep``) when processes outside the benchmark used more than this many cores
+on average while one of its clients ran."""
+
+
+def _busy_ticks() -> int:
+    """The machine's busy CPU time since boot, in clock ticks (``/proc/stat``: all but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return sum(fields) - fields[3] - fields[4]
+
+
+def _tree_ticks() -> int:
+    """CPU time of this process and every process under it (the client runs, the brokers), waited-for children
+    included, in clock ticks."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                rest = f.read().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        pid = int(entry)
+        parents[pid] = int(rest[1])
+        ticks[pid] = sum(int(x) for x in rest[11:15])  # utime, stime, cutime, cstime
+    me = os.getpid()
+    total = 0
+    for pid, t in ticks.items():
+        p = pid
+        while p not in (me, 0, 1) and p in parents:
+            p = parents[p]
+        if p == me:
+            total += t
+    return total
+
+
+@contextmanager
+def machine_load(figures: dict[str, Any]) -> Iterator[None]:
+    """Around one client run: the 1-minute load average before and after, and the cores that processes outside
+    the benchmark used meanwhile (``others_cores``: the machine's busy time less this process tree's, per second),
+    put into ``figures``."""
+    hz = os.sysconf("SC_CLK_TCK")
+    load0, busy0, tree0, t0 = os.getloadavg()[0], _busy_ticks(), _tree_ticks(), time.monotonic()
+    yield
+    wall = max(time.monotonic() - t0, 1e-9)
+    others = max(0, (_busy_ticks() - busy0) - (_tree_ticks() - tree0)) / hz / wall
+    figures.update(load_before=load0, load_after=os.getloadavg()[0], others_cores=round(others, 3))
+
 
 def run_client(
     client: str, namesrv: str, shape: Shape | ConsumerShape, java: JavaProducer, go: GoClient | None = None
 ) -> dict[str, Any]:
     consumer = isinstance(shape, ConsumerShape)
     group = f"bench-consume-{client}-{next(_GROUPS)}-{time.monotonic_ns()}"  # a new group reads from the first offset
-    if client == "java":
-        return java.consumer.run(namesrv, shape, group) if consumer else java.run(namesrv, shape)  # type: ignore[arg-type]
+    if client in ("java", "java-test-jvm"):
+        production = client == "java"
+        if consumer:
+            return java.consumer.run(namesrv, shape, group, production=production)  # type: ignore[arg-type]
+        return java.run(namesrv, shape, production=production)  # type: ignore[arg-type]
     if client == "go":
         assert go is not None, "run_all builds the Go driver when go is among the clients"
         return go.run(namesrv, shape, group)
@@ -506,8 +647,7 @@ def run_client(
     else:
         child = "aio-child" if client == "aio" else "child"
     cmd = [sys.executable, str(Path(__file__)), child, namesrv, json.dumps(asdict(shape))]
-    if consumer:
-        cmd.append(group)
+    cmd.append(group if consumer else str(java.max_warmup_s))
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"the {client} producer failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -606,16 +746,30 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     ranked = sorted(runs, key=lambda r: r["msgs_per_s"])
     row = dict(ranked[(len(ranked) - 1) // 2])
     if len(runs) > 1:
-        row["rounds"] = [{"msgs_per_s": r["msgs_per_s"], "cpu_us": r["cpu_s"] / r["msgs"] * 1e6} for r in runs]
+        row["rounds"] = [
+            {
+                "msgs_per_s": r["msgs_per_s"],
+                "cpu_us": r["cpu_s"] / r["msgs"] * 1e6,
+                "jit_ms": r.get("jit_ms"),
+                "order": r.get("order"),
+            }
+            for r in runs
+        ]
     return row
 
 
 def run_all(
-    servers: list[str], shapes: list[Any], clients: list[str], workdir: Path, rounds: int = 1
+    servers: list[str],
+    shapes: list[Any],
+    clients: list[str],
+    workdir: Path,
+    rounds: int = 1,
+    max_warmup_s: float = MAX_WARMUP_S,
 ) -> dict[str, Any]:
-    java = JavaProducer(workdir)
+    java = JavaProducer(workdir, max_warmup_s)
     go = GoClient(workdir) if "go" in clients else None
     rows: list[dict[str, Any]] = []
+    runs_all: list[list[dict[str, Any]]] = []
     ceilings: dict[str, Any] = {}
     pull_ceilings: dict[str, Any] = {}
     raw_count = 2_000 if shapes and shapes[0].count < 1_000 else 200_000
@@ -637,20 +791,32 @@ def run_all(
                 print(f"{server}: raw pull ceiling {pull_ceilings[server]['msgs_per_s']:,.0f} msgs/s", file=sys.stderr)
             runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for n in range(rounds):  # round after round: a slow phase of the machine is spread over the clients
+                # the clients' order turns each round: none always runs first (on a cold machine) or right after
+                # the same other client
+                order = clients[n % len(clients) :] + clients[: n % len(clients)]
                 for shape in shapes:
-                    for client in clients:
+                    for client in order:
                         if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":
                             continue
-                        figures = run_client(client, namesrv, shape, java, go)
+                        load: dict[str, Any] = {}
+                        with machine_load(load):
+                            figures = run_client(client, namesrv, shape, java, go)
+                        figures.update(load, order=order.index(client))
                         runs.setdefault((shape.name, client), []).append(figures)
                         done = f"{figures['msgs_per_s']:,.0f} msgs/s"
                         print(f"{server} | {shape.name} | {client} | round {n + 1}/{rounds}: {done}", file=sys.stderr)
             rows += [{"server": server, "shape": sh, "client": c, **median_run(r)} for (sh, c), r in runs.items()]
+            runs_all.extend(runs.values())
+    every = [r for rs in runs_all for r in rs]
     return {
         "datetime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}, Java client {JAVA_CLIENT}" + (f", Go client {go_client()}" if go else ""),
+        f"{platform.python_version()}, Java client {JAVA_CLIENT} ({java_jvm()})"
+        + (f", Go client {go_client()}" if go else ""),
         "rounds": rounds,
+        "max_warmup_s": max_warmup_s,
+        "others_cores_max": max((r.get("others_cores", 0.0) for r in every), default=0.0),
+        "load_max": max((max(r.get("load_before", 0.0), r.get("load_after", 0.0)) for r in every), default=0.0),
         "ceilings": ceilings,
         **({"pull_ceilings": pull_ceilings} if pull_ceilings else {}),
         "rows": rows,
@@ -663,8 +829,9 @@ def table(run: dict[str, Any]) -> list[str]:
     java = {(r["server"], r["shape"]): r for r in run["rows"] if r["client"] == "java"}
     header = (
         "server", "shape", "client", "msgs/s", "p50 ms", "p99 ms", "CPU µs/msg", "msgs/s vs Java", "CPU/msg vs Java",
+        "warm-up s (steady)", "JIT ms in window",
     )  # fmt: skip
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * 6) + "|"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * 8) + "|"]
     for r in run["rows"]:
         cpu = r["cpu_s"] / r["msgs"] * 1e6
         ref = java.get((r["server"], r["shape"]))
@@ -672,15 +839,24 @@ def table(run: dict[str, Any]) -> list[str]:
         # a smoke run may be too short for a CPU time to register: no ratio then, not a division by zero
         per = f"{cpu / (ref['cpu_s'] / ref['msgs'] * 1e6):.2f}" if ref and ref["cpu_s"] > 0 else "n/a"
         p50, p99 = (f"{r[k]:.3f}" if k in r else "n/a" for k in ("p50_ms", "p99_ms"))
+        warm = f"{r['warmup_s']:.1f} ({'yes' if r.get('steady') else 'no'})" if r.get("warmup_s") is not None else "n/a"
+        jit = f"{r['jit_ms']:,}" if r.get("jit_ms") is not None else "n/a"
         cells = (
-            r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", p50, p99, f"{cpu:.1f}", rate, per,
+            r["server"], r["shape"], r["client"], f"{r['msgs_per_s']:,.0f}", p50, p99, f"{cpu:.1f}", rate, per, warm,
+            jit,
         )  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     ceilings = ", ".join(f"{s} {c['msgs_per_s']:,.0f} msgs/s" for s, c in run["ceilings"].items())
     rounds = run.get("rounds", 1)
     each = f"; each row the median of {rounds} runs (by msgs/s), the clients taking turns" if rounds > 1 else ""
+    load = ""
+    if "others_cores_max" in run:
+        load = (
+            f"; other processes used at most {run['others_cores_max']:.2f} cores during a client's run (1-minute load "
+            f"average at most {run.get('load_max', 0):.1f})"
+        )
     out = [
-        f"{run['machine']}; {run['datetime']}{each}",
+        f"{run['machine']}; {run['datetime']}{each}{load}",
         "",
         *lines,
         "",
@@ -704,7 +880,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["child"]:  # one Python client run: the figures as one JSON line
         shape = Shape(**json.loads(argv[2]))
-        print(json.dumps(run_python(argv[1], shape)))
+        print(json.dumps(run_python(argv[1], shape, float(argv[3]))))
         return 0
     if argv[:1] == ["consumer-child"]:
         print(json.dumps(run_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
@@ -713,7 +889,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_aio_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
         return 0
     if argv[:1] == ["aio-child"]:
-        print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])))))
+        print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])), float(argv[3]))))
         return 0
     if argv[:1] == ["memory-child"]:
         print(json.dumps(run_memory(argv[1], int(argv[2]), argv[3] == "on")))
@@ -747,7 +923,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, not {args.rounds}")
     servers, clients = args.servers.split(","), args.clients.split(",")
-    for name, given, known in (("server", servers, SERVERS), ("client", clients, CLIENTS)):
+    for name, given, known in (("server", servers, SERVERS), ("client", clients, CLIENTS + VARIANTS)):
         if unknown := [g for g in given if g not in known]:
             parser.error(f"unknown {name}(s) {', '.join(unknown)}; known: {', '.join(known)}")
     if args.memory_only:
@@ -756,15 +932,24 @@ def main(argv: list[str] | None = None) -> int:
         run.setdefault("datetime", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     else:
         with tempfile.TemporaryDirectory(prefix="bench-clients-") as tmp:
-            run = run_all(servers, shapes, clients, Path(tmp), args.rounds)
+            run = run_all(servers, shapes, clients, Path(tmp), args.rounds, 0.0 if args.quick else MAX_WARMUP_S)
     memory = args.memory if args.memory is not None else (2_000 if args.quick else 1_000_000)
     if memory:
         run["memory"] = memory_runs(memory)
     print("\n".join(table(run)))
-    for dest in filter(None, (args.json, args.keep)):
+    keep = args.keep
+    others = run.get("others_cores_max", 0.0)
+    if keep and others > OTHERS_MAX:
+        print(
+            f"not kept for the docs: processes outside the benchmark used up to {others:.2f} cores while a client ran "
+            f"(more than {OTHERS_MAX}); run it again on a quiet machine",
+            file=sys.stderr,
+        )
+        keep = None
+    for dest in filter(None, (args.json, keep)):
         Path(dest).parent.mkdir(parents=True, exist_ok=True)
         Path(dest).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    return 0
+    return 2 if args.keep and not keep else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ short runs mean nothing; the full run is ``make bench-clients``."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import bench_clients
@@ -127,3 +128,67 @@ def test_the_docs_table_comes_from_a_kept_full_run() -> None:
     on, off = run["memory"]  # the back-pressure's memory run: a million submits, flat
     assert (on["back_pressure"], on["count"], on["failed"], off["back_pressure"]) == (True, 1_000_000, 0, False)
     assert max(on["rss_mib"]) - min(on["rss_mib"]) < 0.1 * min(on["rss_mib"])
+
+
+def test_the_java_client_runs_as_production_runs_it_and_the_test_jvm_is_a_labelled_variant(tmp_path: Path) -> None:
+    """Issue 52, item 10: the ``java`` rows use the JVM's defaults (G1, its default heap, C2); the tests' small JVM
+    (256 MiB, the serial GC, C1 only) is only the ``java-test-jvm`` variant's."""
+    import sys
+
+    sys.path.insert(0, str(Path(bench_clients.ROOT)))
+    from tests._java_peers import TEST_JVM, JavaPeer
+
+    class Dirs:
+        @staticmethod
+        def mktemp(name: str) -> Path:
+            return tmp_path / name
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    peer = JavaPeer.__new__(JavaPeer)
+    peer.main, peer.lib, peer.classes = "ProducerBench", tmp_path / "a", tmp_path / "b"
+    production = peer.command(tmp_path, "x", production=True)
+    assert not set(TEST_JVM) & set(production)
+    assert not any(o.startswith(("-Xmx", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel")) for o in production)
+    assert set(TEST_JVM) <= set(peer.command(tmp_path, "x"))
+    assert "G1" in bench_clients.java_jvm()
+
+
+def test_warm_up_runs_until_three_windows_agree() -> None:
+    assert not bench_clients.steady([100.0, 200.0])
+    assert not bench_clients.steady([50.0, 100.0, 104.0, 140.0])
+    assert bench_clients.steady([50.0, 100.0, 102.0, 104.0])
+    rates = iter([10.0, 50.0, 100.0, 101.0, 102.0, 500.0])
+    calls = []
+
+    def run(n: int) -> list[float]:
+        calls.append(n)
+        rate = next(rates)
+        time.sleep(n / rate / 1000)  # a millisecond's scale, to keep the test short
+        return [0.0] * n
+
+    warm = bench_clients.warm_up(run, 20, 1, 60.0)
+    assert warm["steady"] and len(warm["warmup_rates"]) == 5 and len(calls) == 5
+
+
+def test_rounds_turn_the_clients_order_and_read_the_machine_s_load(tmp_path: Path) -> None:
+    out = tmp_path / "clients.json"
+    args = ["--quick", "--servers", "instant", "--shapes", "sync 1 thread", "--clients", "java,native,go"]
+    assert bench_clients.main([*args, "--rounds", "3", "--memory", "0", "--json", str(out)]) == 0
+    run = json.loads(out.read_text())
+    assert "others_cores_max" in run and "load_max" in run and "G1" in run["machine"]
+    for r in run["rows"]:
+        assert {"load_before", "load_after", "others_cores", "order"} <= set(r)
+    # over three rounds each client ran first once, second once and last once: the order turned
+    for r in run["rows"]:
+        assert sorted(x["order"] for x in r["rounds"]) == [0, 1, 2], r
+    java = next(r for r in run["rows"] if r["client"] == "java")
+    assert "jit_ms" in java and "gc_ms" in java and "warmup_s" in java and "steady" in java
+
+
+def test_a_run_on_a_busy_machine_is_not_kept_for_the_docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench_clients, "OTHERS_MAX", -1.0)  # any other process's CPU is too much
+    out, kept = tmp_path / "clients.json", tmp_path / "kept.json"
+    args = ["--quick", "--servers", "instant", "--shapes", "sync 1 thread", "--clients", "native", "--memory", "0"]
+    assert bench_clients.main([*args, "--json", str(out), "--keep", str(kept)]) == 2
+    assert out.is_file() and not kept.is_file()

@@ -28,6 +28,11 @@ JVM that lives for seconds over small data starts and finishes about twice as fa
 serial GC. Tests only; the pipeline itself runs with the JVM's defaults."""
 
 
+TEST_JVM = ("-Xmx256m", "-XX:+UseSerialGC", QUICK_JIT)
+"""The JVM options of a test peer: small and quick to start. Never a benchmark's (``JavaPeer.command(production=)``),
+except as the labelled ``java-test-jvm`` variant of ``make bench-clients``."""
+
+
 def clients_dir() -> Path:
     configured = os.environ.get("ROCKETROUTE_CLIENTS_DIR")
     if configured:
@@ -69,20 +74,19 @@ class JavaPeer:
         cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-cp", f"{self.lib}/*", "-d", str(self.classes)]
         subprocess.run([*cmd, str(source), *map(str, extra)], check=True)
 
-    def command(self, home: Path, *args: str, jvm: tuple[str, ...] = (), full_jit: bool = False) -> list[str]:
+    def command(self, home: Path, *args: str, jvm: tuple[str, ...] = (), production: bool = False) -> list[str]:
         """The command line running the peer with ``args``; ``home`` keeps the client's own logs; ``jvm``: more
-        JVM options (system properties the client reads). The JVM stops at C1 (:data:`QUICK_JIT`: a short peer
-        starts on less CPU) unless ``full_jit`` (benchmarks: the Java client as in production)."""
+        JVM options (system properties the client reads). A test peer runs small (:data:`TEST_JVM`: a 256 MiB heap,
+        the serial GC, C1 only: it starts on less CPU beside the tests); ``production`` (benchmarks) runs the Java
+        client as production runs it: the JVM's own defaults (G1, a heap of a quarter of the machine's memory, C2)."""
         java = shutil.which("java")
         assert java
         return [
             java,
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
+            *(() if production else TEST_JVM),
             "-Dfile.encoding=UTF-8",
             "-XX:-ShowCodeDetailsInExceptionMessages",  # implicit NPE messages stay null, as on Java 8
             f"-Duser.home={home}",
-            *(() if full_jit else (QUICK_JIT,)),
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
             "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
             *jvm,

@@ -1,13 +1,20 @@
 // The Java producer's side of `make bench-clients`: DefaultMQProducer (the real jar `make clients` resolved from
-// Maven Central) sends COUNT messages in one shape after WARMUP of the same (the JIT's), and writes one JSON line
-// to OUT: msgs, seconds, msgs/s, p50/p99 latency and the process's CPU time over the measured part (every thread:
-// JIT and GC included), so CPU per message compares with a Python client measured the same way. Ours.
+// Maven Central) sends COUNT messages in one shape once it is warm, and writes one JSON line to OUT: msgs, seconds,
+// msgs/s, p50/p99 latency and the process's CPU time over the measured part (every thread: JIT and GC included), so
+// CPU per message compares with a Python client measured the same way; beside them the warm-up (its seconds, its
+// windows' msgs/s, whether it became steady) and the JIT's compilation time and the GC's time inside the measured
+// part. Ours.
 //
-//   java -cp <dir>:<lib>/* ProducerBench NAMESRV TOPIC SHAPE THREADS IN_FLIGHT WARMUP COUNT BODY_BYTES KEYED OUT
+// Warm: windows of about one second each (the first WARMUP messages) until three in a row are within 5 % of their
+// mean msgs/s, for at most MAX_WARMUP_S seconds (a JVM's JIT levels off after several seconds; a fixed warm-up of a
+// few thousand messages measures its ramp).
+//
+//   java -cp <dir>:<lib>/* ProducerBench NAMESRV TOPIC SHAPE THREADS IN_FLIGHT WARMUP COUNT BODY_BYTES KEYED OUT [MAX_WARMUP_S]
 //
 // SHAPE: sync (THREADS threads, one send each at a time), async (IN_FLIGHT sends unanswered at most, on one
 // thread), batch (sync batches of IN_FLIGHT messages on one thread). KEYED: true sends through
 // SelectMessageQueueByHash with one of 1000 keys, false through the round-robin.
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -147,6 +154,51 @@ public final class ProducerBench {
         return lat;
     }
 
+    /** Milliseconds the JVM's collectors have spent, all of them together. */
+    static long gcMillis() {
+        long t = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            t += Math.max(0, gc.getCollectionTime());
+        }
+        return t;
+    }
+
+    /** Runs one-second windows until three in a row agree within 5 % (or maxSeconds pass): "seconds,steady,[rates]". */
+    private String warmUp(int first, double maxSeconds) throws Exception {
+        List<Double> rates = new ArrayList<>();
+        long begin = System.nanoTime();
+        int n = first;
+        boolean steady = false;
+        while (true) {
+            long t0 = System.nanoTime();
+            long[] lat = run(n);
+            double s = (System.nanoTime() - t0) / 1e9;
+            int msgs = shape.equals("batch") ? lat.length * inFlight : n;
+            double rate = msgs / s;
+            rates.add(rate);
+            int k = rates.size();
+            if (k >= 3) {
+                double lo = Math.min(rates.get(k - 1), Math.min(rates.get(k - 2), rates.get(k - 3)));
+                double hi = Math.max(rates.get(k - 1), Math.max(rates.get(k - 2), rates.get(k - 3)));
+                double mean = (rates.get(k - 1) + rates.get(k - 2) + rates.get(k - 3)) / 3;
+                if (hi - lo <= 0.05 * mean) {
+                    steady = true;
+                    break;
+                }
+            }
+            if ((System.nanoTime() - begin) / 1e9 >= maxSeconds) {
+                break;
+            }
+            n = Math.max(shape.equals("batch") ? inFlight : 50, (int) rate); // about one second's worth
+        }
+        StringBuilder r = new StringBuilder();
+        for (double x : rates) {
+            r.append(r.length() == 0 ? "" : ",").append(String.format(java.util.Locale.ROOT, "%.1f", x));
+        }
+        return String.format(java.util.Locale.ROOT, "\"warmup_s\":%.3f,\"steady\":%b,\"warmup_rates\":[%s]",
+            (System.nanoTime() - begin) / 1e9, steady, r);
+    }
+
     public static void main(String[] a) throws Exception {
         DefaultMQProducer producer = new DefaultMQProducer("bench-java");
         producer.setNamesrvAddr(a[0]);
@@ -155,22 +207,26 @@ public final class ProducerBench {
         String json;
         try {
             ProducerBench bench = new ProducerBench(producer, a);
-            bench.run(Integer.parseInt(a[5]));
+            String warm = bench.warmUp(Integer.parseInt(a[5]), a.length > 10 ? Double.parseDouble(a[10]) : 30.0);
             com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
             int count = Integer.parseInt(a[6]);
+            long jit0 = jit.getTotalCompilationTime(), gc0 = gcMillis();
             long cpu0 = os.getProcessCpuTime(), t0 = System.nanoTime();
             long[] lat = bench.run(count);
             long wall = System.nanoTime() - t0, cpu = os.getProcessCpuTime() - cpu0;
+            long jitMs = jit.getTotalCompilationTime() - jit0, gcMs = gcMillis() - gc0;
             if (bench.failure.get() != null) {
                 throw new IllegalStateException("a send failed", bench.failure.get());
             }
             Arrays.sort(lat);
             int msgs = bench.shape.equals("batch") ? lat.length * bench.inFlight : count;
             json = String.format(java.util.Locale.ROOT,
-                "{\"msgs\":%d,\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"cpu_s\":%.6f}",
+                "{\"msgs\":%d,\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"cpu_s\":%.6f,"
+                    + "\"jit_ms\":%d,\"gc_ms\":%d,%s}",
                 msgs, wall / 1e9, msgs / (wall / 1e9), lat[(int) (lat.length * 0.50)] / 1e6,
-                lat[Math.min(lat.length - 1, (int) (lat.length * 0.99))] / 1e6, cpu / 1e9);
+                lat[Math.min(lat.length - 1, (int) (lat.length * 0.99))] / 1e6, cpu / 1e9, jitMs, gcMs, warm);
         } finally {
             producer.shutdown();
         }
