@@ -752,7 +752,11 @@ class Producer:
         arg: Any,
         timeout_ms: int | None,
         mode: CommunicationMode,
+        *,
+        accepted: bool = False,
     ) -> Any:
+        """A sync send: accepted here (flush and shutdown wait for it), unless the caller ``accepted`` it already
+        (a transaction is accepted whole: its half message, its executor and its END_TRANSACTION)."""
         remoting = self._remoting
         if remoting is not None and threading.current_thread() is remoting._thread:  # remoting.on_loop_thread()
             raise RuntimeError(
@@ -760,7 +764,8 @@ class Producer:
                 "callback runs there): it would wait for that loop; use submit or send_async there, or call it from "
                 "another thread"
             )
-        self._accept()
+        if not accepted:
+            self._accept()
         try:
             return self._send_sync_accepted(enc, msg, selector, arg, timeout_ms, mode)
         except Exception as e:
@@ -768,7 +773,8 @@ class Producer:
                 raise self._unsent_error() from e
             raise
         finally:
-            self._inflight.end()
+            if not accepted:
+                self._inflight.end()
 
     def _send_sync_accepted(
         self,
@@ -878,7 +884,8 @@ class Producer:
         With ``enable_backpressure_for_async_mode`` the call first waits for room (it blocks the calling thread, as
         Java's does), so a loop of ``submit`` calls runs at the broker's pace with bounded memory; no room within
         the budget gives a future failed with ``RemotingTooMuchRequestError``. Callbacks run on the client's I/O
-        thread: keep them short and never block them on another send."""
+        thread: keep them short; a blocking call there (``send``, ``flush``, ...) raises ``RuntimeError`` at once,
+        while ``submit`` and ``send_async`` work. A shutdown waits for the future (see :meth:`shutdown`)."""
         enc = self._encode(msg)
         self._accept()
         remoting = self._remoting

@@ -154,7 +154,14 @@ class TransactionProducer(Producer):
         the module). A send that fails raises as :meth:`send` does, and the executor does not run. The result's
         ``local_transaction_state`` is what the producer told the broker."""
         enc = self._encode(msg, transaction=True)
-        result: SendResult = self._send_sync(enc, msg, None, None, timeout_ms, CommunicationMode.SYNC)
+        self._accept()  # the whole transaction: a shutdown waits for its END_TRANSACTION too
+        try:
+            return self._in_transaction(enc, msg, arg, timeout_ms)
+        finally:
+            self._inflight.end()
+
+    def _in_transaction(self, enc: Any, msg: Message, arg: Any, timeout_ms: int | None) -> TransactionSendResult:
+        result: SendResult = self._send_sync(enc, msg, None, None, timeout_ms, CommunicationMode.SYNC, accepted=True)
         failure: BaseException | None = None
         if result.send_status is SendStatus.SEND_OK:
             copy = dataclasses.replace(msg, transaction_id=enc.msg_id)
@@ -187,8 +194,10 @@ class TransactionProducer(Producer):
 
     def _send_end(self, addr: str, header: EndTransactionRequestHeader, failure: BaseException | None) -> None:
         """END_TRANSACTION, oneway (Java's ``endTransactionOneway``), the executor's or checker's exception in the
-        remark as Java puts it there."""
-        remoting, _ = self._running()
+        remark as Java puts it there. Also while the producer is stopping: a transaction accepted before ends."""
+        remoting = self._remoting if self._live else None
+        if remoting is None:
+            raise self._not_live()
         request = header.request(self.compat)
         if failure is not None:
             branch = "checkLocalTransactionState" if header.from_transaction_check else "executeLocalTransactionBranch"
