@@ -519,7 +519,7 @@ class AsyncRemotingClient:
         if conn is not None:
             return conn
         if self._closed:
-            raise self._closed_error(addr)
+            raise RemotingError("the remoting client is closed", addr=addr)
         task = self._connecting.get(addr)
         if task is None:
             task = asyncio.ensure_future(self._connect(addr))
