@@ -342,7 +342,8 @@ bench-instructions: venv build
 
 bench-clients-docs: venv build servers
 	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
-		$(VPY) benches/bench_clients.py --rounds $(BENCH_CLIENTS_ROUNDS) --json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
+		$(VPY) benches/bench_clients.py --rounds $(BENCH_CLIENTS_ROUNDS) --clients java,go,native,aio \
+		--json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
 	@echo "docs/bench/clients.json: the benchmark page's client table (make docs)"
 
 bench-cluster-docs: bench-cluster

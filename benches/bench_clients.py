@@ -64,6 +64,10 @@ TOPIC = "BenchTopic"
 QUEUES = 8
 JAVA_CLIENT = "5.5.0"
 CLIENTS = ("java", "go", "native", "reference", "aio")
+DOCS_CLIENTS = ("java", "go", "native", "aio")
+"""The clients of the docs' table (``make bench-clients-docs``): those that make a claim beside Java's. The
+``reference`` backend (pure Python, the native backend's twin) is in ``make bench-clients`` and left out there: a
+full three-round run without it fits a quiet hour of this machine."""
 VARIANTS = ("java-test-jvm",)
 """Clients a run takes only when ``--clients`` names them: ``java-test-jvm`` is the Java client in the JVM the tests
 give their peers (a 256 MiB heap, the serial GC, C1 only), a labelled second variant beside ``java``, which runs as

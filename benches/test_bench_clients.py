@@ -110,20 +110,20 @@ def test_the_docs_table_comes_from_a_kept_full_run() -> None:
         (v, s.name, c)
         for v in bench_clients.SERVERS
         for s in bench_clients.SHAPES
-        for c in bench_clients.CLIENTS
+        for c in bench_clients.DOCS_CLIENTS
         if c != "aio" or s.mode == "async"
     }
     expected |= {
         (v, s.name, c)
         for v in bench_clients.SERVERS
         for s in bench_clients.CONSUMER_SHAPES
-        for c in bench_clients.CLIENTS
+        for c in bench_clients.DOCS_CLIENTS
     }
     assert rows == expected
     assert set(run["pull_ceilings"]) == set(bench_clients.SERVERS), "each broker's pull ceiling beside its send ceiling"
     assert all(r["msgs"] >= 5_000 for r in run["rows"]), "the kept run is a full one, not --quick"
     lines = bench_clients.table(run)
-    threaded = [c for c in bench_clients.CLIENTS if c != "aio"]  # aio has no sync shape
+    threaded = [c for c in bench_clients.DOCS_CLIENTS if c != "aio"]  # aio has no sync shape
     assert sum(line.startswith("| instant | sync 1 thread | ") for line in lines) == len(threaded)
     on, off = run["memory"]  # the back-pressure's memory run: a million submits, flat
     assert (on["back_pressure"], on["count"], on["failed"], off["back_pressure"]) == (True, 1_000_000, 0, False)
