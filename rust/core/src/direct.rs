@@ -33,6 +33,10 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(3);
 const MAX_WRITE_TIMEOUT: Duration = Duration::from_secs(86_400);
 /// A write's timeout is what is left of its request's, rounded up to this.
 const WRITE_TIMEOUT_STEP: Duration = Duration::from_millis(10);
+/// Once a frame's first byte is written, the rest of it may take this long, whatever is left of its request's
+/// budget: stopping part-way makes the stream unusable for every other request on it, and a peer that reads drains
+/// a socket's buffer in far less. A peer that takes longer in the middle of a frame is not reading.
+const FINISH_GRACE: Duration = Duration::from_secs(1);
 
 /// Why a request got no response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +138,7 @@ fn write_rest(
     written: &mut usize,
     deadline: Option<Instant>,
 ) -> io::Result<()> {
+    let mut deadline = deadline;
     while *written < frame.len() {
         let timeout = match deadline {
             None => MAX_WRITE_TIMEOUT,
@@ -154,7 +159,13 @@ fn write_rest(
         }
         match writer.stream.write(&frame[*written..]) {
             Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
-            Ok(n) => *written += n,
+            Ok(n) => {
+                if *written == 0 && n < frame.len() {
+                    // begun: the request's budget no longer ends the write, FINISH_GRACE does
+                    deadline = Instant::now().checked_add(FINISH_GRACE);
+                }
+                *written += n;
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -187,8 +198,9 @@ impl Shared {
     /// Write one frame whole before `deadline` (none: no bound). Writers take turns; one that cannot have its
     /// turn in time writes nothing and times out. A write whose deadline passes before its first byte went (it
     /// waited for its turn, or the peer's window stayed shut) fails only its own request with
-    /// [`DirectError::Timeout`]: the stream is as it was, and the other requests on it go on. A write that
-    /// stopped part-way (or failed in the socket) leaves the stream unusable, so it closes the connection.
+    /// [`DirectError::Timeout`]: the stream is as it was, and the other requests on it go on. Once begun, a frame
+    /// is finished within [`FINISH_GRACE`] even past its request's budget (the request still times out); a write
+    /// that stopped part-way (or failed in the socket) leaves the stream unusable, so it closes the connection.
     fn write(&self, frame: &[u8], deadline: Option<Instant>) -> Result<(), DirectError> {
         {
             let mut busy = lock(&self.writing);
