@@ -221,11 +221,11 @@ def test_the_route_needs_no_credentials_and_names_the_refusal_not_the_route(acl_
 
 
 def test_the_production_guide_example_runs(acl_cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/guide/production.md's ```python acl-cluster block, as written (its user, secret and topics are the
+    """docs/guide/production.md's `<!-- test: acl-cluster -->` block, as written (its user, secret and topics are the
     ones this cluster has), against this cluster's name server."""
     from ..test_docs import ROOT, python_blocks
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python acl-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "acl-cluster")
     assert f'rr.Credentials("{USER.access_key}", "{USER.secret_key}")' in block and CLOSED in block
     code = block.replace("127.0.0.1:9876", ";".join(acl_cluster.namesrv_addrs))
     exec(compile(code, "production.md acl-cluster block", "exec"), {})

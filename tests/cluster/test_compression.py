@@ -95,10 +95,10 @@ def test_java_and_rocketroute_consumers_read_what_was_compressed(
 
 @pytest.mark.servers("apache-5.5.0")
 def test_the_production_guide_example_runs(cluster: Cluster, fresh_topic, capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/guide/production.md's ```python compress-cluster block: the message is stored LZ4-compressed."""
+    """docs/guide/production.md's `<!-- test: compress-cluster -->` block: the message is stored LZ4-compressed."""
     from ..test_docs import ROOT, python_blocks
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python compress-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "compress-cluster")
     topic = fresh_topic(queues=1, brokers=["broker-a"])
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
     exec(compile(code, "production.md compress-cluster block", "exec"), {})

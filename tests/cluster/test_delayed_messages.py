@@ -127,11 +127,11 @@ def test_delay_levels_arrive_at_their_level(timer_cluster: Cluster) -> None:
 
 @pytest.mark.servers("apache-5.5.0")
 def test_the_production_guide_example_runs(timer_cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/guide/production.md's ```python timer-cluster block against this cluster: nothing is in the topic at
+    """docs/guide/production.md's `<!-- test: timer-cluster -->` block against this cluster: nothing is in the topic at
     once, all three messages are after their delays (level 2 is 3 s here)."""
     from ..test_docs import ROOT, python_blocks
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python timer-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "timer-cluster")
     topic = f"rr_doc_timer_{time.monotonic_ns()}"
     timer_cluster.create_topic(topic, 2)
     code = block.replace("127.0.0.1:9876", ";".join(timer_cluster.namesrv_addrs)).replace("TopicTest", topic)

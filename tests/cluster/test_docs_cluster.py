@@ -1,5 +1,5 @@
-"""The docs' "Send to a real cluster" and "Consume from a real cluster" examples (```python cluster blocks, in the
-pages' nav order) run against the real servers."""
+"""The docs' "Send to a real cluster" and "Consume from a real cluster" examples (the ```python blocks tagged
+``<!-- test: cluster -->``, in the pages' nav order) run against the real servers."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from ..test_docs import nav_pages, python_blocks
 
 
 def _cluster_blocks() -> list[str]:
-    return [b for page in nav_pages() for b in python_blocks(page, "python cluster")]
+    return [b for page in nav_pages() for b in python_blocks(page, "cluster")]
 
 
 def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
     blocks = _cluster_blocks()
-    assert len(blocks) == 2, "the producer and consumer pages each have a ```python cluster block"
+    assert len(blocks) == 2, "the producer and consumer pages each have a <!-- test: cluster --> block"
     topic = fresh_topic(queues=4)
     namespace: dict[str, object] = {}
     for i, block in enumerate(blocks):
@@ -36,7 +36,7 @@ def test_the_readme_cluster_example_runs(cluster, fresh_topic, capsys):
 def test_the_back_pressure_example_runs(cluster, fresh_topic, capsys):
     from ..test_docs import ROOT
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "python bp-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "bp-cluster")
     topic = fresh_topic(queues=4)
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
     exec(compile(code, "the producer guide's back-pressure block", "exec"), {})
@@ -47,7 +47,7 @@ def test_the_back_pressure_example_runs(cluster, fresh_topic, capsys):
 def test_the_asyncio_example_runs(cluster, fresh_topic, capsys):
     from ..test_docs import ROOT
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "python aio-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "producer.md", "aio-cluster")
     topic = fresh_topic(queues=4)
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
     exec(compile(code, "the producer guide's asyncio block", "exec"), {"__name__": "docs"})
@@ -59,7 +59,7 @@ def test_the_asyncio_example_runs(cluster, fresh_topic, capsys):
 def test_the_asyncio_consumer_example_runs(cluster, fresh_topic, capsys):
     from ..test_docs import ROOT
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "consumer.md", "python aio-consumer-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "consumer.md", "aio-consumer-cluster")
     topic = fresh_topic(queues=4)
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
     code = code.replace("my-aio-group", f"cg_docs_aio_{time.monotonic_ns()}")
@@ -68,16 +68,14 @@ def test_the_asyncio_consumer_example_runs(cluster, fresh_topic, capsys):
 
 
 def test_every_production_example_is_run_against_the_servers():
-    """Each ```python <feature>-cluster block of the production guide is run by a cluster test (the one that
-    proves its feature, against the servers with the feature switched on): a new example without its test fails
-    here."""
-    import re
-
-    from ..test_docs import ROOT
+    """Each ```python block of the production guide tagged ``<!-- test: <feature>-cluster -->`` is run by a
+    cluster test (the one that proves its feature, against the servers with the feature switched on): a new
+    example without its test fails here."""
+    from ..test_docs import PYTHON_BLOCK, ROOT
 
     page = (ROOT / "docs" / "guide" / "production.md").read_text()
-    tags = set(re.findall(r"```(python [a-z-]+-cluster)\n", page))
-    assert tags >= {"python acl-cluster", "python tls-cluster", "python tx-cluster", "python ns-cluster"}
+    tags = {m["tag"] for m in PYTHON_BLOCK.finditer(page) if m["tag"]}
+    assert tags >= {"acl-cluster", "tls-cluster", "tx-cluster", "ns-cluster"}
     tests = "\n".join(p.read_text() for p in (ROOT / "tests" / "cluster").glob("test_*.py"))
     runners = {tag for tag in tags if f'"{tag}"' in tests}
     assert runners == tags, sorted(tags - runners)

@@ -84,10 +84,10 @@ def test_two_namespaces_with_the_same_names_do_not_see_each_other(cluster: Clust
 
 
 def test_the_production_guide_example_runs(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
-    """docs/guide/production.md's ```python ns-cluster block: the message is stored under the wrapped topic."""
+    """docs/guide/production.md's `<!-- test: ns-cluster -->` block: the message is stored under the wrapped topic."""
     from ..test_docs import ROOT, python_blocks
 
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python ns-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "ns-cluster")
     topic = f"rr_ns_doc_{time.monotonic_ns()}"
     cluster.create_topic(f"MQ_INST_shop%{topic}", 1, ["broker-a"])
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)

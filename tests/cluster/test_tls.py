@@ -118,12 +118,12 @@ def test_a_plain_client(tls_cluster: tuple[str, Cluster]) -> None:
 def test_the_production_guide_example_runs(
     tls_cluster: tuple[str, Cluster], certs: Certs, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """docs/guide/production.md's ```python tls-cluster block, with this test's CA and client certificate, on the
+    """docs/guide/production.md's `<!-- test: tls-cluster -->` block, with this test's CA and client certificate, on the
     servers that ask for the client's certificate."""
     from ..test_docs import ROOT, python_blocks
 
     _, cluster = tls_cluster
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python tls-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "tls-cluster")
     code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", TOPIC)
     for file, path in (("ca.pem", certs.ca), ("client.pem", certs.client_cert), ("client.key", certs.client_key)):
         code = code.replace(f'"{file}"', repr(str(path)))

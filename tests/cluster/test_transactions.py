@@ -210,11 +210,11 @@ def test_a_producer_that_died_mid_transaction_is_checked_through_a_new_one(
 def test_the_production_guide_example_runs(
     tx_cluster: tuple[Cluster, Received], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """docs/guide/production.md's ```python tx-cluster block: committed, and consumed."""
+    """docs/guide/production.md's `<!-- test: tx-cluster -->` block: committed, and consumed."""
     from ..test_docs import ROOT, python_blocks
 
     cluster, received = tx_cluster
-    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "python tx-cluster")
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "production.md", "tx-cluster")
     body = _body("order 42 paid")
     code = (
         block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs))
