@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..errors import AccessDeniedError
+from ..loggers import get_logger
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.acl import Credentials
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
@@ -66,7 +67,7 @@ __all__ = [
 ]
 
 
-log = logging.getLogger("rocketroute.client")
+log = get_logger("client")
 
 _FIRST_HEARTBEAT_S = 1.0
 """Java's instance heartbeats 1 s after it starts."""

@@ -8,16 +8,17 @@ so a listener that never returns cannot keep the process from exiting after the 
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ..loggers import get_logger
+
 __all__ = ["CallbackThread", "ConsumePool"]
 
-log = logging.getLogger("rocketroute.client")
+log = get_logger("client")
 
 _STOP = object()
 

@@ -12,7 +12,6 @@ import asyncio
 import collections
 import concurrent.futures
 import inspect
-import logging
 import os
 import ssl
 import threading
@@ -22,6 +21,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from .._backend import native_twin
+from ..loggers import get_logger
 from .acl import Credentials, check_credentials, sign_request
 from .bridge import LoopInbox, ReturnPath, loop_runs_here
 from .caller_loops import CallerLoops
@@ -41,7 +41,7 @@ from .tls import TLS, check_tls, warn_unchecked
 
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
-_log = logging.getLogger("rocketroute.remoting")
+_log = get_logger("remoting")
 
 Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[RemotingCommand | None] | None"]
 """A handler of a peer's requests of one code: ``(request, peer_addr) -> response, an awaitable of it, or None``

@@ -19,10 +19,11 @@ is told that the server may require TLS.
 
 from __future__ import annotations
 
-import logging
 import os
 import ssl
 from typing import Literal
+
+from ..loggers import get_logger
 
 __all__ = ["TLS", "VERIFY", "check_tls", "tls_context", "warn_unchecked"]
 
@@ -32,7 +33,7 @@ VERIFY = "verify"
 TLS = bool | Literal["verify"] | ssl.SSLContext | None
 """What ``tls=`` takes."""
 
-log = logging.getLogger("rocketroute.remoting")
+log = get_logger("remoting")
 
 
 def tls_context(

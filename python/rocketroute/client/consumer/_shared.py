@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
+from ...loggers import get_logger
 from .listener import (
     ConsumeConcurrentlyStatus,
     ConsumeOrderlyStatus,
 )
 
-log = logging.getLogger("rocketroute.consumer")
+log = get_logger("consumer")
 
 
 _STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a shutdown if one does not

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import logging
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from ...loggers import get_logger
+
 __all__ = ["LoopConsumePool"]
 
-log = logging.getLogger("rocketroute.client")
+log = get_logger("client")
 
 
 class LoopConsumePool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import logging
 import os
 import queue
 import threading
@@ -20,9 +19,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ...loggers import get_logger
+
 __all__ = ["EncoderThreads", "encoder_threads"]
 
-log = logging.getLogger("rocketroute.producer")
+log = get_logger("producer")
 
 _STOP = object()
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
-import logging
 import os
 import threading
 import time
@@ -29,6 +28,7 @@ from typing import Any, TypeVar
 
 from ... import send as _send_module
 from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
+from ...loggers import get_logger
 from ...remoting import (
     AsyncRemotingClient,
     RemotingClient,
@@ -71,7 +71,7 @@ from .settings import ProducerSettings
 
 __all__ = ["Producer"]
 
-log = logging.getLogger("rocketroute.producer")
+log = get_logger("producer")
 
 T = TypeVar("T")
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import enum
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...loggers import get_logger
 from ...remoting import RemotingCommand
 from ...remoting.headers.transaction import (
     TRANSACTION_COMMIT_TYPE,
@@ -44,7 +44,7 @@ from .send_result import SendResult, SendStatus
 
 __all__ = ["LocalTransactionState", "TransactionProducer", "TransactionSendResult"]
 
-log = logging.getLogger("rocketroute.producer")
+log = get_logger("producer")
 
 
 class LocalTransactionState(enum.Enum):
