@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..errors import AccessDeniedError
+from ..log_repeats import REPEATS
 from ..loggers import get_logger
 from ..remoting import RemotingClient, RemotingCommand, RequestCode
 from ..remoting.acl import Credentials
@@ -263,11 +264,12 @@ class ClientInstance:
             try:
                 found = await self.update_route(topic, timeout_ms)
             except Exception as e:  # a name server down: Java logs and tries again next round
-                log.warning("route refresh of %s failed: %s", topic, e)
+                REPEATS.log(log, logging.WARNING, "route refresh of %s failed: %s", topic, e, about=topic)
                 continue
             if not found:
                 quiet = topic not in subscribed or topic.startswith("%RETRY%")  # a retry topic comes with use
-                log.log(logging.DEBUG if quiet else logging.WARNING, "no route for topic %s on the name servers", topic)
+                level = logging.DEBUG if quiet else logging.WARNING
+                REPEATS.log(log, level, "no route for topic %s on the name servers", topic)
         self.clean_offline_brokers()
         if self.broker_addrs.addresses() - known and any(c._registered for c in self.users("consumer")):
             await self.heartbeat_all(timeout_ms)
@@ -334,7 +336,9 @@ class ClientInstance:
             try:
                 await (self.poll_routes() if timer == "poll" else self.heartbeat_all(self.timeout_ms))
             except Exception:
-                log.exception("the %s of client instance %s failed", timer, self.client_id)
+                REPEATS.log(
+                    log, logging.ERROR, "the %s of client instance %s failed", timer, self.client_id, exc_info=True
+                )
             finally:
                 self._timer_tasks.pop(timer, None)
                 self._arm(timer, self._interval_s(timer), sooner_only=False)
@@ -369,10 +373,10 @@ class ClientInstance:
             try:
                 await self.remoting.async_client.invoke_checked(addr, request, timeout_ms)
             except AccessDeniedError as e:
-                log.error("heartbeat to %s refused: %s", name, e)
+                REPEATS.log(log, logging.ERROR, "heartbeat to %s refused: %s", name, e, about=addr)
                 refused.append(e)
             except Exception as e:
-                log.warning("heartbeat to %s (%s) failed: %s", name, addr, e)
+                REPEATS.log(log, logging.WARNING, "heartbeat to %s (%s) failed: %s", name, addr, e, about=addr)
         return refused
 
     async def unregister(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import threading
 import warnings
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
+from ...log_repeats import REPEATS
 from ...remoting import RemotingClient
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.tls import TLS, check_tls
@@ -308,6 +310,7 @@ class Consumer:
         # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
         self._state = "shut down"
 
+        self._log_lifecycle("shut down")
     async def _shutdown_on_loop(self) -> None:
         """:meth:`shutdown` for a consumer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the
         same steps, awaited there. Messages handed to ``async for`` and not acknowledged are not committed."""
@@ -333,6 +336,7 @@ class Consumer:
             await remoting.aclose()
         self._state = "shut down"
 
+        self._log_lifecycle("shut down")
     def _begin_stop(self) -> bool:
         """Move a running consumer to "stopping"; False when there is nothing to stop."""
         with self._state_lock:
@@ -344,6 +348,20 @@ class Consumer:
         return True
 
     def _listener_wait_ms(self) -> int:
+    def _log_lifecycle(self, what: str) -> None:
+        """The INFO line of a start or a shutdown (Java's "the consumer [group] start OK"): who, on which cluster."""
+        topics = sorted(t for t in self._subs if t != retry_topic(self.group))
+        log.info(
+            "consumer %s %s: client id %s, name servers %s, %s %s, topics %s",
+            self.group,
+            what,
+            self.client_id,
+            ";".join(self.namesrv_addrs),
+            self.model,
+            "orderly" if self.orderly else "concurrently",
+            ", ".join(topics),
+        )
+
         s = self.settings
         return s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
 
@@ -521,6 +539,7 @@ class Consumer:
                 asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._consume_service.clean_expired))
             )
 
+        self._log_lifecycle("started")
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
             task.cancel()
@@ -556,7 +575,8 @@ class Consumer:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("periodic task %s failed", getattr(job, "__name__", job))
+                what = getattr(job, "__name__", job)
+                REPEATS.log(log, logging.ERROR, "periodic task %s of %s failed", what, self.group, exc_info=True)
 
     # -- offsets -------------------------------------------------------------------------------------------------
 
@@ -572,7 +592,9 @@ class Consumer:
         try:
             await self._offsets.persist_all(owned)
         except Exception as e:
-            log.warning("committing offsets failed: %s", e)
+            REPEATS.log(
+                log, logging.WARNING, "committing the offsets of %s failed: %s", self.group, e, about=self.group
+            )
 
     def __repr__(self) -> str:
         return f"Consumer(group={self.group!r}, client_id={self.client_id!r}, model={self.model}, {self._state})"

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import AccessDeniedError
+from ...log_repeats import REPEATS
 from ...remoting import RemotingCommand
 from ...remoting.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
@@ -73,10 +75,11 @@ class Coordinator:
         try:
             found = await self.consumer._instance.update_route(topic, self.consumer.settings.mq_client_api_timeout)
         except Exception as e:  # the name servers down: try again next round
-            log.warning("route refresh of %s failed: %s", topic, e)
+            REPEATS.log(log, logging.WARNING, "route refresh of %s failed: %s", topic, e, about=topic)
             return False
         if not found and topic != retry_topic(self.consumer.group):
-            log.warning("no route for subscribed topic %s", topic)
+            group = self.consumer.group
+            REPEATS.log(log, logging.WARNING, "no route for topic %s, subscribed by consumer group %s", topic, group)
         return found
 
     # -- what the client instance asks of its clients ----------------------------------------------------------

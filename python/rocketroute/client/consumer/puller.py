@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...errors import AccessDeniedError
+from ...log_repeats import REPEATS
 from ..message_decode import MessageDecodeError
 from ._shared import _now_ms, log
 from .process_queue import ProcessQueue
@@ -103,15 +104,14 @@ class Puller:
                 failures += 1
                 # the first failure in a row is a WARNING (an ERROR for a response that cannot be read or a refusal
                 # of the credentials, which the consumer keeps trying as Java does: an ACL can change), the
-                # ones after it DEBUG: a queue that stops moving is never silent, a broker down is not a flood
-                level = (
-                    logging.DEBUG
-                    if failures > 1
-                    else logging.ERROR
-                    if isinstance(e, (MessageDecodeError, AccessDeniedError))
-                    else logging.WARNING
-                )
-                log.log(level, "pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
+                # ones after it DEBUG: a queue that stops moving is never silent; and the first failures of the
+                # queues of one broker are one line a minute: a broker down is not a flood
+                if failures > 1:
+                    log.debug("pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
+                else:
+                    level = logging.ERROR if isinstance(e, (MessageDecodeError, AccessDeniedError)) else logging.WARNING
+                    about = (addr, type(e))
+                    REPEATS.log(log, level, "pull of %s from %s failed (%d in a row): %s", mq, addr, 1, e, about=about)
                 await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
             failures = 0

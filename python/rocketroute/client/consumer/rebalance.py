@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
+from ...log_repeats import REPEATS
 from ...rebalance import rebalance
 from ...remoting.headers import (
     GetMaxOffsetRequestHeader,
@@ -112,7 +114,7 @@ class Rebalancer:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("rebalance failed")
+                REPEATS.log(log, logging.ERROR, "rebalance of %s failed", self.consumer.group, exc_info=True)
 
     async def wait_for_wakeup(self, timeout_s: float) -> None:
         """Until a broker's notification sets the wakeup event, or ``timeout_s``. Not ``asyncio.wait_for``: on
@@ -135,7 +137,7 @@ class Rebalancer:
                 try:
                     await self.rebalance_topic(topic)
                 except Exception as e:
-                    log.warning("rebalance of %s failed: %s", topic, e)
+                    REPEATS.log(log, logging.WARNING, "rebalance of %s failed: %s", topic, e, about=topic)
             for mq in [mq for mq in self.consumer._pqs if mq.topic not in self.consumer._subs]:
                 await self.drop(mq)
 
@@ -149,12 +151,14 @@ class Rebalancer:
             mqs = self.consumer._sub_info.get(topic)
             if mqs is None:
                 return
+        cids: list[str] = []
         if self.consumer.model == "BROADCASTING":
             assigned: tuple[Any, ...] = tuple(sorted(mqs))
         else:
             cids = await self.find_consumer_ids(topic)
             if not cids:
-                log.warning("rebalance of %s: the brokers report no member of %s", topic, self.consumer.group)
+                group = self.consumer.group
+                REPEATS.log(log, logging.WARNING, "rebalance of %s: the brokers report no member of %s", topic, group)
                 return
             if cids.count(self.consumer.client_id) > 1 and topic not in self.consumer._duplicate_logged:
                 self.consumer._duplicate_logged.add(topic)
@@ -170,7 +174,10 @@ class Rebalancer:
                 self.consumer.strategy, self.consumer.group, self.consumer.client_id, mqs, cids, owned
             ).assigned
         self.set_topic_thresholds(topic, len(assigned))
-        if await self.update_process_queues(topic, set(assigned)):
+        before = self.owned(topic)
+        changed = await self.update_process_queues(topic, set(assigned))
+        self.log_change(topic, before, len(mqs), len(cids))
+        if changed:
             await self.consumer._coordinator.heartbeat_all()  # 5.x messageQueueChanged: tell the brokers at once
             if (
                 self.consumer.on_rebalance is not None and self.consumer._callbacks is not None
@@ -178,6 +185,29 @@ class Rebalancer:
                 self.consumer._callbacks.post(
                     "on_rebalance", self.consumer.on_rebalance, topic, tuple(sorted(assigned))
                 )
+
+    def owned(self, topic: str) -> set[Any]:
+        """The queues of ``topic`` this consumer owns now (being given up: not)."""
+        return {mq for mq, pq in self.consumer._pqs.items() if mq.topic == topic and not pq.dropped}
+
+    def log_change(self, topic: str, before: set[Any], queues: int, members: int) -> None:
+        """The INFO line of a rebalance that changed what this consumer owns of ``topic`` (Java's "rebalanced
+        result changed"); nothing when it did not (a queue given up and taken again is no change)."""
+        after = self.owned(topic)
+        if after == before:
+            return
+        c = self.consumer
+        log.info(
+            "rebalance of %s in consumer group %s (client id %s, %s): owns %d of %d queues; added %s; removed %s",
+            topic,
+            c.group,
+            c.client_id,
+            f"{members} member(s)" if c.model == "CLUSTERING" else c.model,
+            len(after),
+            queues,
+            queues_text(after - before),
+            queues_text(before - after),
+        )
 
     def set_topic_thresholds(self, topic: str, owned: int) -> None:
         """``RebalancePushImpl.messageQueueChanged``: with ``pull_threshold_for_topic`` (or ``_size_for_topic``)
@@ -218,7 +248,7 @@ class Rebalancer:
             try:
                 offset = await self.compute_pull_from_where(mq)
             except Exception as e:
-                log.warning("no start offset for %s (%s): not taken this time", mq, e)
+                REPEATS.log(log, logging.WARNING, "no start offset for %s (%s): not taken this time", mq, e, about=mq)
                 continue
             pq = ProcessQueue()
             if orderly_clustering:
@@ -275,7 +305,7 @@ class Rebalancer:
         try:
             await self.consumer._offsets.persist(mq)
         except Exception as e:
-            log.warning("committing the offset of %s failed: %s", mq, e)
+            REPEATS.log(log, logging.WARNING, "committing the offset of %s failed: %s", mq, e, about=mq)
             return False
         finally:
             self.consumer._offsets.remove_offset(mq)
@@ -332,7 +362,7 @@ class Rebalancer:
         try:
             locked = await self.lock_batch(mq.broker_name, [mq])
         except Exception as e:
-            log.warning("locking %s failed: %s", mq, e)
+            REPEATS.log(log, logging.WARNING, "locking %s failed: %s", mq, e, about=mq)
             return False
         pq = self.consumer._pqs.get(mq)
         if pq is not None and mq in locked:
@@ -350,7 +380,9 @@ class Rebalancer:
             try:
                 locked = await self.lock_batch(broker_name, mqs)
             except Exception as e:
-                log.warning("locking the queues of %s failed: %s", broker_name, e)
+                REPEATS.log(
+                    log, logging.WARNING, "locking the queues of %s failed: %s", broker_name, e, about=broker_name
+                )
                 continue
             now = _now_ms()
             for mq in mqs:
@@ -383,3 +415,11 @@ class Rebalancer:
                 pq = self.consumer._pqs.get(mq)
                 if pq is not None:
                     pq.locked = False
+
+
+def queues_text(mqs: Iterable[Any]) -> str:
+    """Queues in a short form, by broker: ``broker-a[0,1] broker-b[3]``; ``none`` for none."""
+    by_broker: dict[str, list[int]] = {}
+    for mq in mqs:
+        by_broker.setdefault(mq.broker_name, []).append(mq.queue_id)
+    return " ".join(f"{b}[{','.join(map(str, sorted(ids)))}]" for b, ids in sorted(by_broker.items())) or "none"

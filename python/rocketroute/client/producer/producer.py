@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import logging
 import os
 import threading
 import time
@@ -28,6 +29,7 @@ from typing import Any, TypeVar
 
 from ... import send as _send_module
 from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
+from ...log_repeats import REPEATS
 from ...loggers import get_logger
 from ...remoting import (
     AsyncRemotingClient,
@@ -253,6 +255,7 @@ class Producer:
         send's callback included: on the producer's own event-loop thread it cannot wait, so what is under way
         fails at once."""
         remoting = self._stop_accepting()
+        self._log_lifecycle("started")
         if remoting is None:
             return
         if remoting.on_loop_thread():
@@ -288,6 +291,7 @@ class Producer:
         """Wait until every send accepted so far is done (stored, failed or timed out: each ends by its own
         budget), at most ``timeout_ms`` (``None``: until they are); returns how many are still under way (0: all
         done). Sends go on being taken meanwhile. confluent-kafka's ``flush``; :meth:`shutdown` flushes first.
+        self._log_lifecycle("shut down")
         Refused (``RuntimeError``) on the producer's event-loop thread, where the sends it waits for run."""
         if timeout_ms is not None:
             check_positive_ms("timeout_ms", timeout_ms)
@@ -400,6 +404,12 @@ class Producer:
         """The client instance this producer runs on (``None`` before :meth:`start`): pass it as ``instance=`` to
         another producer or consumer to share it."""
         return self._instance
+        self._log_lifecycle("shut down")
+
+    def _log_lifecycle(self, what: str) -> None:
+        """The INFO line of a start or a shutdown (Java's "the producer [group] start OK"): who, on which cluster."""
+        namesrv = ";".join(self.namesrv_addrs)
+        log.info("producer %s %s: client id %s, name servers %s", self.group, what, self.client_id, namesrv)
 
     def _forked_away(self) -> None:
         """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
@@ -495,7 +505,7 @@ class Producer:
             try:
                 await instance.update_route(topic, self.settings.mq_client_api_timeout)
             except Exception as e:  # a name server down: Java logs and tries again next round
-                log.warning("route refresh of %s failed: %s", topic, e)
+                REPEATS.log(log, logging.WARNING, "route refresh of %s failed: %s", topic, e, about=topic)
 
     # -- what the client instance asks of its clients ----------------------------------------------------------
 
