@@ -309,8 +309,8 @@ class Consumer:
             release_instance(self._instance, "consumer", self.group)
         # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
         self._state = "shut down"
-
         self._log_lifecycle("shut down")
+
     async def _shutdown_on_loop(self) -> None:
         """:meth:`shutdown` for a consumer whose instance runs on the calling loop (:mod:`rocketroute.aio`): the
         same steps, awaited there. Messages handed to ``async for`` and not acknowledged are not committed."""
@@ -335,8 +335,8 @@ class Consumer:
         if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
             await remoting.aclose()
         self._state = "shut down"
-
         self._log_lifecycle("shut down")
+
     def _begin_stop(self) -> bool:
         """Move a running consumer to "stopping"; False when there is nothing to stop."""
         with self._state_lock:
@@ -347,7 +347,6 @@ class Consumer:
             self._state = "stopping"
         return True
 
-    def _listener_wait_ms(self) -> int:
     def _log_lifecycle(self, what: str) -> None:
         """The INFO line of a start or a shutdown (Java's "the consumer [group] start OK"): who, on which cluster."""
         topics = sorted(t for t in self._subs if t != retry_topic(self.group))
@@ -362,6 +361,7 @@ class Consumer:
             ", ".join(topics),
         )
 
+    def _listener_wait_ms(self) -> int:
         s = self.settings
         return s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
 
@@ -538,8 +538,8 @@ class Consumer:
             self._tasks.append(
                 asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._consume_service.clean_expired))
             )
-
         self._log_lifecycle("started")
+
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
             task.cancel()

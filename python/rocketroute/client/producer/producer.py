@@ -243,6 +243,7 @@ class Producer:
             self._state = "running"
             self._live = True
             self._inflight.open()
+        self._log_lifecycle("started")
         return self
 
     def shutdown(self) -> None:
@@ -255,7 +256,6 @@ class Producer:
         send's callback included: on the producer's own event-loop thread it cannot wait, so what is under way
         fails at once."""
         remoting = self._stop_accepting()
-        self._log_lifecycle("started")
         if remoting is None:
             return
         if remoting.on_loop_thread():
@@ -279,6 +279,7 @@ class Producer:
                 log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if self._instance is not None:  # the last client of the instance closes its connections and loop thread
             release_instance(self._instance, "producer", self.group)
+        self._log_lifecycle("shut down")
 
     def _unregister(self, instance: ClientInstance) -> tuple[Coroutine[Any, Any, None], float]:
         """unregisterProducer, and how long it may take: the brokers forget this group of the client id (one
@@ -291,7 +292,6 @@ class Producer:
         """Wait until every send accepted so far is done (stored, failed or timed out: each ends by its own
         budget), at most ``timeout_ms`` (``None``: until they are); returns how many are still under way (0: all
         done). Sends go on being taken meanwhile. confluent-kafka's ``flush``; :meth:`shutdown` flushes first.
-        self._log_lifecycle("shut down")
         Refused (``RuntimeError``) on the producer's event-loop thread, where the sends it waits for run."""
         if timeout_ms is not None:
             check_positive_ms("timeout_ms", timeout_ms)
@@ -392,6 +392,12 @@ class Producer:
             log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if release_instance(instance, "producer", self.group, close=False):
             await remoting.aclose()
+        self._log_lifecycle("shut down")
+
+    def _log_lifecycle(self, what: str) -> None:
+        """The INFO line of a start or a shutdown (Java's "the producer [group] start OK"): who, on which cluster."""
+        namesrv = ";".join(self.namesrv_addrs)
+        log.info("producer %s %s: client id %s, name servers %s", self.group, what, self.client_id, namesrv)
 
     def __enter__(self) -> Producer:
         return self.start()
@@ -404,12 +410,6 @@ class Producer:
         """The client instance this producer runs on (``None`` before :meth:`start`): pass it as ``instance=`` to
         another producer or consumer to share it."""
         return self._instance
-        self._log_lifecycle("shut down")
-
-    def _log_lifecycle(self, what: str) -> None:
-        """The INFO line of a start or a shutdown (Java's "the producer [group] start OK"): who, on which cluster."""
-        namesrv = ";".join(self.namesrv_addrs)
-        log.info("producer %s %s: client id %s, name servers %s", self.group, what, self.client_id, namesrv)
 
     def _forked_away(self) -> None:
         """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
