@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,13 +22,52 @@ def nav_pages() -> list[Path]:
     return [ROOT / "docs" / m for m in re.findall(r":\s*(\S+\.md)\s*$", nav, flags=re.M)]
 
 
-PYTHON_BLOCK = re.compile(r"^(?:<!-- test: (?P<tag>[a-z0-9-]+) -->\n)?```python\n(?P<code>.*?)^```$", re.S | re.M)
-"""A ```python fence, with the test tag of the ``<!-- test: TAG -->`` line just before it, if any."""
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+TEST_TAG = re.compile(r"^<!-- test: (?P<tag>[a-z0-9-]+) -->$")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A fenced block of a page, as its author meant it."""
+
+    info: str
+    """The fence's info string."""
+    tag: str | None
+    """The test tag of a ``<!-- test: TAG -->`` line just before the fence."""
+    code: str
+    start: int
+    """The opening fence's line (0-based); the closing one is ``end``."""
+    end: int
+
+    @property
+    def language(self) -> str:
+        """The info string's first word ("text" for a bare fence)."""
+        return (self.info.split() or ["text"])[0]
+
+
+def code_blocks(markdown: str) -> list[CodeBlock]:
+    """The fenced blocks of a page: a fence opens at ``` (or ~~~) and closes at a bare fence of the same kind at
+    least as long, so a fence inside a block (an example of Markdown) is that block's text."""
+    lines = markdown.splitlines(keepends=True)
+    blocks: list[CodeBlock] = []
+    opened: tuple[str, str, int] | None = None  # fence, info string, line
+    for i, line in enumerate(lines):
+        m = FENCE.match(line.strip())
+        if m is None:
+            continue
+        if opened is None:
+            opened = (m["fence"], m["info"].strip(), i)
+        elif m["fence"].startswith(opened[0]) and not m["info"].strip():
+            _, info, start = opened
+            tag = TEST_TAG.match(lines[start - 1].strip()) if start else None
+            blocks.append(CodeBlock(info, tag["tag"] if tag else None, "".join(lines[start + 1 : i]), start, i))
+            opened = None
+    return blocks
 
 
 def python_blocks(path: Path, tag: str | None = None) -> list[str]:
     """The code of the page's ```python blocks tagged ``tag`` (the untagged ones, which run here, by default)."""
-    return [m["code"] for m in PYTHON_BLOCK.finditer(path.read_text()) if m["tag"] == tag]
+    return [b.code for b in code_blocks(path.read_text()) if b.language == "python" and b.tag == tag]
 
 
 def test_every_page_is_in_the_nav_and_exists():
@@ -45,21 +85,22 @@ def test_every_fence_has_a_one_word_info_string():
     """```` ```python cluster ```` renders as a paragraph of text and mangles the rest of the page: a fence is
     ``` and at most one word; a test tag goes on a ``<!-- test: TAG -->`` line before it."""
     bad = [
-        f"{p.relative_to(ROOT)}:{n}: {line}"
+        f"{p.relative_to(ROOT)}:{b.start + 1}: ```{b.info}"
         for p in _markdown_files()
-        for n, line in enumerate(p.read_text().splitlines(), 1)
-        if line.lstrip().startswith("```") and len(line.strip().strip("`").split()) > 1
+        for b in code_blocks(p.read_text())
+        if len(b.info.split()) > 1
     ]
     assert bad == []
 
 
 def test_every_test_tag_is_on_a_python_block():
-    """A ``<!-- test: TAG -->`` line not followed by a ```python fence would leave its block untested."""
+    """A ``<!-- test: TAG -->`` line not just before a ```python fence would leave its block untested."""
     for p in _markdown_files():
         text = p.read_text()
-        tags = re.findall(r"^<!-- test: [^\n]*$", text, flags=re.M)
-        tagged = [m["tag"] for m in PYTHON_BLOCK.finditer(text) if m["tag"]]
-        assert len(tags) == len(tagged), f"{p.relative_to(ROOT)}: {tags} but tagged blocks {tagged}"
+        blocks = code_blocks(text)
+        inside = {i for b in blocks for i in range(b.start, b.end + 1)}
+        tags = [i for i, line in enumerate(text.splitlines()) if line.startswith("<!-- test:") and i not in inside]
+        assert tags == [b.start - 1 for b in blocks if b.tag and b.language == "python"], p.relative_to(ROOT)
 
 
 def test_the_docs_have_examples():

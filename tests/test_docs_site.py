@@ -22,10 +22,8 @@ from typing import Any
 import pytest
 import yaml
 
-from .test_docs import ROOT, nav_pages
+from .test_docs import ROOT, code_blocks, nav_pages
 
-FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
-"""A fence line as the page's author meant it: its info string's first word is the language."""
 BLOCK_LANGUAGE = re.compile(r'<div class="language-(?P<lang>[\w+-]+) highlight">')
 """A code block as pymdownx.highlight writes it (``pygments_lang_class: true`` in mkdocs.yml)."""
 
@@ -65,21 +63,9 @@ def _hooks() -> list[Any]:
 
 
 def fenced_blocks(markdown: str) -> Counter[str]:
-    """The fenced code blocks of a page's Markdown, by language (a bare fence counts as "text"), as its author
-    meant them: ```` ```python cluster ```` opens a Python block here, whatever the site's Markdown makes of it."""
-    found: Counter[str] = Counter()
-    opened = ""
-    for line in markdown.splitlines():
-        m = FENCE.match(line.strip())
-        if not m:
-            continue
-        words = m["info"].split()
-        if not opened:
-            opened = m["fence"]
-            found[words[0] if words else "text"] += 1
-        elif m["fence"].startswith(opened) and not words:
-            opened = ""
-    return found
+    """The fenced code blocks of a page's Markdown by language, as its author meant them: ```` ```python cluster
+    ```` opens a Python block here, whatever the site's Markdown makes of it."""
+    return Counter(b.language for b in code_blocks(markdown))
 
 
 class _Text(HTMLParser):

@@ -71,10 +71,10 @@ def test_every_production_example_is_run_against_the_servers():
     """Each ```python block of the production guide tagged ``<!-- test: <feature>-cluster -->`` is run by a
     cluster test (the one that proves its feature, against the servers with the feature switched on): a new
     example without its test fails here."""
-    from ..test_docs import PYTHON_BLOCK, ROOT
+    from ..test_docs import ROOT, code_blocks
 
     page = (ROOT / "docs" / "guide" / "production.md").read_text()
-    tags = {m["tag"] for m in PYTHON_BLOCK.finditer(page) if m["tag"]}
+    tags = {b.tag for b in code_blocks(page) if b.tag and b.language == "python"}
     assert tags >= {"acl-cluster", "tls-cluster", "tx-cluster", "ns-cluster"}
     tests = "\n".join(p.read_text() for p in (ROOT / "tests" / "cluster").glob("test_*.py"))
     runners = {tag for tag in tags if f'"{tag}"' in tests}
