@@ -39,7 +39,15 @@ __all__ = [
     "AuthenticationError",
     "PermissionDeniedError",
     "JAVA_EXCEPTIONS",
+    "one_line",
 ]
+
+
+def one_line(remark: str | None) -> str:
+    """A server's remark for an error message: line breaks and runs of spaces folded into one space (Apache's
+    servers put a "See https://rocketmq.apache.org/docs/bestPractice/06FAQ ..." line under many remarks). Every
+    exception made from a remark keeps the remark as the server sent it in its ``remark`` attribute."""
+    return " ".join((remark or "").split())
 
 
 class RocketRouteError(Exception):
@@ -119,15 +127,31 @@ class BrokerUnreachableError(RocketRouteError):
 
 
 class BrokerResponseError(RocketRouteError):
-    """Raise from a send callable when the broker answered with an error code (Java's MQBrokerException).
+    """A server answered with an error code (Java's ``MQBrokerException(code, remark, brokerAddr)``); raise it from
+    a send callable for the same.
 
-    The broker is isolated and marked unreachable; the send is retried only for a retryable code."""
+    The broker is isolated and marked unreachable; the send is retried only for a retryable code. ``str(e)`` is
+    Java's ``CODE: <code>  DESC: <remark> BROKER: <addr>`` on one line (:func:`one_line`; a ``None`` remark reads
+    ``null``, as Java prints it; ``BROKER`` only with ``addr``). ``code`` (also ``response_code``), ``remark`` (as
+    the server sent it, line breaks and all) and ``addr`` are the response's."""
 
     java_class = "org.apache.rocketmq.client.exception.MQBrokerException"
 
-    def __init__(self, response_code: int, message: str = "") -> None:
-        super().__init__(f"CODE: {response_code}  DESC: {message}")
-        self.response_code = response_code
+    def __init__(self, response_code: int, remark: str | None = None, *, addr: str | None = None) -> None:
+        text = f"CODE: {response_code}  DESC: {'null' if remark is None else one_line(remark)}"
+        super().__init__(text if addr is None else f"{text} BROKER: {addr}")
+        self.code = self.response_code = response_code
+        self.remark = remark
+        self.addr = addr
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_response, (type(self), self.response_code, self.remark, self.addr))
+
+
+def _rebuild_response(
+    cls: type[BrokerResponseError], code: int, remark: str | None, addr: str | None
+) -> BrokerResponseError:
+    return cls(code, remark, addr=addr)
 
 
 class AccessDeniedError(RocketRouteError, PermissionError):
@@ -161,7 +185,7 @@ class AccessDeniedError(RocketRouteError, PermissionError):
         self.remark = remark
         self.addr = addr
         self.request_code = request_code
-        self.reason = reason if reason is not None else " ".join((remark or "").split())
+        self.reason = reason if reason is not None else one_line(remark)
         super().__init__(self._message())
 
     def _message(self) -> str:

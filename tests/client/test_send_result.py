@@ -55,6 +55,33 @@ def test_a_null_remark_reads_null_as_java():
         result(17)
 
 
+# what Apache 5.5.0's broker answers a send to a topic it does not have, autoCreateTopicEnable=false
+APPLY_FIRST = (
+    "topic[Missing] not exist, apply first please!\n"
+    "See https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+)
+
+
+def test_a_remark_of_two_lines_is_one_line_in_the_message_and_kept_whole_in_remark():
+    with pytest.raises(BrokerResponseError) as info:
+        result(17, remark=APPLY_FIRST, broker_addr="127.0.0.1:10911")
+    e = info.value
+    assert str(e) == (
+        "CODE: 17  DESC: topic[Missing] not exist, apply first please! "
+        "See https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details. BROKER: 127.0.0.1:10911"
+    )
+    assert (e.code, e.response_code, e.remark, e.addr) == (17, 17, APPLY_FIRST, "127.0.0.1:10911")
+
+
+def test_the_broker_error_pickles_with_its_remark():
+    import pickle
+
+    e = BrokerResponseError(17, APPLY_FIRST, addr="h:1")
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is BrokerResponseError and str(back) == str(e)
+    assert (back.response_code, back.remark, back.addr) == (17, APPLY_FIRST, "h:1")
+
+
 def test_queue_comes_from_the_response():
     r = result(fields=dict(FIELDS, queueId="5"))
     assert (r.queue.topic, r.queue.broker_name, r.queue.queue_id) == ("TopicTest", "broker-a", 5)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import RocketRouteError
+from ..errors import RocketRouteError, one_line
 from ..remoting import (
     AsyncRemotingClient,
     RemotingClient,
@@ -25,7 +25,6 @@ from ..remoting import (
 from ..remoting.acl import Credentials
 from ..remoting.command import MQ_VERSIONS
 from ..remoting.direct import direct_connection_class
-from ..remoting.errors import one_line
 from ..remoting.headers import GetRouteInfoRequestHeader
 from ..remoting.response_code import ResponseCode
 from ..remoting.tls import TLS

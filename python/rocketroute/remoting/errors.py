@@ -40,7 +40,6 @@ __all__ = [
     "FrameError",
     "RemotingCommandError",
     "RemotingTooMuchRequestError",
-    "one_line",
     "access_error",
     "response_error",
 ]
@@ -121,29 +120,16 @@ class FrameError(RemotingError, ValueError):
     java_class = "org.apache.rocketmq.remoting.exception.RemotingCommandException"
 
 
-def one_line(remark: str | None) -> str:
-    """A server's remark for an error message: line breaks and runs of spaces folded into one space (Apache's
-    servers put a "See https://rocketmq.apache.org/docs/bestPractice/06FAQ ..." line under many remarks). The
-    exceptions keep the remark as the server sent it in their ``remark`` attribute."""
-    return " ".join((remark or "").split())
-
-
 class RemotingCommandError(RemotingError, BrokerResponseError):
     """A response whose code is not a success code, raised by ``invoke_checked`` (``invoke`` returns any response
-    as it is). Java's client raises ``MQBrokerException(code, remark, brokerAddr)`` for it, whose message is
-    ``CODE: <code>  DESC: <remark> BROKER: <addr>``. ``code`` (also ``response_code``, as for
-    :class:`~rocketroute.BrokerResponseError`), ``remark`` and ``addr`` are the response's."""
+    as it is). Java's client raises ``MQBrokerException(code, remark, brokerAddr)`` for it: a
+    :class:`~rocketroute.BrokerResponseError`, whose one-line message, ``code`` (also ``response_code``),
+    ``remark`` and ``addr`` it has."""
 
     java_class = "org.apache.rocketmq.client.exception.MQBrokerException"
 
     def __init__(self, code: int, remark: str | None, addr: str | None = None) -> None:
-        message = f"CODE: {code}  DESC: {one_line(remark)}"
-        if addr is not None:
-            message += f" BROKER: {addr}"
-        RemotingError.__init__(self, message, addr=addr)
-        self.response_code = code
-        self.code = code
-        self.remark = remark
+        BrokerResponseError.__init__(self, code, remark, addr=addr)
 
 
 # 4.9's plain ACL (and 5.x's ACL 1.0): the broker's RPC hook throws AclException; its remoting answers SYSTEM_ERROR

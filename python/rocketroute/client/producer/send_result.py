@@ -145,11 +145,12 @@ def send_result_from_response(
 ) -> SendResult:
     """``MQClientAPIImpl.processSendResponse``: the :class:`SendResult` of a send response, or the error.
 
-    - ``code`` not one of 0, 10, 11, 12: raises :class:`~rocketroute.errors.BrokerResponseError` with ``code``
-      and Java's text ``"CODE: c  DESC: remark BROKER: addr"`` (``remark`` ``None`` reads ``null``, as Java
-      prints it; ``BROKER`` only with ``broker_addr``); an :class:`~rocketroute.errors.AuthenticationError` or
-      :class:`~rocketroute.errors.PermissionDeniedError` (naming ``request_code``) when the broker refused the
-      producer's credentials (:func:`~rocketroute.remoting.errors.access_error`).
+    - ``code`` not one of 0, 10, 11, 12: raises :class:`~rocketroute.errors.BrokerResponseError` with ``code``,
+      ``remark`` and ``broker_addr``, and Java's text on one line ``"CODE: c  DESC: remark BROKER: addr"``
+      (``remark`` ``None`` reads ``null``, as Java prints it; ``BROKER`` only with ``broker_addr``); an
+      :class:`~rocketroute.errors.AuthenticationError` or :class:`~rocketroute.errors.PermissionDeniedError`
+      (naming ``request_code``) when the broker refused the producer's credentials
+      (:func:`~rocketroute.remoting.errors.access_error`).
     - ``msg_id``: the message's ``UNIQ_KEY`` (for a batch, 5.3.3's batch ``UNIQ_KEY``). For a batch, pass its
       messages' ids as ``batch_msg_ids``: the result's ``msg_id`` is them joined by ``","``, except in 5.3.3
       when the response carries ``batchUniqId`` (an inner batch), where it stays ``msg_id``.
@@ -165,10 +166,7 @@ def send_result_from_response(
         refused = access_error(code, remark, addr=broker_addr, request_code=request_code)
         if refused is not None:
             raise refused
-        text = "null" if remark is None else remark
-        if broker_addr is not None:
-            text = f"{text} BROKER: {broker_addr}"
-        raise BrokerResponseError(code, text)
+        raise BrokerResponseError(code, remark, addr=broker_addr)
     fields: Mapping[str, str] = ext_fields if ext_fields is not None else {}
     queue_id_s = fields.get("queueId")
     if queue_id_s is None:
