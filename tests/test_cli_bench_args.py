@@ -51,6 +51,7 @@ def _one_line_error(err: str) -> str:
         (":9876", "host:port, not ':9876'"),
         ("127.0.0.1:port", "host:port, not '127.0.0.1:port'"),
         ("127.0.0.1:9876;nohost", "host:port, not 'nohost'"),
+        ("127.0.0.1:9876,127.0.0.1:9877", "not ',': '127.0.0.1:9876,127.0.0.1:9877'; did you mean '127.0.0.1:9876;"),
     ],
 )
 def test_a_bad_namesrv_is_a_usage_error_in_one_line(capsys, namesrv, says):

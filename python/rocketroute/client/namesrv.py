@@ -77,7 +77,10 @@ class NameServerError(RemotingError):
 
 
 def parse_namesrv_addrs(namesrv: str | Sequence[str]) -> list[str]:
-    """``"host:port;host:port"`` (Java's ``namesrvAddr``, ``;`` separated) or a list of ``host:port``."""
+    """``"host:port;host:port"`` (Java's ``namesrvAddr``, ``;`` separated) or a list of ``host:port``. The one
+    parser of a name server list: the producers, consumers, :func:`fetch_route` and the CLI go through it, so each
+    refuses the same strings with the same ``ValueError``. A ``,`` is refused, with the ``;`` string as a hint:
+    Java's client splits on ``;`` only, so a Java config string means the same here."""
     if isinstance(namesrv, str):
         addrs = [a.strip() for a in namesrv.split(";")]
     else:
@@ -86,6 +89,12 @@ def parse_namesrv_addrs(namesrv: str | Sequence[str]) -> list[str]:
     if not addrs:
         raise ValueError("no name server address given (namesrv is empty)")
     for a in addrs:
+        if "," in a:
+            hint = ";".join(p.strip() for p in a.split(",") if p.strip())
+            raise ValueError(
+                f"name server addresses are separated by ';' (as Java's namesrvAddr), not ',': {a!r}; did you mean "
+                f"{hint!r}?"
+            )
         host, sep, port = a.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError(f"a name server address is host:port, not {a!r}")
