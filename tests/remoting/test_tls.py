@@ -4,6 +4,7 @@ hints when one side speaks TLS and the other does not. Apache's servers with TLS
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 from pathlib import Path
 
@@ -51,6 +52,35 @@ def test_tls_context_from_pem_files(certs: Certs):
         tls_context(cert_file=certs.client_cert)
     system = tls_context(check_hostname=True)  # no ca_file: the system's CA store
     assert system.verify_mode == ssl.CERT_REQUIRED and system.check_hostname
+
+
+@pytest.mark.parametrize(
+    ("given", "names", "what"),
+    [
+        ({"ca_file": "missing-ca.pem"}, "ca_file", "the CA certificates the server's certificate must chain to"),
+        ({"cert_file": "missing-cert.pem", "key_file": "KEY"}, "cert_file", "the client's certificate"),
+        ({"cert_file": "CERT", "key_file": "missing-key.pem"}, "key_file", "the client certificate's private key"),
+    ],
+)
+def test_a_missing_pem_file_is_named_with_what_it_was_for(certs: Certs, tmp_path: Path, given, names, what):
+    files = {"KEY": str(certs.client_key), "CERT": str(certs.client_cert)}
+    kwargs = {k: files.get(v, str(tmp_path / v)) for k, v in given.items()}
+    missing = kwargs[names]
+    with pytest.raises(FileNotFoundError) as info:
+        tls_context(**kwargs)
+    assert str(info.value) == f"[Errno 2] No such file or directory: tls_context's {names} ({what}): {missing!r}"
+    assert info.value.filename == missing
+
+
+def test_a_pem_file_that_is_not_one_is_named(certs: Certs, tmp_path: Path):
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    with pytest.raises(ssl.SSLError, match=re.escape(f"tls_context(ca_file={str(junk)!r}): no PEM CA certificate")):
+        tls_context(ca_file=junk)
+    with pytest.raises(ssl.SSLError, match=re.escape(f"tls_context(cert_file={str(junk)!r}, key_file=")):
+        tls_context(cert_file=junk, key_file=certs.client_key)
+    with pytest.raises(IsADirectoryError, match="tls_context's ca_file"):
+        tls_context(ca_file=tmp_path)
 
 
 def test_tls_true_says_once_per_client_that_certificates_are_not_checked(caplog):

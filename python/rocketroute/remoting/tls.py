@@ -54,13 +54,22 @@ def tls_context(
     - ``check_hostname``: check the server's certificate (against ``ca_file``, else the system's CA store) and match
       it to the address's host (off by default: Java's client does not check it; brokers are reached at the address
       they register, often an IP the certificate does not name). ``tls="verify"`` is this without files.
+
+    A file that does not open raises what ``open`` raises (``FileNotFoundError``, ``PermissionError``,
+    ``IsADirectoryError``), its message naming the argument, what the file is for and the file (also in
+    ``filename``); one that opens but is not PEM (or a key the ``password`` does not open) raises
+    :class:`ssl.SSLError` naming the arguments and their files.
     """
     if (cert_file is None) != (key_file is None):
         raise ValueError("a client certificate needs its key: give both cert_file and key_file, or neither")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     if ca_file is not None or check_hostname:
         if ca_file is not None:
-            ctx.load_verify_locations(cafile=os.fspath(ca_file))
+            ca = _readable("ca_file", ca_file, "the CA certificates the server's certificate must chain to")
+            try:
+                ctx.load_verify_locations(cafile=ca)
+            except ssl.SSLError as e:
+                raise ssl.SSLError(e.errno, f"tls_context(ca_file={ca!r}): no PEM CA certificate in it: {e}") from e
         else:
             ctx.load_default_certs(ssl.Purpose.SERVER_AUTH)
         ctx.check_hostname = check_hostname
@@ -69,8 +78,30 @@ def tls_context(
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
     if cert_file is not None and key_file is not None:
-        ctx.load_cert_chain(os.fspath(cert_file), os.fspath(key_file), password)
+        cert = _readable("cert_file", cert_file, "the client's certificate")
+        key = _readable("key_file", key_file, "the client certificate's private key")
+        try:
+            ctx.load_cert_chain(cert, key, password)
+        except ssl.SSLError as e:
+            raise ssl.SSLError(
+                e.errno,
+                f"tls_context(cert_file={cert!r}, key_file={key!r}): not a PEM certificate and its private key (or "
+                f"the password does not open the key): {e}",
+            ) from e
     return ctx
+
+
+def _readable(name: str, path: str | os.PathLike[str], what: str) -> str:
+    """``path`` as a string, once it opens for reading; else the ``OSError`` ``open`` raised (``FileNotFoundError``,
+    ``PermissionError``, ``IsADirectoryError``, ...), saying which argument named the file and what it is for
+    (OpenSSL's own error names neither)."""
+    text = os.fspath(path)
+    try:
+        with open(text, "rb"):
+            pass
+    except OSError as e:
+        raise type(e)(e.errno, f"{e.strerror}: tls_context's {name} ({what})", text) from None
+    return text
 
 
 def check_tls(tls: object) -> ssl.SSLContext | None:
