@@ -11,6 +11,7 @@ from ..client.message import Message
 from ..client.namespace import wrap
 from ..client.producer.producer import Producer as _ThreadedProducer
 from ..client.producer.producer import _body_size
+from ..client.producer.send_args import check_selector
 from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
 from ..client.settings_check import check_positive_ms
@@ -119,7 +120,8 @@ class Producer:
     ) -> SendResult:
         """Send one message and return the broker's answer (:meth:`rocketroute.Producer.send_async`'s attempts:
         1 + ``retry_times_when_send_async_failed``; with ``selector`` and ``arg``, one attempt on the selected
-        queue)."""
+        queue; ``selector`` and ``arg`` checked as there)."""
+        check_selector("send", selector, arg)
         p = self._on_its_loop()
         body = msg.body if isinstance(msg, Message) else None  # p._encodes_off_loop(msg) written out
         p._accept()
@@ -150,6 +152,7 @@ class Producer:
         self, msg: Message, selector: MessageQueueSelector | Callable[..., Any] | None = None, arg: Any = None
     ) -> None:
         """``sendOneway``: one attempt, returned once the request is written (no answer)."""
+        check_selector("send_oneway", selector, arg, timeout=False)
         p = self._on_its_loop()
         timeout_ms = None
         p._accept()
@@ -173,7 +176,8 @@ class Producer:
         """Start one send and return its future once it is under way: with ``enable_backpressure_for_async_mode``
         this waits for room first (no room within the budget: ``RemotingTooMuchRequestError``), so ``await
         producer.enqueue(m)`` in a loop runs at the broker's pace (aiokafka's ``send``; Java's ``send(msg,
-        callback)``)."""
+        callback)``). ``selector`` and ``arg`` as for :meth:`send`."""
+        check_selector("enqueue", selector, arg)
         p = self._on_its_loop()
         p._accept()
         try:

@@ -68,6 +68,7 @@ from .backpressure import SendWindow
 from .encoders import EncoderThreads, encoder_threads
 from .inflight import SendsInFlight
 from .route_change import RouteChange, route_change
+from .send_args import check_selector
 from .send_result import SendResult, SendStatus, result_maker, send_result_from_response
 from .settings import ProducerSettings
 
@@ -737,7 +738,10 @@ class Producer:
 
         Without ``selector``: ``sendDefaultImpl``, up to 1 + ``retry_times_when_send_failed`` attempts on the
         queues the ``MQFaultStrategy`` picks. With ``selector`` (e.g. ``SelectMessageQueueByHash()``) and ``arg``:
-        ``sendSelectImpl``, one attempt on the selected queue, as Java (no retry, which would break the order)."""
+        ``sendSelectImpl``, one attempt on the selected queue, as Java (no retry, which would break the order).
+        ``arg`` without a ``selector``, and a ``selector`` that is none (a number: Java's ``send(msg, timeout)``
+        is ``send(msg, timeout_ms=...)``), raise ``TypeError`` before anything is sent."""
+        check_selector("send", selector, arg)
         return self._send_sync(self._encode(msg), msg, selector, arg, timeout_ms, CommunicationMode.SYNC)
 
     def send_oneway(
@@ -746,7 +750,9 @@ class Producer:
         selector: MessageQueueSelector | Callable[..., Any] | None = None,
         arg: Any = None,
     ) -> None:
-        """``sendOneway``: one attempt, no answer awaited (the request goes out with the oneway flag)."""
+        """``sendOneway``: one attempt, no answer awaited (the request goes out with the oneway flag). ``selector``
+        and ``arg`` as for :meth:`send`."""
+        check_selector("send_oneway", selector, arg, timeout=False)
         self._send_sync(self._encode(msg), msg, selector, arg, None, CommunicationMode.ONEWAY)
 
     def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
@@ -855,7 +861,9 @@ class Producer:
         1 + ``retry_times_when_send_async_failed`` attempts, retried only when the request could not be sent or
         timed out (a broker's error answer is not retried, as in Java's async path). With ``selector``: one
         attempt on the selected queue. Await it from any event loop. A large compressed body is compressed on the
-        producer's encoder threads, not on the loop (:data:`OFF_LOOP_MIN_BODY`)."""
+        producer's encoder threads, not on the loop (:data:`OFF_LOOP_MIN_BODY`). ``selector`` and ``arg`` as for
+        :meth:`send`."""
+        check_selector("send_async", selector, arg)
         body = msg.body if isinstance(msg, Message) else None  # self._encodes_off_loop(msg) written out
         self._accept()
         try:
@@ -895,7 +903,9 @@ class Producer:
         Java's does), so a loop of ``submit`` calls runs at the broker's pace with bounded memory; no room within
         the budget gives a future failed with ``RemotingTooMuchRequestError``. Callbacks run on the client's I/O
         thread: keep them short; a blocking call there (``send``, ``flush``, ...) raises ``RuntimeError`` at once,
-        while ``submit`` and ``send_async`` work. A shutdown waits for the future (see :meth:`shutdown`)."""
+        while ``submit`` and ``send_async`` work. A shutdown waits for the future (see :meth:`shutdown`).
+        ``selector`` and ``arg`` as for :meth:`send`."""
+        check_selector("submit", selector, arg)
         enc = self._encode(msg)
         self._accept()
         remoting = self._remoting
