@@ -1,4 +1,4 @@
-"""The ``rocketroute`` command line: the Spark pipeline, the live plan of a consumer group, the producer benchmark.
+"""The rocketroute command line: the Spark pipeline, the live plan of a consumer group, the producer benchmark.
 
 rocketroute route --input messages.parquet --topic TopicTest --queues broker-a:8,broker-b:8 --out out/route
 
@@ -25,8 +25,9 @@ from typing import Any
 from ..errors import RocketRouteError
 from .args import Parser
 
-DESCRIPTION = __doc__.splitlines()[0] if __doc__ else "The ``rocketroute`` command line"
-"""The parser's description (the first line of this docstring)."""
+DESCRIPTION = __doc__.splitlines()[0] if __doc__ else "The rocketroute command line"
+"""The parser's description: the first line of this docstring, which is plain text for that reason (``--help``
+prints it as it is; so is every command's help and description)."""
 
 __all__ = ["COMMANDS", "DESCRIPTION", "INTERRUPTED", "build_parser", "commands", "main"]
 
