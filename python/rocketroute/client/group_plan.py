@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .._plural import counted, noun
 from ..errors import AccessDeniedError
 from ..remoting import RemotingClient, RemotingError
 from ..remoting.acl import Credentials
@@ -341,7 +342,7 @@ def describe_group_plan(plans: Sequence[GroupPlan], snapshot: GroupSnapshot) -> 
             continue
         queues = _route_variants(first)[route_of[addr]][0]
         same = "consensus" if route_of[addr] == 0 else "DIFFERS from the consensus"
-        lines.append(f"  {addr:<24} {len(queues)} queues to read ({_per_broker(queues)}), {same}")
+        lines.append(f"  {addr:<24} {counted(len(queues), 'queue')} to read ({_per_broker(queues)}), {same}")
     lines.append("brokers (members each one lists):")
     consensus = set(first.consensus.members)
     for name in sorted(set(snapshot.members) | set(snapshot.member_errors)):
@@ -355,19 +356,23 @@ def describe_group_plan(plans: Sequence[GroupPlan], snapshot: GroupSnapshot) -> 
             diff.append("lacks " + ", ".join(sorted(consensus - listed)))
         if listed - consensus:
             diff.append("also lists " + ", ".join(sorted(listed - consensus)))
-        lines.append(f"  {name:<12} {addr:<22} {len(listed)} members" + (f" ({'; '.join(diff)})" if diff else ""))
+        lines.append(
+            f"  {name:<12} {addr:<22} {counted(len(listed), 'member')}" + (f" ({'; '.join(diff)})" if diff else "")
+        )
+    name_servers = len(snapshot.routes) + len(snapshot.route_errors)
+    brokers = len(snapshot.members) + len(snapshot.member_errors)
     lines.append(
-        f"consensus: {len(first.consensus.queues)} queues, {len(first.consensus.members)} members "
-        f"(route of {len(first.consensus.route_from)}/{len(snapshot.routes) + len(snapshot.route_errors)} name "
-        f"servers, member list of {len(first.consensus.members_from)}/"
-        f"{len(snapshot.members) + len(snapshot.member_errors)} brokers)"
+        f"consensus: {counted(len(first.consensus.queues), 'queue')}, "
+        f"{counted(len(first.consensus.members), 'member')} "
+        f"(route of {len(first.consensus.route_from)}/{counted(name_servers, 'name server')}, member list of "
+        f"{len(first.consensus.members_from)}/{counted(brokers, 'broker')})"
     )
     for plan in plans:
         lines.append("")
         lines.append(f"== {plan.strategy}: allocate_all on the consensus")
         width = max((len(c) for c in plan.plan), default=8)
         for cid, mqs in plan.plan.items():
-            lines.append(f"  {cid:<{width}} {len(mqs):>3} queues  {_queues_text(mqs)}")
+            lines.append(f"  {cid:<{width}} {len(mqs):>3} {noun(len(mqs), 'queue'):<6}  {_queues_text(mqs)}")
         r = plan.report
         if r.duplicated:
             lines.append("  taken by several members on the consensus: " + _owners_text(r.duplicated))

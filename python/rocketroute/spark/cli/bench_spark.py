@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..._plural import counted
 from .common import int_arg, log, require, spark_session, spark_start
 
 
@@ -44,8 +45,8 @@ def cmd_bench_spark(args: argparse.Namespace) -> int:
 
     sizes = ", ".join(f"{n:,}" for n in args.rows)
     log(
-        f"benchmarking the hash route of {sizes} keys on {args.queues} queues, {args.warmups} warm-up and "
-        f"{args.runs} timed runs each; {spark_start(args)}"
+        f"benchmarking the hash route of {sizes} keys on {counted(args.queues, 'queue')}, {args.warmups} warm-up "
+        f"and {counted(args.runs, 'timed run')} each; {spark_start(args)}"
     )
     with spark_session(args) as spark:
         rows = bench_spark(

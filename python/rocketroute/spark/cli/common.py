@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..._plural import counted
 from ...cli.args import (  # noqa: F401 (the command modules of the pipeline import them from here)
     ACCESS_OPTIONS,
     CREDENTIALS_ENV,
@@ -269,7 +270,8 @@ def live_route_json(args: argparse.Namespace) -> str:
     except (RemotingError, LookupError, ValueError) as e:
         raise RocketRouteError(f"cannot fetch the route of {args.topic!r} from {args.namesrv}: {e}") from None
     args._live_route = route.to_json()
-    log(f"route of {args.topic} from {args.namesrv}: {len(route.queue_datas or ())} queue data(s)")
+    datas = counted(len(route.queue_datas or ()), "queue data", "queue datas")
+    log(f"route of {args.topic} from {args.namesrv}: {datas}")
     return str(args._live_route)
 
 

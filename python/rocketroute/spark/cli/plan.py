@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..._plural import counted
 from ...errors import RocketRouteError
 from .common import (
     ACCESS_OPTIONS,
@@ -153,7 +154,7 @@ def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
     from ..jobs.plan import plan, resize_risk
 
     counts, params, strategies, resize = options.counts, options.params, options.strategies, options.resize
-    log(f"plan: {len(strategies)} strategies x {len(counts)} consumer counts")
+    log(f"plan: {counted(len(strategies), 'strategy', 'strategies')} x {counted(len(counts), 'consumer count')}")
     load = _read_load(spark, args.load, args.format)
     result = plan(
         load,
@@ -166,7 +167,7 @@ def run_plan(spark: Any, args: argparse.Namespace, options: PlanOptions) -> Any:
         **params,
     )
     if resize:
-        log(f"plan: the ordering risk of {resize[0]} -> {resize[1]} queues over {args.input}")
+        log(f"plan: the ordering risk of {resize[0]} -> {counted(resize[1], 'queue')} over {args.input}")
         df = read_input(spark, args.input, None)
         if args.key not in df.columns:
             raise RocketRouteError(f"the key column {args.key!r} is not in {args.input!r}")
@@ -199,7 +200,7 @@ def print_plan(result: Any, out: str, counts: list[int] | None = None) -> None:
     if result.resize:
         r = result.resize
         print(
-            f"resize {r['from_queues']} -> {r['to_queues']} queues: {r['keys_moved_share']:.1%} of keys "
+            f"resize {r['from_queues']} -> {counted(r['to_queues'], 'queue')}: {r['keys_moved_share']:.1%} of keys "
             f"({r['messages_moved_share']:.1%} of messages) change queue"
         )
     print(f"outputs: {out}/plan/consumers.csv, imbalance.csv, churn.csv (and .json), summary.json")
@@ -218,7 +219,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if given:
         raise RocketRouteError(f"{', '.join(given)}: only for the live plan (--namesrv and --group)")
     options = check_plan(args)
-    log(f"planning {len(options.strategies)} strategies x {len(options.counts)} consumer counts; {spark_start(args)}")
+    strategies = counted(len(options.strategies), "strategy", "strategies")
+    log(f"planning {strategies} x {counted(len(options.counts), 'consumer count')}; {spark_start(args)}")
     with spark_session(args) as spark:
         result = run_plan(spark, args, options)
     print_plan(result, args.out)

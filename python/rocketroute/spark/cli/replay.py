@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..._plural import counted
 from ...errors import RocketRouteError
 from .common import (
     JAVA_INT_MAX,
@@ -48,7 +49,7 @@ def run_replay(spark: Any, args: argparse.Namespace, spec: Any) -> Any:
     :class:`ReplayResult`."""
     from ..jobs.replay import replay
 
-    log(f"replay: {args.sends} against {args.trace} on {len(spec)} queues, fault tolerance on and off")
+    log(f"replay: {args.sends} against {args.trace} on {counted(len(spec), 'queue')}, fault tolerance on and off")
     trace = read_input(spark, args.trace, None)
     sends = read_input(spark, args.sends, None)
     result = replay(
@@ -104,7 +105,7 @@ def print_replay(result: Any, out: str) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     require("pyspark")
     spec = check_replay(args)
-    log(f"replaying {args.sends} against {args.trace} on {len(spec)} queues; {spark_start(args)}")
+    log(f"replaying {args.sends} against {args.trace} on {counted(len(spec), 'queue')}; {spark_start(args)}")
     with spark_session(args) as spark:
         result = run_replay(spark, args, spec)
     print_replay(result, args.out)

@@ -6,6 +6,7 @@ import argparse
 import time
 from typing import Any
 
+from ..._plural import counted
 from ...errors import RocketRouteError
 from ..jobs.route import HASH_PATHS
 from .common import (
@@ -56,7 +57,7 @@ def run_route(spark: Any, args: argparse.Namespace, spec: Any) -> dict[str, Any]
 
     t0 = time.perf_counter()
     df = read_input(spark, args.input, args.format)
-    log(f"route: {args.input} onto {len(spec)} queues with the {args.selector} selector")
+    log(f"route: {args.input} onto {counted(len(spec), 'queue')} with the {args.selector} selector")
     result = route(
         spark,
         df,
@@ -136,7 +137,7 @@ def print_route(summary: dict[str, Any], out: str) -> None:
         names = compat["profiles"]
         share = {(r["a"], r["b"]): r["key_share"] for r in compat["pairs"]}
         width = max(len(n) for n in names)
-        print(f"keys on the same queue, per pair of client routing profiles ({summary['queues']} queues):")
+        print(f"keys on the same queue, per pair of client routing profiles ({counted(summary['queues'], 'queue')}):")
         print(" " * width + "  " + "  ".join(f"{n:>{width}}" for n in names))
         for a in names:
             cells = ("-" if share[(a, b)] is None else f"{share[(a, b)]:.2%}" for b in names)
@@ -150,7 +151,8 @@ def print_route(summary: dict[str, Any], out: str) -> None:
 def cmd_route(args: argparse.Namespace) -> int:
     require("pyspark")
     spec = check_route(args)
-    log(f"{len(spec)} queues on {len({b for b, _ in spec.queues})} brokers; {spark_start(args)}")
+    brokers = len({b for b, _ in spec.queues})
+    log(f"{counted(len(spec), 'queue')} on {counted(brokers, 'broker')}; {spark_start(args)}")
     with spark_session(args) as spark:
         summary = run_route(spark, args, spec)
     refuse_nothing_routed(summary, args.input, args.out)  # before the table: all of its counts would be 0

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..._plural import counted, noun
 from ...errors import RocketRouteError
 from .load import MODE_ORDER, PlanData, ReplayData, RouteData
 
@@ -127,7 +128,7 @@ def plan_verdict(plan: PlanData, n: int) -> Verdict | None:
     evenly = f"as evenly as any (max/mean {mom[even]:.2f}, tied with {_join(tied)})" if tied else (
         f"most evenly (max/mean {mom[even]:.2f})"
     )  # fmt: skip
-    where = f"At {n} consumer{'s' if n != 1 else ''} on {plan.queues:,} queues"
+    where = f"At {counted(n, 'consumer')} on {counted(plan.queues, 'queue')}"
     out = []
     if all(churn(s) is None for s in mom):
         out.append(f"{where}, {even} spreads the load {evenly}; plan wrote no churn.")
@@ -175,14 +176,16 @@ def _above(x: float, base: float) -> float:
 def _idle(n: int, queues: int, strategy: str, idle: int) -> list[str]:
     if not idle:
         return []
-    why = f" ({n} consumers for {queues:,} queues: some get none whatever the strategy)" if n > queues else ""
-    return [f"Under {strategy}, {idle} of the {n} consumers get no queue{why}."]
+    why = ""
+    if n > queues:
+        why = f" ({counted(n, 'consumer')} for {counted(queues, 'queue')}: some get none whatever the strategy)"
+    return [f"Under {strategy}, {idle} of the {n} consumers {noun(idle, 'gets', 'get')} no queue{why}."]
 
 
 def resize_verdict(resize: Mapping[str, Any]) -> Verdict:
     """The ordering risk of plan's ``--resize``."""
     r = resize
-    change = f"Resizing the topic from {r['from_queues']:,} to {r['to_queues']:,} queues"
+    change = f"Resizing the topic from {r['from_queues']:,} to {counted(r['to_queues'], 'queue')}"
     if r["keys_moved"] == 0:
         return Verdict("resize", [f"{change} keeps every key on its queue: no ordering risk."])
     return Verdict(
@@ -205,7 +208,8 @@ def replay_verdict(replay: ReplayData) -> Verdict | None:
             return None
         m = replay.modes[0]
         text = (
-            f"The replay ran with {m['mode']} only: {m['failures']:,} failures in {m['sends']:,} sends, p99 "
+            f"The replay ran with {m['mode']} only: {counted(m['failures'], 'failure')} in "
+            f"{counted(m['sends'], 'send')}, p99 "
             f"{duration(m['p99_ms'])}, max {duration(m['max_ms'])}"
         )
         if m["max_delay_ms"] is not None:
@@ -227,7 +231,7 @@ def replay_verdict(replay: ReplayData) -> Verdict | None:
             better.append(label.split(" (")[0])
         elif b > a:
             worse.append(label.split(" (")[0])
-    sentences = [f"Turning fault tolerance on took the {_join(changes)} ({on['sends']:,} sends replayed)."]
+    sentences = [f"Turning fault tolerance on took the {_join(changes)} ({counted(on['sends'], 'send')} replayed)."]
     if better and not worse:
         sentences.append(
             f"Keep it on (sendLatencyFaultEnable): better on {_join(better)} and no worse on anything measured."
@@ -261,18 +265,24 @@ def compat_verdict(names: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> 
         ]
         rest = len(split) - len(named)
         out.append(
-            f"{len(split)} of {len(distinct)} client pairs would split keys across queues: {'; '.join(named)}"
-            + (f"; and {rest} more pair{'s' if rest != 1 else ''}" if rest else "")
+            f"{len(split)} of {counted(len(distinct), 'client pair')} would split keys across queues: "
+            + "; ".join(named)
+            + (f"; and {rest} more {noun(rest, 'pair')}" if rest else "")
             + ". A key produced through both clients of such a pair loses its order: keep each key on one client."
         )
     else:
-        out.append(f"No pair of the {len(names)} clients splits a key: each pair puts every shared key on one queue.")
+        out.append(
+            f"No pair of the {counted(len(names), 'client')} splits a key: each pair puts every shared key on one "
+            "queue."
+        )
     if agree and split:
         shown = ", ".join(f"{r['a']} and {r['b']}" for r in agree[:_SHOWN_PAIRS])
         more = len(agree) - min(len(agree), _SHOWN_PAIRS)
-        out.append(f"Every key on the same queue: {shown}" + (f" and {more} more pairs" if more else "") + ".")
+        out.append(
+            f"Every key on the same queue: {shown}" + (f" and {more} more {noun(more, 'pair')}" if more else "") + "."
+        )
     if none:
-        out.append(f"{len(none)} pair{'s' if len(none) != 1 else ''} placed no key in common (a client refuses keys).")
+        out.append(f"{counted(len(none), 'pair')} placed no key in common (a client refuses keys).")
     return Verdict("clients", out)
 
 
