@@ -78,6 +78,29 @@ def test_with_no_logging_configured_the_clients_warnings_do_not_reach_stderr():
     assert done.stderr == ""  # ...and Python's last-resort handler did not print it
 
 
+def test_the_logging_guides_recipe_shows_the_start_rebalance_and_shutdown_lines():
+    from ..test_docs import ROOT, python_blocks
+
+    (block,) = python_blocks(ROOT / "docs" / "guide" / "logging.md", "logging")
+    with FakeCluster() as cluster:
+        cluster.topic("TopicTest", queues=4)
+        code = block.replace("127.0.0.1:9876", cluster.namesrv_addr)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = [line.split(" ", 2)[2] for line in done.stderr.splitlines()]  # the date and the time go
+    cid = lines[0].split("(client id ")[1].split(",")[0]
+    ns, group = cluster.namesrv_addr, "consumer LogDemoGroup"
+    assert lines == [
+        f"INFO rocketroute.consumer: rebalance of TopicTest in consumer group LogDemoGroup (client id {cid}, "
+        "1 member(s)): owns 4 of 4 queues; added broker-a[0,1,2,3]; removed none",
+        f"INFO rocketroute.consumer: {group} started: client id {cid}, name servers {ns}, CLUSTERING concurrently, "
+        "topics TopicTest",
+        f"INFO rocketroute.consumer: {group} shut down: client id {cid}, name servers {ns}, CLUSTERING concurrently, "
+        "topics TopicTest",
+    ]
+    assert "@" in cid
+
+
 def test_the_rocketroute_logger_has_a_null_handler_and_the_parts_log_under_it():
     assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("rocketroute").handlers)
     assert {get_logger(part).name for part in LOGGER_NAMES} == {
