@@ -813,6 +813,8 @@ class Producer:
                 raise self._no_route(enc.topic, timeout, None) from None
             except (RemotingError, BrokerUnreachableError) as e:
                 raise self._no_route(enc.topic, timeout, e) from e
+            if not info.ok():
+                raise self._unknown_topic(enc.topic)
         oneway = mode is CommunicationMode.ONEWAY
         language = remoting.async_client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
@@ -846,6 +848,17 @@ class Producer:
         if error is not None:
             why = f"the name server(s) {addrs} failed: {error}"
         return SendFailedError(f"No route info of this topic: {topic}: {why}")
+
+    def _unknown_topic(self, topic: str) -> SendFailedError:
+        """The name servers answered, with no writable queue of ``topic`` nor of ``create_topic_key`` (Java's
+        "No route info of this topic" after ``tryToFindTopicPublishInfo``): the error says which topic, and why a
+        first send does not create it."""
+        key = self.settings.create_topic_key
+        return SendFailedError(
+            f"No route info of this topic: {topic}: the name server(s) {';'.join(self.namesrv_addrs)} know no "
+            f"writable queue of it, nor of create_topic_key {key!r} (a broker creates a topic at its first send only "
+            f"with autoCreateTopicEnable=true): create the topic first (mqadmin updateTopic -t {topic} -c <cluster>)"
+        )
 
     # -- async sends ------------------------------------------------------------------------------------------
 
@@ -1051,6 +1064,8 @@ class Producer:
                     raise self._no_route(enc.topic, timeout, None) from None
                 except (RemotingError, BrokerUnreachableError) as e:
                     raise self._no_route(enc.topic, timeout, e) from e
+                if not info.ok():
+                    raise self._unknown_topic(enc.topic)
 
             # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
             # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
