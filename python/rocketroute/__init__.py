@@ -36,8 +36,31 @@ from .remoting.response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, Respon
 from .selector import MessageQueueSelector, as_selector
 from .send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 
-if TYPE_CHECKING:  # the names __all__ takes from the backend, for type checkers (both backends have the same)
+if TYPE_CHECKING:
+    # what type checkers and IDEs see: the names __all__ takes from the backend (both backends have the same), and
+    # the lazily imported ones below from where _CLIENT_NAMES says they live (tests/test_typing.py checks they agree)
+    from . import aio as aio
     from ._native import *
+    from .client.consumer.consumer import Consumer
+    from .client.consumer.listener import (
+        ConsumeConcurrentlyContext,
+        ConsumeConcurrentlyStatus,
+        ConsumeOrderlyContext,
+        ConsumeOrderlyStatus,
+    )
+    from .client.consumer.settings import ConsumerSettings
+    from .client.message import Message, MessageError
+    from .client.message_decode import MessageExt
+    from .client.namesrv import TopicNotExistError, fetch_route
+    from .client.producer.producer import Producer
+    from .client.producer.route_change import RouteChange
+    from .client.producer.send_result import SendResult, SendStatus
+    from .client.producer.settings import ProducerSettings
+    from .client.producer.transaction import LocalTransactionState, TransactionProducer
+    from .errors import UnsupportedSettingError
+    from .remoting.acl import Credentials
+
+    __version__: str
 
 
 def _version() -> str:
@@ -55,41 +78,45 @@ BACKEND = _backend.BACKEND
 """``"native"`` (the Rust extension) or ``"reference"`` (pure Python): chosen once, in :mod:`rocketroute._backend`."""
 
 _CLIENT_NAMES = {
-    "Producer": "client.producer",
-    "ProducerSettings": "client.producer",
-    "TransactionProducer": "client.producer",
-    "LocalTransactionState": "client.producer",
-    "ConsumerSettings": "client.consumer",
-    "UnsupportedSettingError": "client.settings_base",
+    "Producer": "client.producer.producer",
+    "ProducerSettings": "client.producer.settings",
+    "TransactionProducer": "client.producer.transaction",
+    "LocalTransactionState": "client.producer.transaction",
+    "ConsumerSettings": "client.consumer.settings",
+    "UnsupportedSettingError": "errors",
     "Message": "client.message",
-    "SendResult": "client.send_result",
-    "SendStatus": "client.send_result",
+    "SendResult": "client.producer.send_result",
+    "SendStatus": "client.producer.send_result",
     "MessageError": "client.message",
     "fetch_route": "client.namesrv",
     "TopicNotExistError": "client.namesrv",
-    "RouteChange": "client.route_change",
-    "Consumer": "client.consumer",
+    "RouteChange": "client.producer.route_change",
+    "Consumer": "client.consumer.consumer",
     "MessageExt": "client.message_decode",
-    "ConsumeConcurrentlyStatus": "client.listener",
-    "ConsumeOrderlyStatus": "client.listener",
+    "ConsumeConcurrentlyStatus": "client.consumer.listener",
+    "ConsumeOrderlyStatus": "client.consumer.listener",
+    "ConsumeConcurrentlyContext": "client.consumer.listener",
+    "ConsumeOrderlyContext": "client.consumer.listener",
     "Credentials": "remoting.acl",
 }
 """The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers) and its credentials
 (:mod:`rocketroute.remoting.acl`), imported when first used: ``import rocketroute`` stays the routing core alone."""
 
 
-def __getattr__(name: str) -> object:
-    if name == "__version__":
-        globals()["__version__"] = value = _version()
+if not TYPE_CHECKING:  # hidden from type checkers: they see the names above, and report a misspelt one
+
+    def __getattr__(name: str) -> object:
+        if name == "__version__":
+            globals()["__version__"] = value = _version()
+            return value
+        if name == "aio":  # the asyncio-native clients, a subpackage imported on first use
+            return importlib.import_module(".aio", __name__)
+        module = _CLIENT_NAMES.get(name)
+        if module is None:
+            raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")
+        # kept as a module attribute: later lookups (rr.Message per message) skip this function and the imports
+        globals()[name] = value = getattr(importlib.import_module(f".{module}", __name__), name)
         return value
-    if name == "aio":  # the asyncio-native clients, a subpackage imported on first use
-        return importlib.import_module(".aio", __name__)
-    module = _CLIENT_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rocketroute' has no attribute {name!r}")
-    # kept as a module attribute: later lookups (rr.Message per message) skip this function and the import system
-    globals()[name] = value = getattr(importlib.import_module(f".{module}", __name__), name)
-    return value
 
 
 __all__ = [
@@ -103,6 +130,8 @@ __all__ = [
     "MessageExt",
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyStatus",
+    "ConsumeConcurrentlyContext",
+    "ConsumeOrderlyContext",
     "consumer_defaults",
     "Message",
     "SendResult",

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
-__all__ = ["MessageQueueSelector", "as_selector"]
+if TYPE_CHECKING:  # for the annotations only: importing this module imports no client
+    from . import MessageQueue
+    from .client.message import Message
+
+__all__ = ["MessageQueueSelector", "SelectorFunction", "as_selector"]
 
 
 @runtime_checkable
@@ -14,6 +18,12 @@ class MessageQueueSelector(Protocol):
     ``MessageQueueSelector``. The built-in selectors of both backends implement it."""
 
     def select(self, mqs: Sequence[Any], msg: Any, arg: Any) -> Any: ...
+
+
+SelectorFunction: TypeAlias = "Callable[[Sequence[MessageQueue], Message, Any], MessageQueue | None]"
+"""The other form of a producer's ``send(msg, selector, arg)`` selector, beside a :class:`MessageQueueSelector`: a
+callable ``(mqs, msg, arg) -> mq`` (so a ``lambda`` gets ``mqs`` as a sequence of :class:`rocketroute.MessageQueue`
+and ``msg`` as the :class:`rocketroute.Message` sent)."""
 
 
 class _CallableSelector:

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..client.consumer.consumer import Consumer as _ThreadedConsumer
 from ..client.consumer.feed import Feed
+from ..client.consumer.listener import AsyncMessageListener
 from ..client.consumer.process_queue import ProcessQueue
 from ..client.consumer.settings import ConsumerSettings
 from ..client.consumer.stats import ConsumerStats
+from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
 from ..remoting.bridge import loop_runs_here
 
-__all__ = ["AsyncMessageListener", "Consumer"]
+if TYPE_CHECKING:
+    from .. import MessageQueue
 
-AsyncMessageListener = Callable[[list[Any], Any], Awaitable[Any]]
-"""``async def listener(msgs, context) -> ConsumeConcurrentlyStatus``."""
+__all__ = ["AsyncMessageListener", "Consumer"]
 
 
 class Consumer:
@@ -53,6 +55,7 @@ class Consumer:
         strategy: Any = None,
         *,
         listener: AsyncMessageListener | None = None,
+        on_rebalance: Callable[[str, tuple[MessageQueue, ...]], None] | None = None,
         settings: ConsumerSettings | None = None,
         **kwargs: Any,
     ) -> None:
@@ -68,7 +71,9 @@ class Consumer:
                 f"the listener of a rocketroute.aio.Consumer is a coroutine function (async def), not {listener!r}; "
                 "a plain function is rocketroute.Consumer's"
             )
-        self._consumer = _ThreadedConsumer(namesrv, group, subscriptions, strategy, settings=settings, **kwargs)
+        self._consumer = _ThreadedConsumer(
+            namesrv, group, subscriptions, strategy, on_rebalance=on_rebalance, settings=settings, **kwargs
+        )
         self._consumer.listener = listener
 
     # -- what the threaded consumer has, read-only --------------------------------------------------------------
@@ -98,15 +103,15 @@ class Consumer:
     def running(self) -> bool:
         return self._consumer.running
 
-    def assignment(self, topic: str | None = None) -> tuple[Any, ...]:
+    def assignment(self, topic: str | None = None) -> tuple[MessageQueue, ...]:
         """The queues this consumer owns now (:meth:`rocketroute.Consumer.assignment`)."""
         return self._consumer.assignment(topic)
 
-    def committed_offsets(self) -> dict[Any, int]:
+    def committed_offsets(self) -> dict[MessageQueue, int]:
         """The offsets held in memory (the next message to consume of each owned queue)."""
         return self._consumer.committed_offsets()
 
-    def process_queue(self, mq: Any) -> ProcessQueue | None:
+    def process_queue(self, mq: MessageQueue) -> ProcessQueue | None:
         """The queue's cache of messages pulled and not consumed yet."""
         return self._consumer.process_queue(mq)
 
@@ -175,10 +180,10 @@ class Consumer:
 
     # -- async for ----------------------------------------------------------------------------------------------
 
-    def __aiter__(self) -> AsyncIterator[Any]:
+    def __aiter__(self) -> Consumer:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> MessageExt:
         """The next message (the one before it, taken by this task, is consumed); ends when the consumer stops."""
         # _reading written out for a task on the consumer's loop (every message comes here): the feed's loop is it
         feed = self._consumer._feed
@@ -187,7 +192,7 @@ class Consumer:
             return await feed.next_message(task)  # type: ignore[union-attr]
         return await self._reading().next_message()
 
-    def batches(self) -> AsyncIterator[list[Any]]:
+    def batches(self) -> AsyncIterator[list[MessageExt]]:
         """``async for msgs in consumer.batches()``: a listener call's messages at a time (up to
         ``consume_message_batch_max_size``, all of one queue); the batch before is consumed when the next is
         asked for."""
@@ -210,7 +215,7 @@ class _Batches:
     def __aiter__(self) -> _Batches:
         return self
 
-    async def __anext__(self) -> list[Any]:
+    async def __anext__(self) -> list[MessageExt]:
         feed = self._consumer._consumer._feed  # Consumer.__anext__'s shortcut
         task = feed.task_here() if feed is not None else None
         if task is not None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from threading import get_ident
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.message import Message
 from ..client.namespace import wrap
@@ -16,8 +16,11 @@ from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
 from ..client.settings_check import check_positive_ms
 from ..remoting.bridge import loop_runs_here
-from ..selector import MessageQueueSelector
+from ..selector import MessageQueueSelector, SelectorFunction
 from ..send import CommunicationMode
+
+if TYPE_CHECKING:
+    from .. import MQFaultStrategy, TopicPublishInfo
 
 __all__ = ["Producer"]
 
@@ -55,7 +58,7 @@ class Producer:
         return self._producer.settings
 
     @property
-    def strategy(self) -> Any:
+    def strategy(self) -> MQFaultStrategy:
         """The ``MQFaultStrategy`` every send goes through."""
         return self._producer.strategy
 
@@ -68,7 +71,7 @@ class Producer:
         """(sends, body bytes) the back-pressure counts in flight now; (0, 0) without it."""
         return self._producer.async_sends_in_flight
 
-    async def publish_info(self, topic: str) -> Any:
+    async def publish_info(self, topic: str) -> TopicPublishInfo:
         """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet)."""
         p = self._on_its_loop()
         return await p._find_publish_info(wrap(p.namespace, topic))
@@ -113,7 +116,7 @@ class Producer:
     async def send(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
         *,
         timeout_ms: int | None = None,
@@ -149,7 +152,7 @@ class Producer:
         return await self._producer._inflight.wait_async(None if timeout_ms is None else timeout_ms / 1000)
 
     async def send_oneway(
-        self, msg: Message, selector: MessageQueueSelector | Callable[..., Any] | None = None, arg: Any = None
+        self, msg: Message, selector: MessageQueueSelector | SelectorFunction | None = None, arg: Any = None
     ) -> None:
         """``sendOneway``: one attempt, returned once the request is written (no answer)."""
         check_selector("send_oneway", selector, arg, timeout=False)
@@ -168,7 +171,7 @@ class Producer:
     async def enqueue(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
         *,
         timeout_ms: int | None = None,

@@ -31,7 +31,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...log_repeats import REPEATS
@@ -49,9 +49,7 @@ from .consume_service import ConsumeService
 from .coordinator import Coordinator
 from .errors import DuplicateClientIdError
 from .feed import Feed
-from .listener import (
-    MessageListener,
-)
+from .listener import AsyncMessageListener, MessageListener
 from .loop_pool import LoopConsumePool
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
@@ -64,6 +62,9 @@ from .subscription import (
     build_subscription,
     retry_topic,
 )
+
+if TYPE_CHECKING:
+    from ... import MessageQueue
 
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 
@@ -110,7 +111,7 @@ class Consumer:
         credentials: Credentials | None = None,
         tls: TLS = None,
         namespace: str | None = None,
-        on_rebalance: Callable[[str, tuple[Any, ...]], None] | None = None,
+        on_rebalance: Callable[[str, tuple[MessageQueue, ...]], None] | None = None,
         backend: Any = None,
         settings: ConsumerSettings | None = None,
         **overrides: Any,
@@ -143,7 +144,8 @@ class Consumer:
             import rocketroute as backend
         self._rr = backend
         self.strategy = strategy if strategy is not None else backend.AllocateMessageQueueAveragely()
-        self.listener = listener
+        # rocketroute.aio sets its coroutine listener here
+        self.listener: MessageListener | AsyncMessageListener | None = listener
         self.on_rebalance = on_rebalance
         if isinstance(subscriptions, (str, bytes)):
             raise TypeError(
@@ -429,7 +431,7 @@ class Consumer:
 
     # -- what a user can look at --------------------------------------------------------------------------------
 
-    def assignment(self, topic: str | None = None) -> tuple[Any, ...]:
+    def assignment(self, topic: str | None = None) -> tuple[MessageQueue, ...]:
         """The queues this consumer owns now (of ``topic``, or of all its topics but the retry topic), sorted. In a
         namespace, ``topic`` is the plain name and the queues carry the topic as subscribed (``namespace%topic``)."""
         rt = retry_topic(self.group)
@@ -439,11 +441,11 @@ class Consumer:
         wanted = wrap(self.namespace, topic)
         return tuple(sorted(mq for mq in mqs if mq.topic == wanted))
 
-    def committed_offsets(self) -> dict[Any, int]:
+    def committed_offsets(self) -> dict[MessageQueue, int]:
         """The offsets held in memory (the next message to consume of each owned queue)."""
         return {} if self._offsets is None else self._offsets.offsets()
 
-    def process_queue(self, mq: Any) -> ProcessQueue | None:
+    def process_queue(self, mq: MessageQueue) -> ProcessQueue | None:
         """The queue's :class:`~rocketroute.client.process_queue.ProcessQueue` (messages pulled, not consumed)."""
         return self._pqs.get(mq)
 

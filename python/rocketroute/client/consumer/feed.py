@@ -28,11 +28,12 @@ from threading import get_ident
 from typing import Any
 
 from ...remoting.bridge import loop_runs_here
+from ..message_decode import MessageExt
 from .listener import ConsumeConcurrentlyStatus
 
 __all__ = ["Feed"]
 
-Settle = Callable[[list[Any], Any, Any, ConsumeConcurrentlyStatus], None]
+Settle = Callable[[list[MessageExt], Any, Any, ConsumeConcurrentlyStatus], None]
 """``settle(msgs, pq, mq, status)``: the consume service's processing of a listener call's result."""
 
 
@@ -42,7 +43,7 @@ class _Held:
 
     __slots__ = ("answer", "mq", "msgs", "pos", "pq", "prepared")
 
-    def __init__(self, msgs: list[Any], pq: Any, mq: Any, answer: asyncio.Future[Any] | None) -> None:
+    def __init__(self, msgs: list[MessageExt], pq: Any, mq: Any, answer: asyncio.Future[Any] | None) -> None:
         self.msgs = msgs
         self.pq = pq
         self.mq = mq
@@ -69,7 +70,7 @@ class Feed:
     time); ``settle`` when it is done."""
 
     def __init__(
-        self, prepare: Callable[[list[Any]], None], settle: Settle, loop: asyncio.AbstractEventLoop | None = None
+        self, prepare: Callable[[list[MessageExt]], None], settle: Settle, loop: asyncio.AbstractEventLoop | None = None
     ) -> None:
         self._loop = loop
         self._prepare = prepare
@@ -82,14 +83,14 @@ class Feed:
         self._held: dict[asyncio.Task[Any], _Held | None] = {}
         self.closed = False
 
-    def put(self, msgs: list[Any], pq: Any, mq: Any) -> None:
+    def put(self, msgs: list[MessageExt], pq: Any, mq: Any) -> None:
         """A batch of ``mq`` (its cache ``pq``) for the next task that asks. Called on the loop."""
         if self.closed:
             return
         self._waiting.append(_Held(msgs, pq, mq, None))
         self._ready.set()
 
-    async def deliver(self, msgs: list[Any], context: Any) -> Any:
+    async def deliver(self, msgs: list[MessageExt], context: Any) -> Any:
         """A message consumed directly: handed to the next task like any batch, nothing committed or sent back;
         the answer is ``CONSUME_SUCCESS`` once the task asks for more, ``RECONSUME_LATER`` if it ended holding it,
         ``None`` (no status) if the consumer stopped first."""
@@ -143,7 +144,7 @@ class Feed:
             return asyncio.current_task(loop)
         return None
 
-    async def next_batch(self, task: asyncio.Task[Any] | None = None) -> list[Any]:
+    async def next_batch(self, task: asyncio.Task[Any] | None = None) -> list[MessageExt]:
         """Acknowledge the calling task's batch and take the next one; ``StopAsyncIteration`` once closed.
         ``task``: the calling task, when the caller knows it (:meth:`task_here`)."""
         if task is None:
@@ -178,7 +179,7 @@ class Feed:
         if held is not None:
             self._done(held, ConsumeConcurrentlyStatus.RECONSUME_LATER)
 
-    async def next_message(self, task: asyncio.Task[Any] | None = None) -> Any:
+    async def next_message(self, task: asyncio.Task[Any] | None = None) -> MessageExt:
         """The next message of the calling task's batch, or the first of the next batch (``task``: as for
         :meth:`next_batch`)."""
         if task is None:

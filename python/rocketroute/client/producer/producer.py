@@ -25,7 +25,7 @@ import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from threading import get_ident
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import send as _send_module
 from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
@@ -45,7 +45,7 @@ from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_op
 from ...remoting.headers.send import _native_frame as _native_request_frame
 from ...remoting.headers.send import send_header_v2, send_request
 from ...remoting.tls import TLS, check_tls
-from ...selector import MessageQueueSelector, as_selector
+from ...selector import MessageQueueSelector, SelectorFunction, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
@@ -71,6 +71,9 @@ from .route_change import RouteChange, route_change
 from .send_args import check_selector
 from .send_result import SendResult, SendStatus, result_maker, send_result_from_response
 from .settings import ProducerSettings
+
+if TYPE_CHECKING:
+    from ... import MQFaultStrategy, TopicPublishInfo, TopicRouteData
 
 __all__ = ["Producer"]
 
@@ -182,7 +185,9 @@ class Producer:
         self._rr = backend
         self.on_route_change = on_route_change
         self._make_result = result_maker(compat, backend.MessageQueue)
-        self.strategy = backend.MQFaultStrategy(compat, send_latency_fault_enable=cfg.send_latency_fault_enable)
+        self.strategy: MQFaultStrategy = backend.MQFaultStrategy(
+            compat, send_latency_fault_enable=cfg.send_latency_fault_enable
+        )
         self._version = MQ_VERSIONS[compat]
         self._window = (
             SendWindow(cfg.back_pressure_for_async_send_num, cfg.back_pressure_for_async_send_size)
@@ -455,12 +460,12 @@ class Producer:
             future.cancel()
             raise
 
-    def publish_info(self, topic: str) -> Any:
+    def publish_info(self, topic: str) -> TopicPublishInfo:
         """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet; its
         queues carry the topic as sent: ``namespace%topic`` in a namespace)."""
         return self._submit(self._find_publish_info(wrap(self.namespace, topic)))
 
-    def route(self, topic: str) -> Any:
+    def route(self, topic: str) -> TopicRouteData | None:
         """The last ``TopicRouteData`` the client instance fetched for ``topic``, or ``None``."""
         return None if self._instance is None else self._instance.routes.get(wrap(self.namespace, topic))
 
@@ -729,7 +734,7 @@ class Producer:
     def send(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
         *,
         timeout_ms: int | None = None,
@@ -747,7 +752,7 @@ class Producer:
     def send_oneway(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
     ) -> None:
         """``sendOneway``: one attempt, no answer awaited (the request goes out with the oneway flag). ``selector``
@@ -865,7 +870,7 @@ class Producer:
     async def send_async(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
         *,
         timeout_ms: int | None = None,
@@ -903,7 +908,7 @@ class Producer:
     def submit(
         self,
         msg: Message,
-        selector: MessageQueueSelector | Callable[..., Any] | None = None,
+        selector: MessageQueueSelector | SelectorFunction | None = None,
         arg: Any = None,
         *,
         timeout_ms: int | None = None,

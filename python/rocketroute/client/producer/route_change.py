@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ... import MessageQueue
 
 __all__ = ["RouteChange", "key_move_share", "route_change"]
 
@@ -59,10 +62,10 @@ class RouteChange:
     (the ordering risk); ``old_queues`` / ``new_queues``: the lists themselves."""
 
     topic: str
-    old_queues: tuple[Any, ...]
-    new_queues: tuple[Any, ...]
-    added: tuple[Any, ...] = field(default=())
-    removed: tuple[Any, ...] = field(default=())
+    old_queues: tuple[MessageQueue, ...]
+    new_queues: tuple[MessageQueue, ...]
+    added: tuple[MessageQueue, ...] = field(default=())
+    removed: tuple[MessageQueue, ...] = field(default=())
     brokers_added: tuple[str, ...] = field(default=())
     brokers_gone: tuple[str, ...] = field(default=())
     key_move_share: float = 0.0
