@@ -3,8 +3,8 @@ SparkSession: every profile's UDF and the hash UDFs equal the per-call functions
 keys and queue counts, edge cases included; lone surrogates, which a Spark string cannot carry, are checked on the
 Java methods the UDFs call (through Py4J, with a ``StringBuilder``). Without the jar everything falls back.
 
-The jar is built by ``make build`` (``make jar``); where a JDK's ``javac`` exists these tests fail rather than skip
-when it is missing."""
+The jar is built with the extension (``rust/python/build.rs``: ``make build``, ``pip wheel .``); where a JDK's ``javac``
+exists these tests fail rather than skip when it is missing."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def udfs(spark):
     if jvm.jar_path() is None and shutil.which("javac") is None:
         pytest.skip("no JDK here: the UDF jar is not built (the jobs fall back; see test_fallback_*)")
     status = jvm.register_udfs(spark)
-    assert status, f"the JVM UDFs do not load: {status.why} (build the jar: make jar)"
+    assert status, f"the JVM UDFs do not load: {status.why} (build the jar: make build)"
     return status
 
 
@@ -139,6 +139,16 @@ def test_a_queue_count_below_one_is_an_error(spark, udfs):
     name = jvm.PROFILE_UDFS["go4-fnv32a"][0]
     with pytest.raises(Exception, match="the queue count must be at least 1, not 0"):
         spark.sql(f"select {name}('a', 0)").collect()
+
+
+def test_a_missing_packaged_jar_is_blamed_on_the_build_and_says_how_to_get_one(monkeypatch, tmp_path):
+    monkeypatch.delenv(jvm.JAR_ENV, raising=False)
+    monkeypatch.setattr(jvm, "_PACKAGED", tmp_path / "jars" / "rocketroute-udf.jar")
+    status = jvm.register_udfs(None)  # no jar: answered before the session is touched
+    assert not status and status.jar is None
+    assert str(tmp_path / "jars" / "rocketroute-udf.jar") in status.why
+    assert "built without its JVM UDF jar" in status.why and "JDK 17+" in status.why
+    assert "pip install --force-reinstall ." in status.why and jvm.JAR_ENV in status.why
 
 
 def test_fallback_without_the_jar(spark, monkeypatch, tmp_path):

@@ -1,9 +1,10 @@
-"""The JVM UDFs: Java classes (``java/src/io/rocketroute/udf``) compiled by the build with ``javac`` against
-pyspark's jars into ``rocketroute/spark/jars/rocketroute-udf.jar``, shipped in the wheel, registered with
+"""The JVM UDFs: Java classes (``java/src/io/rocketroute/udf``) compiled with a JDK's ``javac`` by the extension's
+build script (``rust/python/build.rs``, so every build of a wheel makes them, ``pip wheel .`` included) into
+``rocketroute/spark/jars/rocketroute-udf.jar``, shipped in every wheel and the sdist, registered with
 ``registerJavaFunction``. They compute ``SelectMessageQueueByHash`` and every routing profile where the rows
 are, in the executors' JVMs, with no Python worker and no ``reflect``.
 
-Where the jar is missing (built without a JDK) or cannot be loaded, :func:`register_udfs` says why and the
+Where the jar is missing (built where there was no JDK 17+) or cannot be loaded, :func:`register_udfs` says why and the
 jobs fall back to the paths that need nothing of ours on the JVM: ``reflect`` for the hash route, the Arrow
 worker for the profiles. ``ROCKETROUTE_UDF_JAR`` names another jar (an empty value or a missing file: none).
 """
@@ -74,7 +75,12 @@ def _missing_reason() -> str:
     given = os.environ.get(JAR_ENV)
     if given is not None:
         return f"{JAR_ENV}={given!r} is not a file" if given else f"{JAR_ENV} is set empty"
-    return f"{_PACKAGED} was not built (no JDK's javac when rocketroute was built)"
+    return (
+        f"{_PACKAGED} is missing: this rocketroute was built without its JVM UDF jar (the build compiles it only where "
+        "it finds a JDK 17+ javac, in $JAVA_HOME/bin or on PATH). Install a wheel that carries it (the released "
+        "wheels and the sdist do), or build again with a JDK 17+ (`pip install --force-reinstall .` in a checkout, "
+        f"`make build` in development), or set {JAR_ENV} to a built jar"
+    )
 
 
 def _register_all(spark: Any) -> None:
