@@ -71,7 +71,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\npytest-xdist>=3.5\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
+    print("maturin>=1.7,<2\npytest>=8\npytest-xdist>=3.5\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\npyright>=1.1.414\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)

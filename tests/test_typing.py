@@ -4,12 +4,14 @@ classes, the reference backend's names, and no ``Any`` in what a user's code inf
 
 One ``mypy --strict --disallow-any-expr`` run over a snippet written as the docs write it: it fails on any error
 (``--disallow-any-expr`` makes every expression of type ``Any`` one), and the type each ``reveal_type`` shows is
-compared with the one written beside it."""
+compared with the one written beside it. Then pyright in strict mode on the same snippet (what VS Code's Pylance
+shows): no error, and the same types by their short names."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -136,7 +138,9 @@ PUBLIC = {
     "_asyncio.Future": "asyncio.Future",
     "asyncio.futures.Future": "asyncio.Future",
     "concurrent.futures._base.Future": "concurrent.futures.Future",
+    "builtins.": "",  # mypy before 2.0 names the builtins so
 }
+QUALIFIED = re.compile(r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])")
 
 
 def _expected() -> dict[int, str]:
@@ -171,9 +175,13 @@ def test_type_checkers_see_each_lazy_name_where_the_package_imports_it_from():
     assert not any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__" for node in tree.body)
 
 
+def _need(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        pytest.fail(f"{module} is not installed; install the test extra (pip install -e '.[test]')", pytrace=False)
+
+
 def test_mypy_strict_sees_the_documented_style_with_no_any(tmp_path):
-    if importlib.util.find_spec("mypy") is None:
-        pytest.fail("mypy is not installed; install the test extra (pip install -e '.[test]')", pytrace=False)
+    _need("mypy")
     (tmp_path / "snippet.py").write_text(SNIPPET)
     # the package the tests import (its stubs included), its own modules' errors not reported (as for any
     # installed package): only the snippet's are; the cache outlives the test so a second run takes ~2 s
@@ -195,3 +203,32 @@ def test_mypy_strict_sees_the_documented_style_with_no_any(tmp_path):
     assert revealed == _expected(), out
     assert not any("Any" in t for t in revealed.values())
     assert done.returncode == 0, out
+
+
+def test_pyright_strict_sees_the_same_types(tmp_path):
+    """Pyright (its PyPI wheel carries it; it runs on the system's Node) in strict mode, which also reports a
+    ``# type: ignore`` that ignores nothing: no error, and each revealed type is the one mypy shows, unqualified."""
+    _need("pyright")
+    (tmp_path / "snippet.py").write_text(SNIPPET)
+    config = {"typeCheckingMode": "strict", "extraPaths": [str(PACKAGE.parent)]}
+    config["reportUnnecessaryTypeIgnoreComment"] = "error"
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config))
+    done = subprocess.run(
+        [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable, "snippet.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = json.loads(done.stdout)
+    diagnostics = report["generalDiagnostics"]
+    errors = [d for d in diagnostics if d["severity"] != "information"]
+    assert not errors, json.dumps(errors, indent=1)
+    revealed = {}
+    for d in diagnostics:
+        m = re.fullmatch(r'Type of ".*" is "(.*)"', d["message"], re.S)
+        assert m, d
+        revealed[d["range"]["start"]["line"] + 1] = m[1]
+    assert revealed == {line: QUALIFIED.sub("", t) for line, t in _expected().items()}
+    assert not any("Any" in t or "Unknown" in t for t in revealed.values())
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -100,7 +100,9 @@ _CLIENT_NAMES = {
     "Credentials": "remoting.acl",
 }
 """The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers) and its credentials
-(:mod:`rocketroute.remoting.acl`), imported when first used: ``import rocketroute`` stays the routing core alone."""
+(:mod:`rocketroute.remoting.acl`), imported when first used: ``import rocketroute`` stays the routing core alone.
+A name added here is also imported in the ``if TYPE_CHECKING:`` block above, from the same module, so that type
+checkers see it (``tests/test_typing.py`` checks the two agree)."""
 
 
 if not TYPE_CHECKING:  # hidden from type checkers: they see the names above, and report a misspelt one
