@@ -178,7 +178,8 @@ fn build_jar(bin: Option<&Path>, root: &Path, sources: &[PathBuf], jar: &Path) {
             .arg("."),
         "jar (the JVM UDFs)",
     );
-    let tmp = jar.with_extension("jar.tmp");
+    // a name of this process's own: two builds at once (maturin and clippy) never write one file
+    let tmp = jar.with_extension(format!("jar.{}.tmp", std::process::id()));
     fs::copy(&built, &tmp).unwrap_or_else(|e| panic!("cannot write {}: {e}", tmp.display()));
     fs::rename(&tmp, jar).unwrap_or_else(|e| panic!("cannot write {}: {e}", jar.display()));
     // the jar takes its newest source's time: cargo reruns this script when a file it watches is newer than the
