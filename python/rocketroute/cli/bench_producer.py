@@ -38,18 +38,27 @@ def _topic_arg(text: str) -> str:
 
 
 def cmd_bench_producer(args: argparse.Namespace) -> int:
-    from .bench_producer_run import BenchConfig, run_bench
+    from .bench_producer_run import BenchConfig, BenchInterrupted, run_bench
 
     cfg = BenchConfig.from_args(args)
     if args.json:
         check_json_out("--json", args.json)
-    summary = run_bench(cfg, out=sys.stdout)
-    if args.json:
-        try:
-            Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
-        except OSError as e:
-            raise RocketRouteError(f"cannot write --json {args.json!r}: {e.strerror}") from None
+    try:
+        summary = run_bench(cfg, out=sys.stdout)
+    except BenchInterrupted as stopped:  # Ctrl-C: the summary so far is printed; --json gets it too
+        _write_json(args.json, stopped.summary)
+        raise
+    _write_json(args.json, summary)
     return 0 if summary["failed"] == 0 else 1
+
+
+def _write_json(path: str | None, summary: dict[str, Any]) -> None:
+    if not path:
+        return
+    try:
+        Path(path).write_text(json.dumps(summary, indent=2) + "\n")
+    except OSError as e:
+        raise RocketRouteError(f"cannot write --json {path!r}: {e.strerror}") from None
 
 
 def add_parser(subparsers: Any) -> None:
@@ -58,8 +67,10 @@ def add_parser(subparsers: Any) -> None:
         help="send to a real cluster as RocketMQ's benchmark producer does: TPS, RT percentiles, failures",
         description="Sends messages of --size bytes to --topic through rocketroute.Producer from --threads threads "
         "(sync), one event loop (async) or in batches, printing a progress line every --interval seconds and a "
-        "summary at the end. Exit status: 0, 1 when a send failed, 2 for a mistake in the options (checked before "
-        "anything is sent), an unreachable cluster or a run whose first sends all failed, 130 on Ctrl-C.",
+        "summary at the end (on Ctrl-C too: of what was sent until then). A line counts the messages acknowledged "
+        "since the one before over that time; the last one runs until the sends under way at the end of "
+        "--duration are answered. Exit status: 0, 1 when a send failed, 2 for a mistake in the options (checked "
+        "before anything is sent), an unreachable cluster or a run whose first sends all failed, 130 on Ctrl-C.",
     )
     bp.add_argument(
         "--namesrv", required=True, type=_namesrv_arg, help='name servers, "host:port" or "host:port;host:port"'
@@ -80,6 +91,9 @@ def add_parser(subparsers: Any) -> None:
     bp.add_argument("--interval", type=positive_float_arg, default=5.0, help="seconds between progress lines")
     bp.add_argument("--compat", default="5.3", choices=("5.3", "4.9"), help="RocketMQ profile")
     bp.add_argument("--fault-tolerance", action="store_true", help="send_latency_fault_enable")
-    bp.add_argument("--json", help="also write the summary to this JSON file (its folder must exist)")
+    bp.add_argument(
+        "--json",
+        help="also write the summary and every line's window to this JSON file (its folder must exist; on Ctrl-C too)",
+    )
     add_access_args(bp)
     bp.set_defaults(func=cmd_bench_producer)

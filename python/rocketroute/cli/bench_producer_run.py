@@ -4,8 +4,9 @@ and the failures every few seconds, and a summary at the end.
 
 The response times go into a :class:`~rocketroute.latency_histogram.LatencyHistogram` (fixed size: a run of any
 length takes the same memory). Ctrl-C stops a run within :data:`STOP_BOUND_S` seconds: the senders stop, the sends
-in flight are cancelled, the producer is shut down (waiting at most that long) and ``KeyboardInterrupt`` goes on
-to the caller."""
+in flight are cancelled, the producer is shut down (waiting at most that long), the summary of what was
+acknowledged until Ctrl-C is printed and :class:`BenchInterrupted` (a ``KeyboardInterrupt``) goes on to the
+caller."""
 
 from __future__ import annotations
 
@@ -24,14 +25,31 @@ from typing import Any, TextIO
 from ..errors import RocketRouteError
 from ..latency_histogram import LatencyHistogram
 from ..remoting.acl import Credentials
+from .bench_producer_progress import Progress
 
-__all__ = ["FAIL_FAST_SENDS", "STOP_BOUND_S", "BenchConfig", "check_namesrv", "check_topic_name", "run_bench"]
+__all__ = [
+    "FAIL_FAST_SENDS",
+    "STOP_BOUND_S",
+    "BenchConfig",
+    "BenchInterrupted",
+    "check_namesrv",
+    "check_topic_name",
+    "run_bench",
+]
 
 STOP_BOUND_S = 3.0
 """After Ctrl-C, how long the producer's shutdown and the senders are waited for, at most."""
 FAIL_FAST_SENDS = 100
 """A run whose first this many sends all failed stops, with the first error, instead of failing every send."""
 MODES = ("sync", "async", "batch", "oneway")
+
+
+class BenchInterrupted(KeyboardInterrupt):
+    """Ctrl-C ended the run: ``summary`` is what :func:`run_bench` printed of the messages sent until then."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
 
 
 def check_namesrv(namesrv: str) -> list[str]:
@@ -155,7 +173,8 @@ _KEYS = 10_000
 
 class _Stats:
     """Counters shared by the senders (a lock: many threads). The response times of the current progress window
-    go into ``window``; each progress line adds it to ``total`` and empties it: both are fixed-size histograms."""
+    go into ``window``; each progress line adds it to ``total`` and empties it: both are fixed-size histograms.
+    After :meth:`freeze` (Ctrl-C) nothing more is counted: the summary is what was acknowledged until then."""
 
     def __init__(self, *stop_when_failing: threading.Event) -> None:
         self.lock = threading.Lock()
@@ -167,14 +186,19 @@ class _Stats:
         self.first_error: str | None = None
         self.window = LatencyHistogram()  # one value per acknowledged message (a batch counts each message)
         self.total = LatencyHistogram()
+        self.frozen = False
 
     def ok(self, n: int, rt_ms: float) -> None:
         with self.lock:
+            if self.frozen:
+                return
             self.sent += n
             self.window.record(rt_ms, n)
 
     def fail(self, n: int, e: BaseException) -> None:
         with self.lock:
+            if self.frozen:
+                return
             self.failed += n
             name = type(e).__name__
             self.errors[name] = self.errors.get(name, 0) + n
@@ -185,6 +209,10 @@ class _Stats:
                 self.failing = True
                 for event in self._stop_when_failing:
                     event.set()
+
+    def freeze(self) -> None:
+        with self.lock:
+            self.frozen = True
 
     def take_window(self) -> tuple[int, int, float, float, float]:
         """``(sent, failed, avg, p99, max)`` of the window since the last call; the window goes into the total."""
@@ -229,11 +257,16 @@ def _shutdown_within(producer: Any, timeout_s: float) -> None:
 
 
 def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
-    """Run the benchmark; print progress lines and the summary to ``out``; return the summary.
+    """Run the benchmark; print progress lines and the summary to ``out``; return the summary (the windows and
+    the summary agree by construction: :mod:`.bench_producer_progress`).
 
-    Ctrl-C (``KeyboardInterrupt``) stops the senders, cancels the sends in flight, shuts the producer down
-    (waiting :data:`STOP_BOUND_S` at most) and is raised again; no summary is printed. A run whose first
-    :data:`FAIL_FAST_SENDS` sends all fail stops with a :class:`RocketRouteError` naming the first error."""
+    A line is printed every ``cfg.interval`` seconds after the start, except at the end of ``cfg.duration``: the
+    window in progress then goes on until the last send under way is answered and ends the run, so the last line
+    is never a sliver of the senders stopping. Ctrl-C (``KeyboardInterrupt``) counts what was acknowledged until
+    then, stops the senders, cancels the sends in flight, shuts the producer down (waiting :data:`STOP_BOUND_S`
+    at most), prints the last (partial) line and the summary, and raises :class:`BenchInterrupted` (a
+    ``KeyboardInterrupt``) carrying that summary. A run whose first :data:`FAIL_FAST_SENDS` sends all fail stops
+    with a :class:`RocketRouteError` naming the first error."""
     import rocketroute as rr
     from rocketroute.client import Message, Producer
 
@@ -247,6 +280,7 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
     counter = iter(range(1 << 62))
     counter_lock = threading.Lock()
     senders = _AsyncSenders()
+    finished: list[float] = []  # when each sender stopped (perf_counter): the last one ends the run
 
     def take(n: int) -> int:
         """How many of ``n`` messages may still be sent (``--messages``)."""
@@ -272,7 +306,8 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
         tls=cfg.tls,
     )
     workers: list[threading.Thread] = []
-    interrupted = False
+    interrupted_at: float | None = None
+    progress: Progress | None = None
     producer.start()
     try:
         try:
@@ -281,6 +316,12 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
             raise RocketRouteError(f"cannot reach the cluster at {cfg.namesrv} for {cfg.topic!r}: {e}") from None
 
         def sync_worker() -> None:
+            try:
+                sync_sends()
+            finally:
+                finished.append(time.perf_counter())
+
+        def sync_sends() -> None:
             while not stop.is_set():
                 n = take(cfg.batch_size if cfg.mode == "batch" else 1)
                 if n == 0:
@@ -346,6 +387,8 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
                 asyncio.run(main())
             except asyncio.CancelledError:
                 pass  # Ctrl-C: cancelled by the main thread
+            finally:
+                finished.append(time.perf_counter())
 
         if cfg.mode == "async":
             workers = [threading.Thread(target=async_worker, name="bench-producer-async", daemon=True)]
@@ -363,31 +406,29 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
             flush=True,
         )
         t0 = time.perf_counter()
+        progress = Progress(stats, out, t0)
         for w in workers:
             w.start()
-        last_t, last_sent = t0, 0
+        deadline = t0 + cfg.duration
+        next_line = t0 + cfg.interval
         failing = False
         while True:
             alive = any(w.is_alive() for w in workers)
             now = time.perf_counter()
-            if now - t0 >= cfg.duration:
+            if now >= deadline:
                 stop.set()
             if stats.failing:
                 failing = True
                 senders.cancel()
                 break
-            if now - last_t >= cfg.interval or not alive:
-                sent, failed, avg, p99, mx = stats.take_window()
-                tps = (sent - last_sent) / (now - last_t) if now > last_t else 0.0
-                print(
-                    f"[{now - t0:6.1f}s] Send TPS: {tps:,.0f}  RT avg: {avg:.2f} ms  p99: {p99:.2f} ms  "
-                    f"max: {mx:.2f} ms  sent: {sent:,}  failed: {failed:,}",
-                    file=out,
-                    flush=True,
-                )
-                last_t, last_sent = now, sent
             if not alive:
                 break
+            # a line falls due every interval from the start (no drift); the window the duration ends in ends
+            # with the run, when the sends under way at the deadline are answered
+            if now >= next_line and next_line < deadline:
+                progress.line(now)
+                while next_line <= now:
+                    next_line += cfg.interval
             time.sleep(0.02)
         if failing:
             for w in workers:
@@ -399,11 +440,16 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
             )
         for w in workers:
             w.join()
-        elapsed = time.perf_counter() - t0
+        # the last window ends when the last sender stopped (--messages: it may end just after a line, with
+        # nothing left to show)
+        progress.line(max(finished, default=time.perf_counter()), print_empty=False)
     except KeyboardInterrupt:
-        interrupted = True
-        raise
+        interrupted_at = time.perf_counter()
+        stats.freeze()  # what was acknowledged until Ctrl-C: the sends it cuts short are not counted
+        if progress is None:  # before the first send: nothing to sum up
+            raise
     finally:
+        interrupted = interrupted_at is not None
         if interrupted:
             cancelled.set()
         stop.set()
@@ -421,31 +467,8 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
                 w.join(0.5)
         else:
             producer.shutdown()
-    stats.take_window()  # the last window into the total
-    rts = stats.total
-    rt = {
-        "avg": rts.mean,
-        "p50": rts.percentile(0.50),
-        "p99": rts.percentile(0.99),
-        "p999": rts.percentile(0.999),
-        "max": rts.max,
-    }
-    tps = stats.sent / elapsed if elapsed else 0.0
-    summary: dict[str, Any] = {
-        "mode": cfg.mode,
-        "size": cfg.size,
-        "seconds": round(elapsed, 3),
-        "sent": stats.sent,
-        "failed": stats.failed,
-        "errors": dict(stats.errors),
-        "tps": tps,
-        "rt_ms": rt,
-    }
-    print(
-        f"summary: {stats.sent:,} sent, {stats.failed:,} failed in {elapsed:.1f} s: {tps:,.0f} msgs/s; "
-        f"RT ms avg {rt['avg']:.2f}, p50 {rt['p50']:.2f}, p99 {rt['p99']:.2f}, p99.9 {rt['p999']:.2f}, "
-        f"max {rt['max']:.2f}" + (f"; errors: {stats.errors}" if stats.errors else ""),
-        file=out,
-        flush=True,
-    )
-    return summary
+    assert progress is not None  # the senders ran
+    if interrupted_at is not None:
+        progress.line(interrupted_at)
+        raise BenchInterrupted(progress.summary(cfg.mode, cfg.size, interrupted=True))
+    return progress.summary(cfg.mode, cfg.size, interrupted=False)
