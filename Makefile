@@ -20,12 +20,15 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.rocketroute-tools.stamp
 BENCH_JSON := out/bench/results.json
 
-# The JVM UDFs (rocketroute.spark.jvm): our Java sources compiled with javac against pyspark's jars (Spark's UDF
-# interfaces, Guava) into a jar inside the package, so maturin puts it in the wheel and the sdist. Without a JDK
-# (no javac or jar) the build goes on without it and the jobs fall back to reflect / the Arrow worker.
+# The JVM UDFs (rocketroute.spark.jvm): java/src compiled by the extension's build script (rust/python/build.rs)
+# with a JDK's javac into a jar inside the package, so every maturin build (make build, make wheel, pip wheel .,
+# pip install .) puts it in the wheel and the sdist. Without a JDK the build goes on without it and the jobs fall
+# back to reflect / the Arrow worker.
 UDF_JAR := python/rocketroute/spark/jars/rocketroute-udf.jar
-UDF_SOURCES := $(sort $(wildcard java/src/io/rocketroute/udf/*.java))
-UDF_CLASSES := target/udf-classes
+# The release workflow's linter (make lint), from the Go module proxy, built once into a cache outside the checkout
+ACTIONLINT_VERSION := v1.7.12
+TOOLS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rocketroute/tools
+ACTIONLINT := $(TOOLS_DIR)/actionlint-$(ACTIONLINT_VERSION)
 
 # The real servers of the cluster tests (tests/cluster), in a cache outside the checkout so a clean clone on this
 # machine reuses them (override SERVERS_DIR to put them elsewhere; the tests read ROCKETROUTE_SERVERS_DIR and
@@ -71,7 +74,7 @@ import sys
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the same list as pyproject.toml
-    print("maturin>=1.7,<2\npytest>=8\npytest-xdist>=3.5\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\npyright>=1.1.414\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
+    print("maturin>=1.7,<2\npytest>=8\npytest-xdist>=3.5\nhypothesis>=6.100\npytest-benchmark>=4\nnumpy>=1.24\npyarrow>=14\npyspark>=4.0,<5\npandas>=2,<3\nmatplotlib>=3.7\nplaywright>=1.40\nkafka-python>=2.0\nrocketmq-python-client>=5.0\nmypy>=1.10\npyright>=1.1.414\nziglang>=0.13\nauditwheel>=6\nruff>=0.6\nhatchling>=1.27\nmkdocs>=1.6,<2\nmkdocs-material>=9.5\nmkdocstrings[python]>=0.26\nlz4>=4\nzstandard>=0.22")
     sys.exit(0)
 with open("pyproject.toml", "rb") as f:
     d = tomllib.load(f)
@@ -90,18 +93,17 @@ help:
 	@echo "make walkthrough  a producer's routing step by step (no Spark)"
 	@echo "make test      cargo test (core) + pytest tests (both backends) + benches as smoke tests"
 	@echo "make venv      create .venv with maturin, pytest, hypothesis, pytest-benchmark, ruff"
-	@echo "make build     the JVM UDF jar (javac) and maturin develop --release into .venv"
-	@echo "make jar       the JVM UDF jar alone (javac --release 17 against pyspark's jars; skipped without a JDK)"
+	@echo "make build     maturin develop --release into .venv (its build script compiles the JVM UDF jar where a JDK is)"
 	@echo "make servers   Apache RocketMQ's servers (Maven) and RocketMQ-Rust's (cargo) for the cluster tests (once; SERVERS_DIR=$(SERVERS_DIR)), and make clients"
 	@echo "make clients   the real Java clients (Maven) for the live Java oracle and the Java peers (CLIENTS_DIR=$(CLIENTS_DIR)), and the Go client's modules (tests/peers/go)"
 	@echo "make browser   Debian's chromium for the report's browser test (apt-get install, only when missing)"
-	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff, gofmt and go vet"
+	@echo "make lint      cargo fmt --check, cargo clippy -D warnings, ruff, gofmt and go vet, actionlint"
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
 	@echo "make bench-clients  rr.Producer, rr.Consumer (native, reference) and rr.aio against the Java and Go clients on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
 	@echo "make bench-instructions  instructions per message sent and consumed, counted under callgrind (repeatable where timings drift)"
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
-	@echo "make wheel     the manylinux2014 abi3 wheel and the sdist into dist/ (maturin, zig)"
+	@echo "make wheel     the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist into dist/ (maturin, zig; hatchling)"
 	@echo "make docs      build the docs site into site/ (mkdocs, strict: a warning is an error)"
 	@echo "make fuzz      differential, live-Java-oracle and property tests with many examples (FUZZ_EXAMPLES=20000)"
 	@echo "make clean     remove build outputs and caches (distclean: also .venv)"
@@ -121,25 +123,7 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade -r $(VENV)/requirements-tools.txt
 	@touch $@
 
-.PHONY: jar
-jar: $(UDF_JAR)
-
-# Rebuilt when a source or the venv (pyspark's jars) changes. A missing JDK is a note, not an error: the file is
-# not made, so the next build tries again.
-$(UDF_JAR): $(UDF_SOURCES) $(STAMP)
-	$(call section,jar: the JVM UDFs (javac --release 17 against pyspark's jars))
-	@if ! command -v javac >/dev/null || ! command -v jar >/dev/null; then \
-		echo "jar: no javac/jar (a JDK 17+) here: building without the JVM UDFs; route falls back to reflect"; \
-		exit 0; \
-	fi; \
-	jars="$$($(VPY) -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')"; \
-	rm -rf $(UDF_CLASSES) && mkdir -p $(UDF_CLASSES) $(dir $@); \
-	javac --release 17 -Xlint:all,-path -Werror -encoding UTF-8 -cp "$$jars/*" -d $(UDF_CLASSES) $(UDF_SOURCES); \
-	jar --create --file $@.tmp -C $(UDF_CLASSES) .; \
-	mv $@.tmp $@; \
-	echo "jar: $@ ($$(jar --list --file $@ | grep -c '\.class$$') classes)"
-
-build: venv jar peer
+build: venv peer
 	$(call section,build: maturin develop --release)
 	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 	$(IN_VENV) $(VENV)/bin/maturin develop --release
@@ -283,20 +267,34 @@ lint: venv
 	$(call section,lint: gofmt and go vet (tests/peers/go))
 	@test -z "$$(gofmt -l tests/peers/go)" || { gofmt -l tests/peers/go; echo "error: gofmt would change these" >&2; exit 1; }
 	cd tests/peers/go && GOFLAGS="-buildvcs=false -mod=readonly" go vet ./...
+	$(call section,lint: actionlint (.github/workflows))
+	@$(MAKE) $(ACTIONLINT)
+	$(ACTIONLINT) -no-color -shellcheck= -pyflakes=
 
-# the wheel users install (manylinux2014 abi3, zig linker) and the sdist, checked by auditwheel and installed alone
+# built from the Go module proxy (go install), once per version. make lint runs it with neither shellcheck nor
+# pyflakes (-shellcheck= -pyflakes=), so that its verdict does not depend on what else a machine has installed.
+$(ACTIONLINT):
+	@command -v go >/dev/null || { echo "error: go not found; actionlint (make lint) is built with Go 1.22+ (https://go.dev/dl/)" >&2; exit 1; }
+	mkdir -p $(TOOLS_DIR)/bin.tmp
+	GOBIN=$(TOOLS_DIR)/bin.tmp GOFLAGS=-buildvcs=false go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	mv $(TOOLS_DIR)/bin.tmp/actionlint $@ && rmdir $(TOOLS_DIR)/bin.tmp
+
+# the wheels users install (manylinux2014 abi3 with the zig linker; the pure-Python py3-none-any one, for platforms
+# with no native wheel) and the sdist: checked by auditwheel, each wheel installed alone (packaging/test_dist.py)
 DIST_CHECK := target/dist-check
-test-dist: venv jar
+test-dist: venv
 	$(call section,test: the manylinux2014 abi3 wheel and the sdist (packaging/test_dist.py))
 	rm -rf $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin sdist --out $(DIST_CHECK)
+	$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w $(DIST_CHECK)
 	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
 
-wheel: venv jar
+wheel: venv
 	$(call section,wheel: dist/ (manylinux2014 abi3 wheel and sdist))
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out dist
 	$(IN_VENV) $(VPY) -m maturin sdist --out dist
+	$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w dist
 
 docs: venv build
 	$(call section,docs: mkdocs build --strict into site/)
