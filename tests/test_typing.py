@@ -70,6 +70,13 @@ def by_order(mqs: Sequence[rr.MessageQueue], msg: rr.Message, arg: str) -> rr.Me
     return mqs[len(arg) % len(mqs)]
 
 
+class EveryQueue:  # a strategy of the user's own: any object with allocate(...)
+    def allocate(
+        self, group: str | None, cid: str | None, mqs: Sequence[rr.MessageQueue] | None, cids: Sequence[str] | None
+    ) -> list[rr.MessageQueue]:
+        return list(mqs or ())
+
+
 def threaded() -> None:
     with rr.Producer("127.0.0.1:9876", "my-producer-group", send_msg_timeout=1000) as producer:
         result = producer.send(rr.Message("TopicTest", b"hello", tags="TagA", keys="order-42"))
@@ -103,6 +110,8 @@ def threaded() -> None:
         reveal_type(consumer.committed_offsets())  # dict[rocketroute._native.MessageQueue, int]
         reveal_type(consumer.settings.pull_batch_size)  # int
     rr.Consumer("127.0.0.1:9876", "orderly-group", {"TopicTest": "TagA || TagB"}, listener=in_order, orderly=True)
+    rr.Consumer("127.0.0.1:9876", "own-strategy", ["TopicTest"], EveryQueue(), listener=listener)
+    rr.Consumer("127.0.0.1:9876", "no-strategy", ["TopicTest"], 42, listener=listener)  # type: ignore[arg-type]
 
 
 async def main() -> None:
@@ -113,7 +122,8 @@ async def main() -> None:
         pending = await producer.enqueue(rr.Message("TopicTest", b"queued"))
         reveal_type(pending)  # asyncio.Future[rocketroute.client.producer.send_result.SendResult]
         reveal_type((await pending).queue_offset)  # int
-    async with rr.aio.Consumer("127.0.0.1:9876", "my-consumer-group", ["TopicTest"]) as consumer:
+    hashed = rr.AllocateMessageQueueConsistentHash()
+    async with rr.aio.Consumer("127.0.0.1:9876", "my-consumer-group", ["TopicTest"], hashed) as consumer:
         reveal_type(consumer)  # rocketroute.aio.consumer.Consumer
         async for msg in consumer:
             reveal_type(msg)  # rocketroute.client.message_decode.MessageExt

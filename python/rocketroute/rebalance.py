@@ -3,13 +3,28 @@ Both work with either backend's objects."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import NullPointerError
 
-__all__ = ["RebalanceResult", "Churn", "rebalance", "churn"]
+__all__ = ["QueueAllocator", "RebalanceResult", "Churn", "rebalance", "churn"]
+
+
+class QueueAllocator(Protocol):
+    """What a consumer's ``strategy`` is: either backend's ``AllocateMessageQueue*`` strategies, or any object of
+    your own with ``allocate(consumer_group, current_cid, mq_all, cid_all)`` returning ``current_cid``'s queues
+    (Java's ``AllocateMessageQueueStrategy``). The queues are either backend's ``MessageQueue``."""
+
+    def allocate(
+        self,
+        consumer_group: str | None,
+        current_cid: str | None,
+        mq_all: Sequence[Any] | None,
+        cid_all: Sequence[str] | None,
+        /,
+    ) -> Sequence[Any] | None: ...
 
 
 def _utf16_key(s: str) -> bytes:
@@ -31,7 +46,7 @@ class RebalanceResult:
 
 
 def rebalance(
-    strategy: Any,
+    strategy: QueueAllocator,
     consumer_group: str | None,
     current_cid: str,
     mq_all: Iterable[Any],

@@ -15,6 +15,7 @@ from ..client.consumer.settings import ConsumerSettings
 from ..client.consumer.stats import ConsumerStats
 from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
+from ..rebalance import QueueAllocator
 from ..remoting.bridge import loop_runs_here
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Consumer:
         namesrv: str | Sequence[str],
         group: str,
         subscriptions: Mapping[str, str | None] | Iterable[str],
-        strategy: Any = None,
+        strategy: QueueAllocator | None = None,
         *,
         listener: AsyncMessageListener | None = None,
         on_rebalance: Callable[[str, tuple[MessageQueue, ...]], None] | None = None,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...consumer_config import CONSUMER_CONSTANTS
 from ...log_repeats import REPEATS
+from ...rebalance import QueueAllocator
 from ...remoting import RemotingClient
 from ...remoting.acl import Credentials, check_credentials
 from ...remoting.tls import TLS, check_tls
@@ -49,7 +50,7 @@ from .consume_service import ConsumeService
 from .coordinator import Coordinator
 from .errors import DuplicateClientIdError
 from .feed import Feed
-from .listener import AsyncMessageListener, MessageListener
+from .listener import MessageListener
 from .loop_pool import LoopConsumePool
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
@@ -99,7 +100,7 @@ class Consumer:
         namesrv: str | Sequence[str],
         group: str,
         subscriptions: Mapping[str, str | None] | Iterable[str],
-        strategy: Any = None,
+        strategy: QueueAllocator | None = None,
         model: str | None = None,
         *,
         listener: MessageListener | None = None,
@@ -143,9 +144,9 @@ class Consumer:
         if backend is None:
             import rocketroute as backend
         self._rr = backend
-        self.strategy = strategy if strategy is not None else backend.AllocateMessageQueueAveragely()
-        # rocketroute.aio sets its coroutine listener here
-        self.listener: MessageListener | AsyncMessageListener | None = listener
+        self.strategy: QueueAllocator = strategy if strategy is not None else backend.AllocateMessageQueueAveragely()
+        # a MessageListener, or rocketroute.aio's AsyncMessageListener: the consume service checks what it answers
+        self.listener: Callable[..., Any] | None = listener
         self.on_rebalance = on_rebalance
         if isinstance(subscriptions, (str, bytes)):
             raise TypeError(
