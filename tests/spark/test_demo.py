@@ -64,6 +64,11 @@ def test_cli_demo_end_to_end(tmp_path):
     # the command lines shown name --out, not the temporary folder the jobs wrote into
     shown = [line for line in done.stderr.splitlines() if line.startswith("[rocketroute] demo: rocketroute ")]
     assert len(shown) == 3 and all(f"--out {out}" in line and ".tmp-" not in line for line in shown)
+    # said once, before the jobs' own lines name it: everything goes into a temporary folder next to --out
+    said = [line for line in done.stderr.splitlines() if "a temporary folder next to" in line]
+    assert len(said) == 1, done.stderr[-3000:]
+    assert said[0].startswith(f"[rocketroute] demo: writing into {tmp_path / '.demo.tmp-'}"), said[0]
+    assert f"next to {out}, which replaces {out} once every step has finished" in said[0]
     report = out / "report.html"
     assert f"report: {report.resolve()}" in done.stdout.splitlines()[-1]
     page = report.read_text()

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..._plural import counted
 from .common import (
     add_overwrite_arg,
     add_spark_args,
@@ -56,12 +57,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     final = check_out(args.out, overwrite=args.overwrite)
     out = Path(args.out)
     t0 = time.perf_counter()
-    log(f"demo: {args.rows:,} orders, about {min(args.sends, args.rows):,} replayed sends; {spark_start(args)}")
+    sends = counted(min(args.sends, args.rows), "replayed send")
+    log(f"demo: {counted(args.rows, 'order')}, about {sends}; {spark_start(args)}")
     parser = build_parser()
     # everything (inputs, every job's outputs, the report) goes into one folder next to --out, swapped in at the
     # end; the command lines shown name --out itself
     with staged_output(final) as stage, spark_session(args) as spark:
-        log(f"demo: generating the inputs in {out / 'data'}")
+        log(
+            f"demo: writing into {stage}, a temporary folder next to {out}, which replaces {out} once every step "
+            f"has finished (the jobs' lines below name the temporary folder, the command lines name {out})"
+        )
+        log(f"demo: generating the inputs in {stage / 'data'}")
         inputs = write_demo_inputs(spark, stage / "data", rows=args.rows, sends=args.sends, seed=args.seed)
         commands = _demo_commands(inputs, stage, args.consumers)
         for argv in commands.values():
@@ -77,7 +83,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             route_dir=stage / "route",
             plan_dir=stage,
             replay_dir=stage / "replay",
-            title=f"rocketroute demo: {args.rows:,} orders on {route_summary['queues']} queues",
+            title=f"rocketroute demo: {counted(args.rows, 'order')} on {counted(route_summary['queues'], 'queue')}",
         )
     report = out / "report.html"
     print("\n== route (hash selector on the order key)")
