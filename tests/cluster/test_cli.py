@@ -310,6 +310,7 @@ def test_ctrl_c_stops_bench_producer_in_one_line(cluster, fresh_topic, mode):
         run.kill()
     assert run.proc.returncode == 130, run.output()
     assert run.stderr_lines() == ["rocketroute bench-producer: interrupted"], run.output()
+    assert "".join(run.out).splitlines()[-1].startswith("summary (interrupted): "), run.output()
     assert took < STOP_BOUND_S, took
 
 
@@ -331,6 +332,7 @@ def test_ctrl_c_stops_the_async_bench_with_its_sends_hanging_on_a_paused_broker(
         cluster.resume_broker("broker-b")
     assert run.proc.returncode == 130, run.output()
     assert run.stderr_lines() == ["rocketroute bench-producer: interrupted"], run.output()
+    assert "".join(run.out).splitlines()[-1].startswith("summary (interrupted): "), run.output()
     assert took < STOP_BOUND_S, took
 
 
