@@ -83,6 +83,8 @@ def test_every_line_and_the_summary_agree(tmp_path: Path, mode: str) -> None:
     lines, summary = _lines(done.stdout)
     doc = json.loads(out.read_text())
     assert not doc["interrupted"] and summary["interrupted"] is None
+    want = {"async": ", 256 in flight", "sync": ", 4 threads", "batch": ", 4 threads, batches of 32"}[mode]
+    assert done.stdout.splitlines()[0].endswith(want), done.stdout
     _check_agree(lines, summary, doc)
     windows = doc["windows"]
     assert len(windows) == 4, windows

@@ -22,6 +22,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from .._plural import counted
 from ..errors import RocketRouteError
 from ..latency_histogram import LatencyHistogram
 from ..remoting.acl import Credentials
@@ -399,7 +400,7 @@ def run_bench(cfg: BenchConfig, out: TextIO) -> dict[str, Any]:
             ]
         print(
             f"bench-producer: {cfg.mode}, {cfg.size} B messages to {cfg.topic} on {cfg.namesrv}, "
-            + (f"{cfg.in_flight} in flight" if cfg.mode == "async" else f"{cfg.threads} thread(s)")
+            + (f"{cfg.in_flight} in flight" if cfg.mode == "async" else counted(cfg.threads, "thread"))
             + (f", batches of {cfg.batch_size}" if cfg.mode == "batch" else "")
             + (", keyed (SelectMessageQueueByHash)" if cfg.keys else ""),
             file=out,
