@@ -6,12 +6,9 @@ real servers are tests/cluster/test_cli.py's.)"""
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from typing import Any
 import pytest
 
 from ._instant_peer import instant_peer
+from ._terminal import Terminal
 
 LINE = re.compile(
     r"\[ *(?P<at>[\d.]+)s\] Send TPS: (?P<tps>[\d,]+)  RT avg: (?P<avg>[\d.]+) ms  p99: [\d.]+ ms  "
@@ -108,60 +106,17 @@ def test_a_run_stopped_by_messages_ends_with_its_last_send(tmp_path: Path) -> No
     assert doc["sent"] == 3000
 
 
-class _Terminal:
-    """The command started as a shell starts it (its own process group, SIGINT at its default), its output read
-    as it comes."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
-        ]
-        for t in self._readers:
-            t.start()
-
-    @staticmethod
-    def _read(stream: Any, into: list[str]) -> None:
-        for line in stream:
-            into.append(line)
-
-    def wait_sending(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while not any(m and _int(m["sent"]) > 0 for m in (LINE.fullmatch(r.rstrip("\n")) for r in self.out)):
-            assert self.proc.poll() is None, "".join(self.out + self.err)
-            assert time.monotonic() < deadline, "".join(self.out + self.err)
-            time.sleep(0.05)
-
-    def ctrl_c(self) -> float:
-        start = time.monotonic()
-        os.killpg(self.proc.pid, signal.SIGINT)
-        try:
-            self.proc.wait(30)
-        finally:
-            if self.proc.poll() is None:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        for t in self._readers:
-            t.join(5)
-        return time.monotonic() - start
+def _sending(run: Terminal) -> bool:
+    """A window line with messages sent."""
+    return any(m and _int(m["sent"]) > 0 for m in (LINE.fullmatch(r.rstrip("\n")) for r in run.out))
 
 
 @pytest.mark.parametrize("mode", ["batch", "sync", "async"])
 def test_ctrl_c_prints_the_summary_so_far_and_exits_130(tmp_path: Path, mode: str) -> None:
     out = tmp_path / "summary.json"
     with instant_peer() as addr:
-        run = _Terminal(_bench(addr, "--mode", mode, "--duration", "300", "--interval", "0.2", "--json", str(out)))
-        run.wait_sending(60)
+        run = Terminal(_bench(addr, "--mode", mode, "--duration", "300", "--interval", "0.2", "--json", str(out)))
+        run.wait_for(lambda: _sending(run), 60, "a window line with messages sent")
         time.sleep(0.3)  # into a window that Ctrl-C cuts short
         took = run.ctrl_c()
     output = "".join(run.out + run.err)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ import pytest
 import rocketroute as rr
 
 from .._java_peers import SHORT_JVM
+from .._terminal import Terminal
 
 
 def _cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
@@ -226,72 +225,14 @@ STOP_BOUND_S = 5.0
 """How long after Ctrl-C a command may take to exit."""
 
 
-class _Running:
-    """A command started as a terminal starts it (its own process group, SIGINT not ignored), its output read as
-    it comes; :meth:`ctrl_c` sends SIGINT to the whole group, as Ctrl-C does."""
-
-    def __init__(self, *args: str) -> None:
-        env = dict(os.environ)
-        env.setdefault("JAVA_TOOL_OPTIONS", SHORT_JVM)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rocketroute.cli", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            start_new_session=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell would leave it
-        )
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._readers = [
-            threading.Thread(target=self._read, args=(self.proc.stdout, self.out), daemon=True),
-            threading.Thread(target=self._read, args=(self.proc.stderr, self.err), daemon=True),
-        ]
-        for t in self._readers:
-            t.start()
-
-    @staticmethod
-    def _read(stream: Any, into: list[str]) -> None:
-        for line in stream:
-            into.append(line)
-
-    def wait_for(self, found: Any, timeout_s: float, what: str) -> None:
-        deadline = time.monotonic() + timeout_s
-        while not found():
-            if self.proc.poll() is not None:
-                raise AssertionError(f"ended ({self.proc.returncode}) before {what}: {self.output()}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"not within {timeout_s} s: {what}: {self.output()}")
-            time.sleep(0.05)
-
-    def ctrl_c(self) -> float:
-        """SIGINT to the process group; the seconds until the command exited."""
-        start = time.monotonic()
-        os.killpg(self.proc.pid, signal.SIGINT)
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"still running 60 s after Ctrl-C: {self.output()}") from None
-        took = time.monotonic() - start
-        for t in self._readers:
-            t.join(5)
-        return took
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-    def output(self) -> str:
-        return "".join(self.out) + "".join(self.err)
-
-    def stderr_lines(self) -> list[str]:
-        return "".join(self.err).splitlines()
+def _running(*args: str) -> Terminal:
+    """``rocketroute ARGS`` as a terminal runs it, its JVMs (Spark's) started short as the suite's are."""
+    env = dict(os.environ)
+    env.setdefault("JAVA_TOOL_OPTIONS", SHORT_JVM)
+    return Terminal([sys.executable, "-m", "rocketroute.cli", *args], env=env)
 
 
-def _sending(run: _Running) -> bool:
+def _sending(run: Terminal) -> bool:
     """A progress line with messages sent."""
     return any("Send TPS:" in line and " sent: 0 " not in line for line in run.out)
 
@@ -299,7 +240,7 @@ def _sending(run: _Running) -> bool:
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_ctrl_c_stops_bench_producer_in_one_line(cluster, fresh_topic, mode):
     topic = fresh_topic(queues=4)
-    run = _Running(
+    run = _running(
         "bench-producer", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--mode", mode,
         "--duration", "300", "--interval", "0.5",
     )  # fmt: skip
@@ -317,7 +258,7 @@ def test_ctrl_c_stops_bench_producer_in_one_line(cluster, fresh_topic, mode):
 def test_ctrl_c_stops_the_async_bench_with_its_sends_hanging_on_a_paused_broker(cluster, fresh_topic):
     """Sends in flight that no broker answers (broker-b stopped by SIGSTOP) are cancelled, not waited for."""
     topic = fresh_topic(queues=4)
-    run = _Running(
+    run = _running(
         "bench-producer", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--mode", "async",
         "--duration", "300", "--interval", "0.5",
     )  # fmt: skip
@@ -341,7 +282,7 @@ def test_ctrl_c_stops_the_live_plan_in_one_line(cluster, fresh_topic):
     topic = fresh_topic(queues=2)
     cluster.pause_broker("broker-b")
     try:
-        run = _Running(
+        run = _running(
             "plan", "--namesrv", ";".join(cluster.namesrv_addrs), "--topic", topic, "--group", "cg_ctrl_c",
             "--timeout-ms", "120000",
         )  # fmt: skip
@@ -394,7 +335,7 @@ def test_ctrl_c_stops_route_in_one_line_and_leaves_no_jvm(cluster, fresh_topic, 
         f.write("key\n")
         f.writelines(f"order-{i}\n" for i in range(1_000_000))
     out = tmp_path / "out"
-    run = _Running(
+    run = _running(
         "route", "--input", str(src), "--topic", topic, "--namesrv", ";".join(cluster.namesrv_addrs),
         "--master", "local[1]", "--out", str(out),
     )  # fmt: skip
