@@ -283,7 +283,7 @@ $(ACTIONLINT):
 # with no native wheel) and the sdist: checked by auditwheel, each wheel installed alone (packaging/test_dist.py)
 DIST_CHECK := target/dist-check
 test-dist: venv
-	$(call section,test: the manylinux2014 abi3 wheel and the sdist (packaging/test_dist.py))
+	$(call section,test: the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist (packaging/test_dist.py))
 	rm -rf $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(DIST_CHECK)
 	$(IN_VENV) $(VPY) -m maturin sdist --out $(DIST_CHECK)
@@ -291,7 +291,7 @@ test-dist: venv
 	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
 
 wheel: venv
-	$(call section,wheel: dist/ (manylinux2014 abi3 wheel and sdist))
+	$(call section,wheel: dist/ (manylinux2014 abi3 wheel, pure-Python wheel and sdist))
 	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out dist
 	$(IN_VENV) $(VPY) -m maturin sdist --out dist
 	$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w dist
