@@ -5,6 +5,11 @@ not an error to MkDocs: the fence shows as text in a paragraph and the fences af
 rest of the page is mangled. Here every page's code blocks, counted by language, are the fences of its Markdown
 (after the hooks that add some), no ``` is left in a page's text, and the hooks and the benchmark runs they read
 stay out of the built site.
+
+The reference pages read as a user expects: the docstrings' Sphinx roles (``:class:`X```) are links or code, not
+text (docs/hooks/sphinx_roles.py); the routing names are headed by their public paths (``rocketroute.MessageQueue``,
+not ``rocketroute._native``) without what PyO3 adds to a class; each page has one h1, its title; code in a table
+cell never breaks inside a name (docs/stylesheets/extra.css and docs/hooks/table_code.py).
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ import pytest
 import yaml
 
 from .test_docs import ROOT, code_blocks, nav_pages
+
+ROLE_TEXT = re.compile(r":(?:py:)?(?:class|meth|func|mod|attr|exc|data|obj|const|type):")
+"""A Sphinx role as text on a page: what the docstrings' ``:class:`X``` showed before the roles were rendered."""
+
+HEADING = re.compile(r"<h(?P<level>[1-6])\b[^>]*>(?P<inner>.*?)</h(?P=level)>", re.S)
 
 BLOCK_LANGUAGE = re.compile(r'<div class="language-(?P<lang>[\w+-]+) highlight">')
 """A code block as pymdownx.highlight writes it (``pygments_lang_class: true`` in mkdocs.yml)."""
@@ -124,7 +134,8 @@ def test_every_page_has_the_code_blocks_of_its_markdown(site: Path) -> None:
     for page in nav_pages():
         markdown = page.read_text()
         for hook in hooks:
-            markdown = hook.on_page_markdown(markdown, page=None, config=None, files=None)
+            if hasattr(hook, "on_page_markdown"):
+                markdown = hook.on_page_markdown(markdown, page=None, config=None, files=None)
         html = built_page(site, page).read_text()
         built = Counter(m["lang"] for m in BLOCK_LANGUAGE.finditer(html))
         if built != fenced_blocks(markdown):
@@ -141,3 +152,62 @@ def test_the_hooks_and_bench_runs_are_not_in_the_site(site: Path) -> None:
     assert not (site / "hooks").exists() and not (site / "bench").exists()
     benchmarks = built_page(site, ROOT / "docs" / "benchmarks.md").read_text()
     assert "<!-- bench-tables -->" not in benchmarks and benchmarks.count("<table>") >= 3
+
+
+def test_no_page_shows_a_sphinx_role_as_text(site: Path) -> None:
+    """The docstrings' ``:class:`X```, ``:meth:`x```, ``:mod:`.x``` ... are rendered (a link, else code): none is
+    left as ``:class:`` text before its name, and one resolves to the class it names on the page it is on."""
+    shown = {
+        str(page.relative_to(site)): len(found)
+        for page in sorted(site.rglob("*.html"))
+        if (found := ROLE_TEXT.findall(page_text(page.read_text())))
+    }
+    assert shown == {}, "Sphinx roles shown as text, per page"
+    client = built_page(site, ROOT / "docs" / "reference" / "client.md").read_text()
+    # Producer.shutdown's :class:`~rocketroute.errors.ProducerClosedError`, rendered further down the same page
+    assert re.search(
+        r'<a class="autorefs autorefs-internal"[^>]* href="#rocketroute\.errors\.ProducerClosedError">'
+        r"<code>ProducerClosedError</code></a>",
+        client,
+    )
+
+
+def test_the_routing_core_is_headed_by_public_names(site: Path) -> None:
+    """``rocketroute.MessageQueue``, as the page tells users to import it, in every heading of the reference, and
+    the native classes' members are their stubs' (no ``__doc__`` or ``__module__``, no ``str``'s docstring)."""
+    private = {
+        str(page.relative_to(ROOT)): [h["inner"] for h in HEADING.finditer(html) if "_native" in h["inner"]]
+        for page in sorted((ROOT / "docs" / "reference").glob("*.md"))
+        if "_native" in (html := built_page(site, page).read_text())
+    }
+    assert {page: found for page, found in private.items() if found} == {}
+    core = built_page(site, ROOT / "docs" / "reference" / "core.md").read_text()
+    assert 'id="rocketroute.MessageQueue"' in core and 'id="rocketroute.MessageQueue.compare_to"' in core
+    assert "__doc__" not in core and "__module__" not in core and "str(object=" not in core
+
+
+def test_every_page_has_one_h1_its_title(site: Path) -> None:
+    """A section written ``#`` renders as a second page title (and MkDocs then shows no table of contents)."""
+    wrong = {
+        str(page.relative_to(ROOT)): n
+        for page in nav_pages()
+        if (n := len(re.findall(r"<h1\b", built_page(site, page).read_text()))) != 1
+    }
+    assert wrong == {}, "pages with other than one h1"
+
+
+def test_code_in_table_cells_never_breaks_inside_a_name(site: Path) -> None:
+    """The extra stylesheet is published and linked from every page, it keeps one-word code in a cell on one line,
+    and the hook marks such code (a name) but not code with spaces (which wraps at its spaces)."""
+    css = (site / "stylesheets" / "extra.css").read_text()
+    assert re.search(r"table:not\(\[class\]\) code\.name\s*\{\s*white-space:\s*nowrap", css)
+    unlinked = [
+        str(page.relative_to(ROOT))
+        for page in nav_pages()
+        if "stylesheets/extra.css" not in built_page(site, page).read_text()
+    ]
+    assert unlinked == []
+    fleets = built_page(site, ROOT / "docs" / "guide" / "mixed-fleets.md").read_text()
+    assert '<code class="name">AllocateMessageQueueAveragely</code>' in fleets
+    profiles = built_page(site, ROOT / "docs" / "guide" / "profiles.md").read_text()
+    assert "<code>abs(key.hashCode() % n)</code>" in profiles
