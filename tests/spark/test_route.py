@@ -220,7 +220,7 @@ def test_cli_uses_the_running_session_and_leaves_it_running(tmp_path, spark, cli
     args = ["route", "--input", str(src), "--topic", TOPIC, "--queues", "b:4", "--out", str(tmp_path / "out")]
     done = cli(*args)
     assert done.returncode == 0, done.stderr
-    assert "[rocketroute] 4 queues on 1 brokers; on this process's running Spark session (local[2])\n" in done.stderr
+    assert "[rocketroute] 4 queues on 1 broker; on this process's running Spark session (local[2])\n" in done.stderr
     assert "starting Spark" not in done.stderr
     assert spark.range(5).count() == 5  # still running
     other = cli(*args, "--overwrite", "--master", "local[1]")
