@@ -33,7 +33,7 @@ def test_every_send_path_names_the_missing_topic() -> None:
             "submit": lambda m: producer.submit(m).result(5),
             "send_async": lambda m: asyncio.run(producer.send_async(m)),
         }
-        for n, (what, send) in enumerate(sends.items()):
+        for n, send in enumerate(sends.values()):
             topic = f"Missing{n}"
             with pytest.raises(SendFailedError, match=_says(cluster, topic)):
                 send(Message(topic, b"x"))
