@@ -279,22 +279,26 @@ $(ACTIONLINT):
 	GOBIN=$(TOOLS_DIR)/bin.tmp GOFLAGS=-buildvcs=false go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	mv $(TOOLS_DIR)/bin.tmp/actionlint $@ && rmdir $(TOOLS_DIR)/bin.tmp
 
+# what a release ships, into the folder $(1): the manylinux2014 abi3 wheel (zig linker), the sdist and the
+# pure-Python wheel (hatchling, packaging/pure); make wheel and make test-dist build the same
+define dists
+$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(1)
+$(IN_VENV) $(VPY) -m maturin sdist --out $(1)
+$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w $(1)
+endef
+
 # the wheels users install (manylinux2014 abi3 with the zig linker; the pure-Python py3-none-any one, for platforms
 # with no native wheel) and the sdist: checked by auditwheel, each wheel installed alone (packaging/test_dist.py)
 DIST_CHECK := target/dist-check
 test-dist: venv
 	$(call section,test: the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist (packaging/test_dist.py))
 	rm -rf $(DIST_CHECK)
-	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out $(DIST_CHECK)
-	$(IN_VENV) $(VPY) -m maturin sdist --out $(DIST_CHECK)
-	$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w $(DIST_CHECK)
+	$(call dists,$(DIST_CHECK))
 	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
 
 wheel: venv
 	$(call section,wheel: dist/ (manylinux2014 abi3 wheel, pure-Python wheel and sdist))
-	$(IN_VENV) $(VPY) -m maturin build --release --zig --compatibility manylinux2014 --out dist
-	$(IN_VENV) $(VPY) -m maturin sdist --out dist
-	$(VPY) -m pip wheel --quiet --no-deps --no-index --no-build-isolation packaging/pure -w dist
+	$(call dists,dist)
 
 docs: venv build
 	$(call section,docs: mkdocs build --strict into site/)
