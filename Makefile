@@ -291,7 +291,7 @@ endef
 # with no native wheel) and the sdist: checked by auditwheel, each wheel installed alone (packaging/test_dist.py)
 DIST_CHECK := target/dist-check
 test-dist: venv
-	$(call section,test: the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist (packaging/test_dist.py))
+	$(call section,test: the dists a release ships (packaging/test_dist.py: the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist))
 	rm -rf $(DIST_CHECK)
 	$(call dists,$(DIST_CHECK))
 	ROCKETROUTE_DIST_DIR=$(DIST_CHECK) $(VPY) -m pytest -q -p no:cacheprovider packaging
