@@ -36,8 +36,10 @@ def _listener(msgs: list[Any], context: Any) -> Any:
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
 
-def _consumer(cluster: FakeCluster, group: str, topic: str, instance_name: str) -> Consumer:
-    return Consumer(cluster.namesrv_addr, group, [topic], listener=_listener, instance_name=instance_name, **FAST)
+def _consumer(cluster: FakeCluster, group: str, topic: str, instance_name: str, backend: Any = None) -> Consumer:
+    return Consumer(
+        cluster.namesrv_addr, group, [topic], listener=_listener, instance_name=instance_name, backend=backend, **FAST
+    )
 
 
 @pytest.fixture
@@ -113,11 +115,13 @@ def test_the_rocketroute_logger_has_a_null_handler_and_the_parts_log_under_it():
         get_logger("pull")
 
 
-def test_start_shutdown_and_rebalance_changes_are_logged_at_info_with_the_client_id_group_and_name_servers(records):
+def test_start_shutdown_and_rebalance_changes_are_logged_at_info_with_the_client_id_group_and_name_servers(
+    records, backend
+):
     with FakeCluster() as cluster:
         cluster.topic("T", queues=4)
         ns = cluster.namesrv_addr
-        with Producer(ns, "PG", instance_name="p1") as producer:
+        with Producer(ns, "PG", instance_name="p1", backend=backend) as producer:
             started = records("producer PG started")
             assert [r.levelno for r in started] == [logging.INFO]
             assert f"client id {producer.client_id}, name servers {ns}" in started[0].getMessage()
@@ -125,7 +129,7 @@ def test_start_shutdown_and_rebalance_changes_are_logged_at_info_with_the_client
             records("producer PG shut down")[0].getMessage()
         )
 
-        first = _consumer(cluster, "G", "T", "c1").start()
+        first = _consumer(cluster, "G", "T", "c1", backend).start()
         try:
             cid = first.client_id
             (started,) = records("consumer G started")
@@ -138,7 +142,7 @@ def test_start_shutdown_and_rebalance_changes_are_logged_at_info_with_the_client
             time.sleep(0.5)  # five rebalance rounds without a change: no line
             assert len(records("rebalance of T in consumer group G")) == 1
 
-            second = _consumer(cluster, "G", "T", "c2").start()
+            second = _consumer(cluster, "G", "T", "c2", backend).start()
             try:
                 wait_until(lambda: len(first.assignment("T")) == 2, 10, "the first consumer gives up two queues")
                 wait_until(lambda: len(records(f"(client id {cid}, ")) == 2, 5, "the first consumer's second line")

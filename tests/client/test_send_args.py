@@ -42,9 +42,9 @@ def _first_offset_after(send: Callable[[rr.Message], Any]) -> int:
     return int(send(rr.Message("T", b"good")).queue_offset)
 
 
-def test_the_threaded_producer_refuses_java_s_overloads_before_sending() -> None:
+def test_the_threaded_producer_refuses_java_s_overloads_before_sending(backend: Any) -> None:
     with instant_peer("--queues", "1") as addr:
-        producer = rr.Producer(addr, "pg-args").start()
+        producer = rr.Producer(addr, "pg-args", backend=backend).start()
         try:
             calls: dict[str, Callable[..., Any]] = {
                 "send": producer.send,
@@ -58,7 +58,7 @@ def test_the_threaded_producer_refuses_java_s_overloads_before_sending() -> None
                         method(rr.Message("T", b"refused"), *args)
             assert producer.flush(timeout_ms=1000) == 0  # none of them was accepted
             assert _first_offset_after(producer.send) == 0  # nor sent
-            keyed = producer.send(rr.Message("T", b"keyed"), rr.SelectMessageQueueByHash(), "order-42")
+            keyed = producer.send(rr.Message("T", b"keyed"), backend.SelectMessageQueueByHash(), "order-42")
             by_callable = producer.send(rr.Message("T", b"picked"), lambda mqs, msg, arg: mqs[0])
             assert (keyed.queue_offset, by_callable.queue_offset) == (1, 2)
             assert producer.send(rr.Message("T", b"timed"), timeout_ms=3000).queue_offset == 3
@@ -66,9 +66,9 @@ def test_the_threaded_producer_refuses_java_s_overloads_before_sending() -> None
             producer.shutdown()
 
 
-def test_the_asyncio_producer_refuses_java_s_overloads_before_sending() -> None:
+def test_the_asyncio_producer_refuses_java_s_overloads_before_sending(backend: Any) -> None:
     async def main(addr: str) -> None:
-        async with rr.aio.Producer(addr, "pg-args-aio") as producer:
+        async with rr.aio.Producer(addr, "pg-args-aio", backend=backend) as producer:
             calls = {"send": producer.send, "send_oneway": producer.send_oneway, "enqueue": producer.enqueue}
             for call, method in calls.items():
                 for args, says in MISTAKES:
@@ -76,7 +76,7 @@ def test_the_asyncio_producer_refuses_java_s_overloads_before_sending() -> None:
                         await method(rr.Message("T", b"refused"), *args)
             assert await producer.flush(timeout_ms=1000) == 0
             assert (await producer.send(rr.Message("T", b"good"))).queue_offset == 0
-            keyed = await producer.send(rr.Message("T", b"keyed"), rr.SelectMessageQueueByHash(), "order-42")
+            keyed = await producer.send(rr.Message("T", b"keyed"), backend.SelectMessageQueueByHash(), "order-42")
             assert keyed.queue_offset == 1
 
     with instant_peer("--queues", "1") as addr:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 
 import pytest
 
@@ -24,11 +25,11 @@ def _says(cluster: FakeCluster, topic: str) -> str:
     )
 
 
-def test_every_send_path_names_the_missing_topic() -> None:
-    with FakeCluster() as cluster, Producer(cluster.namesrv_addr, "PG") as producer:
+def test_every_send_path_names_the_missing_topic(backend: Any) -> None:
+    with FakeCluster() as cluster, Producer(cluster.namesrv_addr, "PG", backend=backend) as producer:
         sends = {
             "send": lambda m: producer.send(m),
-            "keyed send": lambda m: producer.send(m, rr.SelectMessageQueueByHash(), "k"),
+            "keyed send": lambda m: producer.send(m, backend.SelectMessageQueueByHash(), "k"),
             "send_oneway": lambda m: producer.send_oneway(m),
             "submit": lambda m: producer.submit(m).result(5),
             "send_async": lambda m: asyncio.run(producer.send_async(m)),
@@ -40,9 +41,9 @@ def test_every_send_path_names_the_missing_topic() -> None:
         assert cluster.brokers["broker-a"].requests(SEND_MESSAGE_V2) == []
 
 
-def test_the_asyncio_producer_names_it_too() -> None:
+def test_the_asyncio_producer_names_it_too(backend: Any) -> None:
     async def main(cluster: FakeCluster) -> None:
-        async with rr.aio.Producer(cluster.namesrv_addr, "PG") as producer:
+        async with rr.aio.Producer(cluster.namesrv_addr, "PG", backend=backend) as producer:
             with pytest.raises(SendFailedError, match=_says(cluster, "Missing")):
                 await producer.send(Message("Missing", b"x"))
             with pytest.raises(SendFailedError, match=_says(cluster, "Missing")):
