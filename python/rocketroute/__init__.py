@@ -12,7 +12,6 @@ import importlib
 from typing import TYPE_CHECKING
 
 from . import _backend
-from .consumer_config import consumer_defaults
 from .errors import (
     AccessDeniedError,
     AuthenticationError,
@@ -28,7 +27,7 @@ from .errors import (
     RocketRouteError,
     SendFailedError,
 )
-from .producer_config import producer_defaults
+from .java_defaults import consumer_defaults, producer_defaults
 from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES

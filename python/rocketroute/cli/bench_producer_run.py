@@ -81,7 +81,7 @@ def check_topic_name(topic: str) -> None:
 
 
 def _max_message_size(compat: str) -> int:
-    from ..producer_config import producer_defaults
+    from ..java_defaults import producer_defaults
 
     return int(producer_defaults(compat)["max_message_size"])
 

@@ -22,14 +22,29 @@ import dataclasses
 import difflib
 import functools
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar, TypeVar
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ..errors import UnsupportedSettingError
 from .settings_check import check_compat
 
-__all__ = ["ClientSettings"]
+__all__ = ["ClientSettings", "Unread", "unread"]
 
 S = TypeVar("S", bound="ClientSettings")
+
+
+class Unread(NamedTuple):
+    """A Java setting of the client that is not a field (:attr:`ClientSettings.NOT_SUPPORTED`)."""
+
+    defaults: Mapping[str, Any]
+    """Java's default per compat profile; a profile it lacks has no such setting."""
+    why: str
+    """Why rocketroute does not read it."""
+
+
+def unread(default: Any, why: str, *, only_53: bool = False) -> Unread:
+    """An :class:`Unread` whose Java default is ``default`` on both profiles (on 5.3 alone with ``only_53``)."""
+    return Unread(MappingProxyType({"5.3": default} if only_53 else {"5.3": default, "4.9": default}), why)
 
 
 class ClientSettings(Mapping[str, Any]):
@@ -41,13 +56,22 @@ class ClientSettings(Mapping[str, Any]):
     """The client's name in error messages."""
     ONLY_53: ClassVar[frozenset[str]] = frozenset()
     """Fields that are settings of the 5.3 Java client only: refused on ``compat="4.9"`` unless left at default."""
-    NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {}
-    """Java settings that are not fields: the feature is not implemented (setting -> why)."""
+    ALSO_ON_49: ClassVar[frozenset[str]] = frozenset()
+    """Fields that are settings of the 5.3 Java client only, that rocketroute also takes on ``compat="4.9"`` (not
+    among 4.9's Java defaults)."""
+    NOT_SUPPORTED: ClassVar[Mapping[str, Unread]] = {}
+    """Java settings that are not fields: the feature is not implemented (setting -> Java's defaults, why)."""
+    OWN: ClassVar[frozenset[str]] = frozenset()
+    """Fields that are rocketroute's, not the Java client's settings (not among Java's defaults)."""
+    JAVA_VALUES: ClassVar[Mapping[str, Any]] = {}
+    """Fields whose Java default differs from rocketroute's: field -> Java's."""
 
     @classmethod
     def java_defaults(cls, compat: str) -> Mapping[str, Any]:
-        """The Java client's settings and defaults for ``compat`` (``producer_defaults`` / ``consumer_defaults``)."""
-        raise NotImplementedError
+        """The Java client's settings and defaults for ``compat`` (``producer_defaults`` / ``consumer_defaults``):
+        the fields' defaults (Java's where :attr:`JAVA_VALUES` says), less :attr:`OWN` (and on 4.9 the 5.3-only
+        fields), and the :attr:`NOT_SUPPORTED` settings the profile has; read-only."""
+        return _java_defaults(cls, compat)
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
@@ -86,8 +110,9 @@ class ClientSettings(Mapping[str, Any]):
                         "no such setting"
                     )
                 continue
-            why = cls.NOT_SUPPORTED.get(name)
-            if why is not None:
+            refused = cls.NOT_SUPPORTED.get(name)
+            if refused is not None:
+                why = refused.why
                 if name in java and _same(value, java[name]):
                     continue  # Java's default: what rocketroute does
                 shown = f"only {java[name]!r}, Java's default, is accepted" if name in java else "not a 4.9 setting"
@@ -133,6 +158,19 @@ class ClientSettings(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.field_names())
+
+
+@functools.cache
+def _java_defaults(cls: type[ClientSettings], compat: str) -> Mapping[str, Any]:
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in cls.OWN or (compat == "4.9" and (f.name in cls.ONLY_53 or f.name in cls.ALSO_ON_49)):
+            continue
+        values[f.name] = cls.JAVA_VALUES.get(f.name, f.default)
+    for name, refused in cls.NOT_SUPPORTED.items():
+        if compat in refused.defaults:
+            values[name] = refused.defaults[compat]
+    return MappingProxyType(values)
 
 
 @functools.cache

@@ -11,7 +11,7 @@ from ..errors import JavaArithmeticError as JavaArithmeticError
 from ..errors import NullPointerError as NullPointerError
 from ..errors import NumberFormatError as NumberFormatError
 from ..errors import RocketRouteError as RocketRouteError
-from ..producer_config import producer_defaults as producer_defaults
+from ..java_defaults import producer_defaults as producer_defaults
 from ..rebalance import Churn as Churn
 from ..rebalance import RebalanceResult as RebalanceResult
 from ..rebalance import churn as churn

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...consumer_config import CONSUMER_CONSTANTS
 from ...remoting import RemotingCommand
 from ...remoting.headers import (
     ConsumerSendMsgBackRequestHeader,
@@ -24,6 +23,7 @@ from ..message import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log
+from .constants import CONSUMER_CONSTANTS
 from .listener import (
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,

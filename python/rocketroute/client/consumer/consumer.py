@@ -33,7 +33,6 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...consumer_config import CONSUMER_CONSTANTS
 from ...log_repeats import REPEATS
 from ...rebalance import QueueAllocator
 from ...remoting import RemotingClient
@@ -46,6 +45,7 @@ from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
 from ._shared import _STOP_TIMEOUT_S, _now_ms, log
+from .constants import CONSUMER_CONSTANTS
 from .consume_service import ConsumeService
 from .coordinator import Coordinator
 from .errors import DuplicateClientIdError

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..._backend import native_twin
-from ...consumer_config import CONSUMER_CONSTANTS
 from ..message import PROPERTY_MAX_OFFSET
+from .constants import CONSUMER_CONSTANTS
 
 __all__ = ["PULL_MAX_IDLE_TIME", "REBALANCE_LOCK_INTERVAL", "REBALANCE_LOCK_MAX_LIVE_TIME", "ProcessQueue"]
 

@@ -14,11 +14,11 @@ from functools import partial
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
-from ...consumer_config import CONSUMER_CONSTANTS
 from ...errors import AccessDeniedError
 from ...log_repeats import REPEATS
 from ..message_decode import MessageDecodeError
 from ._shared import _now_ms, log
+from .constants import CONSUMER_CONSTANTS
 from .process_queue import ProcessQueue
 from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
 

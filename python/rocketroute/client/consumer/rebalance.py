@@ -16,7 +16,6 @@ import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ...consumer_config import CONSUMER_CONSTANTS
 from ...log_repeats import REPEATS
 from ...rebalance import rebalance
 from ...remoting.headers import (
@@ -27,6 +26,7 @@ from ...remoting.headers import (
     UnlockBatchMqRequest,
 )
 from ._shared import _now_ms, log
+from .constants import CONSUMER_CONSTANTS
 from .errors import DuplicateClientIdError
 from .process_queue import ProcessQueue
 from .settings import parse_java_timestamp

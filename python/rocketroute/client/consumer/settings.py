@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...consumer_config import CONSUMER_CONSTANTS, consumer_defaults
 from ...errors import IllegalArgumentError
 from ..message_decode import DEFAULT_MAX_BODY_SIZE
-from ..settings_base import ClientSettings
+from ..settings_base import ClientSettings, Unread, unread
 from ..settings_check import (
     DEFAULT_LANGUAGE,
     check_bool,
@@ -21,6 +20,7 @@ from ..settings_check import (
     check_language,
     check_positive_ms,
 )
+from .constants import CONSUMER_CONSTANTS
 
 __all__ = [
     "CONSUME_FROM",
@@ -135,24 +135,31 @@ class ConsumerSettings(ClientSettings):
     ONLY_53: ClassVar[frozenset[str]] = frozenset(
         {"pull_batch_size_in_bytes", "decode_read_body", "decode_decompress_body"}
     )
-    NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {
-        "client_rebalance": "pop consumption (server-side rebalance) is not implemented; the consumer rebalances",
-        "pop_threshold_for_queue": _POP,
-        "pop_invisible_time": _POP,
-        "pop_batch_nums": _POP,
-        "use_heartbeat_v2": "heartbeat v2 (fingerprinted heartbeats) is not implemented",
-        "enable_heartbeat_channel_event_listener": "the consumer heartbeats on its timer only",
-        "unit_mode": "unit mode is not implemented by the consumer",
-        "vip_channel_enabled": "the VIP channel is not implemented",
-        "enable_stream_request_type": "stream requests are not implemented",
-        "access_channel": "the CLOUD access channel (namespaces) is not implemented yet",
-        "trace_msg_batch_num": "message tracing is not implemented",
-        "adjust_thread_pool_nums_threshold": "the consume pool is fixed at consume_thread_min threads, as Java's is",
+    OWN: ClassVar[frozenset[str]] = frozenset({"rebalance_interval", "offset_store_dir", "max_body_size"})
+    JAVA_VALUES: ClassVar[Mapping[str, Any]] = {"language": "JAVA"}
+    NOT_SUPPORTED: ClassVar[Mapping[str, Unread]] = {
+        "client_rebalance": unread(
+            True, "pop consumption (server-side rebalance) is not implemented; the consumer rebalances", only_53=True
+        ),
+        "pop_threshold_for_queue": unread(96, _POP, only_53=True),
+        "pop_invisible_time": unread(60_000, _POP, only_53=True),
+        "pop_batch_nums": unread(32, _POP, only_53=True),
+        # system property com.rocketmq.heartbeat.v2, default false
+        "use_heartbeat_v2": unread(False, "heartbeat v2 (fingerprinted heartbeats) is not implemented", only_53=True),
+        "enable_heartbeat_channel_event_listener": unread(
+            True, "the consumer heartbeats on its timer only", only_53=True
+        ),
+        "unit_mode": unread(False, "unit mode is not implemented by the consumer"),
+        # system property com.rocketmq.sendMessageWithVIPChannel, default false
+        "vip_channel_enabled": unread(False, "the VIP channel is not implemented"),
+        "enable_stream_request_type": unread(False, "stream requests are not implemented"),
+        "access_channel": unread("LOCAL", "the CLOUD access channel (namespaces) is not implemented yet"),
+        "trace_msg_batch_num": unread(10, "message tracing is not implemented", only_53=True),
+        "adjust_thread_pool_nums_threshold": unread(
+            100_000, "the consume pool is fixed at consume_thread_min threads, as Java's is"
+        ),
     }
-
-    @classmethod
-    def java_defaults(cls, compat: str) -> Mapping[str, Any]:
-        return consumer_defaults(compat)
+    """Java's settings that are not fields, with their defaults: accepted at that value only."""
 
     def __post_init__(self) -> None:
         """Each setting's type and range, Java's checks (``DefaultMQPushConsumerImpl.checkConfig``) first; raises

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...producer_config import producer_defaults
-from ..settings_base import ClientSettings
+from ...reference.strategy import DEFAULT_TABLES
+from ..settings_base import ClientSettings, Unread, unread
 from ..settings_check import DEFAULT_LANGUAGE, check_bool, check_int, check_language, check_positive_ms
 
 __all__ = ["ProducerSettings"]
@@ -16,6 +16,11 @@ __all__ = ["ProducerSettings"]
 _CONSUMER_ONLY = "a consumer setting of Java's shared ClientConfig: a producer has nothing it would change"
 _NO_BATCHING = "automatic batching is not implemented (send_batch sends a batch you build)"
 _NO_DETECTOR = "the fault strategy's broker detector is not implemented (latencies come from real sends)"
+_TABLES = "the fault strategy's tables are the compat profile's (rocketroute.DEFAULT_TABLES)"
+
+
+def _table(name: str) -> Unread:
+    return Unread({compat: tuple(tables[name]) for compat, tables in DEFAULT_TABLES.items()}, _TABLES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,31 +83,33 @@ class ProducerSettings(ClientSettings):
     ONLY_53: ClassVar[frozenset[str]] = frozenset(
         {"enable_backpressure_for_async_mode", "back_pressure_for_async_send_num", "back_pressure_for_async_send_size"}
     )
-    NOT_SUPPORTED: ClassVar[Mapping[str, str]] = {
-        "persist_consumer_offset_interval": _CONSUMER_ONLY,
-        "pull_time_delay_mills_when_exception": _CONSUMER_ONLY,
-        "decode_read_body": _CONSUMER_ONLY,
-        "decode_decompress_body": _CONSUMER_ONLY,
-        "enable_stream_request_type": "stream requests are not implemented",
-        "send_message_with_vip_channel": "the VIP channel is not implemented",
-        "access_channel": "the CLOUD access channel (namespaces) is not implemented yet",
-        "latency_max": "the fault strategy's tables are the compat profile's (rocketroute.DEFAULT_TABLES)",
-        "not_available_duration": "the fault strategy's tables are the compat profile's (rocketroute.DEFAULT_TABLES)",
-        "send_latency_enable": "send_latency_fault_enable is the setting that turns the fault tolerance on",
-        "start_detector_enable": _NO_DETECTOR,
-        "detect_timeout": _NO_DETECTOR,
-        "detect_interval": _NO_DETECTOR,
-        "auto_batch": _NO_BATCHING,
-        "batch_max_delay_ms": _NO_BATCHING,
-        "batch_max_bytes": _NO_BATCHING,
-        "total_batch_max_bytes": _NO_BATCHING,
-        "enable_heartbeat_channel_event_listener": "heartbeats go on their timer only",
-        "trace_msg_batch_num": "message tracing is not implemented",
+    ALSO_ON_49: ClassVar[frozenset[str]] = frozenset({"compress_level", "compress_type"})
+    OWN: ClassVar[frozenset[str]] = frozenset({"shutdown_flush_timeout"})
+    JAVA_VALUES: ClassVar[Mapping[str, Any]] = {"language": "JAVA"}
+    NOT_SUPPORTED: ClassVar[Mapping[str, Unread]] = {
+        "persist_consumer_offset_interval": unread(5000, _CONSUMER_ONLY),
+        "pull_time_delay_mills_when_exception": unread(1000, _CONSUMER_ONLY),
+        "decode_read_body": unread(True, _CONSUMER_ONLY, only_53=True),
+        "decode_decompress_body": unread(True, _CONSUMER_ONLY, only_53=True),
+        "enable_stream_request_type": unread(False, "stream requests are not implemented"),
+        "send_message_with_vip_channel": unread(False, "the VIP channel is not implemented"),
+        "access_channel": unread("LOCAL", "the CLOUD access channel (namespaces) is not implemented yet"),
+        "latency_max": _table("latency_max"),
+        "not_available_duration": _table("not_available_duration"),
+        "send_latency_enable": unread(
+            False, "send_latency_fault_enable is the setting that turns the fault tolerance on", only_53=True
+        ),
+        "start_detector_enable": unread(False, _NO_DETECTOR, only_53=True),
+        "detect_timeout": unread(200, _NO_DETECTOR, only_53=True),
+        "detect_interval": unread(2000, _NO_DETECTOR, only_53=True),
+        "auto_batch": unread(False, _NO_BATCHING, only_53=True),
+        "batch_max_delay_ms": unread(0, _NO_BATCHING, only_53=True),
+        "batch_max_bytes": unread(0, _NO_BATCHING, only_53=True),
+        "total_batch_max_bytes": unread(0, _NO_BATCHING, only_53=True),
+        "enable_heartbeat_channel_event_listener": unread(True, "heartbeats go on their timer only", only_53=True),
+        "trace_msg_batch_num": unread(10, "message tracing is not implemented", only_53=True),
     }
-
-    @classmethod
-    def java_defaults(cls, compat: str) -> Mapping[str, Any]:
-        return producer_defaults(compat)
+    """Java's settings that are not fields, with their defaults: accepted at that value only."""
 
     def __post_init__(self) -> None:
         """Each setting's type and range; raises on the first bad one."""

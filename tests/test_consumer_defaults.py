@@ -1,13 +1,13 @@
-"""rocketroute.consumer_config: DefaultMQPushConsumer's defaults per compat profile (read from the Java sources of
+"""rocketroute.consumer_defaults: DefaultMQPushConsumer's defaults per compat profile (read from the Java sources of
 5.3.3 and 4.9.8; no Java-backed vector yet) and the push consumer's fixed constants."""
 
 from __future__ import annotations
 
 import pytest
 
-from rocketroute.consumer_config import CONSUMER_CONSTANTS, consumer_constants, consumer_defaults
+from rocketroute.client.consumer.constants import CONSUMER_CONSTANTS, consumer_constants
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.producer_config import producer_defaults
+from rocketroute.java_defaults import consumer_defaults, producer_defaults
 
 COMPATS = ["5.3", "4.9"]
 
