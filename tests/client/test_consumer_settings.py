@@ -16,8 +16,8 @@ from rocketroute.client.consumer.settings import parse_java_timestamp as _parse_
 def test_defaults_and_client_id() -> None:
     c = Consumer("127.0.0.1:1", "G", ["T"], instance_name="inst", client_ip="10.0.0.7")
     assert c.client_id == "10.0.0.7@inst"
-    assert c.settings["pull_batch_size"] == rr.consumer_defaults()["pull_batch_size"] == 32
-    assert c.settings["rebalance_interval"] == 20_000
+    assert c.settings.pull_batch_size == rr.consumer_defaults()["pull_batch_size"] == 32
+    assert c.settings.rebalance_interval == 20_000
     assert isinstance(c.strategy, rr.AllocateMessageQueueAveragely)
     assert set(c._subs) == {"T", "%RETRY%G"}  # a clustering group also consumes its retry topic
     assert c._subs["T"].sub_string == "*"
@@ -73,7 +73,7 @@ def test_consume_timestamp_is_java_s_yyyymmddhhmmss() -> None:
     ms = _parse_java_timestamp("20261123101500")
     assert _java_timestamp_string(ms) == "20261123101500"
     c = Consumer("127.0.0.1:1", "G", ["T"])
-    assert len(c.settings["consume_timestamp"]) == 14  # now - 30 min, as Java's default
+    assert len(c.settings.consume_timestamp) == 14  # now - 30 min, as Java's default
 
 
 def test_the_rebalance_wait_is_cancelled_even_as_a_notification_arrives() -> None:

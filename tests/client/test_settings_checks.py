@@ -64,7 +64,7 @@ def test_consumer_settings_checked_at_construction(kwargs: dict, error: type, ma
 
 def test_message_model_setting_is_the_model() -> None:
     c = consumer(message_model="BROADCASTING")
-    assert c.model == "BROADCASTING" and c.settings["message_model"] == "BROADCASTING"
+    assert c.model == "BROADCASTING" and c.settings.message_model == "BROADCASTING"
     assert set(c._subs) == {"T"}  # broadcasting: no retry topic
     assert consumer().model == "CLUSTERING"
 
@@ -82,9 +82,9 @@ def test_defaults_pass_and_java_defaults_of_refused_settings_are_accepted() -> N
     defaults = dict(rr.consumer_defaults())
     defaults.pop("consume_timestamp")
     c = consumer(**defaults)
-    assert c.settings["consume_thread_max"] == 20
+    assert c.settings.consume_thread_max == 20
     # accepted at Java's default (what rocketroute does), but not a field: nothing reads it
-    assert "client_rebalance" not in c.settings
+    assert "client_rebalance" not in c.settings.field_names()
     assert c.settings == consumer(language="JAVA", consume_timestamp=c.settings.consume_timestamp).settings
     producer_defaults = dict(rr.producer_defaults())
     assert Producer(NS, **producer_defaults).settings == Producer(NS, language="JAVA").settings
@@ -146,8 +146,8 @@ def test_producer_settings_checked_at_construction(kwargs: dict, error: type, ma
 
 def test_producer_accepts_good_values() -> None:
     p = Producer(NS, "PG", compress_type=" zlib ", compress_level=9, retry_times_when_send_failed=0, language="JAVA")
-    assert p.settings["compress_level"] == 9 and p.settings["language"] == "JAVA"
-    assert Producer(NS).settings["language"] == "PYTHON"
+    assert p.settings.compress_level == 9 and p.settings.language == "JAVA"
+    assert Producer(NS).settings.language == "PYTHON"
 
 
 def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
@@ -163,7 +163,7 @@ def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
 
 def test_a_4_9_consumer_reads_and_inflates_bodies() -> None:
     c = Consumer(NS, "G", ["T"], compat="4.9")
-    assert c.settings["decode_read_body"] is True and c.settings["decode_decompress_body"] is True
+    assert c.settings.decode_read_body is True and c.settings.decode_decompress_body is True
     for name, value in (("decode_read_body", False), ("pull_batch_size_in_bytes", 1024)):  # 5.3's settings only
         with pytest.raises(UnsupportedSettingError, match=f"{name} is not supported with compat='4.9'"):
             Consumer(NS, "G", ["T"], compat="4.9", **{name: value})

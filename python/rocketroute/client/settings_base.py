@@ -1,8 +1,8 @@
 """What :class:`~rocketroute.client.producer.settings.ProducerSettings` and
 :class:`~rocketroute.client.consumer.settings.ConsumerSettings` share: a frozen dataclass whose fields are exactly
-the settings the client reads, that is also a read-only mapping (``settings["send_msg_timeout"]``, as the
-``settings`` of the clients were before they were objects), built from keyword arguments by :meth:`of`, which
-reads or refuses every name it is given.
+the settings the client reads, read by attribute (``settings.send_msg_timeout``; :meth:`ClientSettings.as_dict`
+for all of them at once), built from keyword arguments by :meth:`of`, which reads or refuses every name it is
+given.
 
 The rule, for every name given to :meth:`ClientSettings.of` (and so to ``Producer(..., **settings)`` and
 ``Consumer(..., **settings)``):
@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -47,7 +47,7 @@ def unread(default: Any, why: str, *, only_53: bool = False) -> Unread:
     return Unread(MappingProxyType({"5.3": default} if only_53 else {"5.3": default, "4.9": default}), why)
 
 
-class ClientSettings(Mapping[str, Any]):
+class ClientSettings:
     """Base of the clients' settings classes (each a ``@dataclass(frozen=True)``); not used on its own."""
 
     __slots__ = ()
@@ -146,18 +146,9 @@ class ClientSettings(Mapping[str, Any]):
                 raise UnsupportedSettingError(f"{name} is not a field of {type(self).__name__}")
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
-    # -- the read-only mapping ---------------------------------------------------------------------------------
-
-    def __getitem__(self, name: str) -> Any:
-        if name in self.field_names():
-            return getattr(self, name)
-        raise KeyError(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.field_names())
-
-    def __len__(self) -> int:
-        return len(self.field_names())
+    def as_dict(self) -> dict[str, Any]:
+        """Every field and its value, in declaration order (a new dict: the running info lists them)."""
+        return {name: getattr(self, name) for name in self.field_names()}
 
 
 @functools.cache

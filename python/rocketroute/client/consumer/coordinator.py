@@ -147,7 +147,7 @@ class Coordinator:
         this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
         if (refused := self.other_group(cmd)) is not None:
             return refused
-        properties = settings_properties(self.consumer.settings)
+        properties = settings_properties(self.consumer.settings.as_dict())
         properties.update(
             consumerGroup=self.consumer.group,
             messageModel=self.consumer.model,

@@ -64,7 +64,7 @@ class ConsumerSettings(ClientSettings):
 
     ``ConsumerSettings.of("4.9", pull_batch_size=64)`` builds them as ``Consumer(..., compat="4.9",
     pull_batch_size=64)`` does; ``Consumer(..., settings=s)`` takes an object, and ``s.replace(...)`` gives a
-    checked copy. It is also a read-only mapping by setting name. Defaults are Java's (the same on 5.3 and 4.9),
+    checked copy. Defaults are Java's (the same on 5.3 and 4.9),
     except ``language`` (``PYTHON``); ``rebalance_interval``, ``offset_store_dir`` and ``max_body_size`` are
     rocketroute's (Java's first two are system properties)."""
 

@@ -29,7 +29,7 @@ class ProducerSettings(ClientSettings):
 
     ``ProducerSettings.of("4.9", send_msg_timeout=1000)`` builds them as ``Producer(..., compat="4.9",
     send_msg_timeout=1000)`` does; ``Producer(..., settings=s)`` takes an object, and ``s.replace(...)`` gives a
-    checked copy. It is also a read-only mapping by setting name. ``language`` is ``PYTHON`` here (Java's client
+    checked copy. ``language`` is ``PYTHON`` here (Java's client
     writes ``JAVA``); every other default is Java's, the same on 5.3 and 4.9."""
 
     send_msg_timeout: int = 3000
