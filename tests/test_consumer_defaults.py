@@ -50,6 +50,21 @@ ONLY_53 = {
     "use_heartbeat_v2": False,
 }
 
+# ClientConfig's settings a consumer has, the same in 5.3.3 and 4.9.8, at Java's values (language JAVA)
+CLIENT_COMMON = {
+    "vip_channel_enabled": False,
+    "enable_stream_request_type": False,
+    "access_channel": "LOCAL",
+    "language": "JAVA",
+}
+# ClientConfig's 5.3-only settings that a consumer has too
+CLIENT_ONLY_53 = {"enable_heartbeat_channel_event_listener": True, "trace_msg_batch_num": 10}
+EVERY_VALUE = {
+    "4.9": {**COMMON, **CLIENT_COMMON},
+    "5.3": {**COMMON, **CLIENT_COMMON, **ONLY_53, **CLIENT_ONLY_53},
+}
+"""Every value consumer_defaults gives: derived from the settings classes, pinned to the hand-written table's."""
+
 
 @pytest.mark.parametrize("compat", COMPATS)
 def test_common_values(compat):
@@ -57,11 +72,16 @@ def test_common_values(compat):
     assert {k: defaults[k] for k in COMMON} == COMMON
 
 
+@pytest.mark.parametrize("compat", COMPATS)
+def test_every_value(compat):
+    assert dict(consumer_defaults(compat)) == EVERY_VALUE[compat]
+
+
 def test_values_only_53():
     d53, d49 = consumer_defaults("5.3"), consumer_defaults("4.9")
     assert {k: d53[k] for k in ONLY_53} == ONLY_53
     assert not set(ONLY_53) & set(d49)
-    assert set(d53) - set(d49) == set(ONLY_53) | {"enable_heartbeat_channel_event_listener", "trace_msg_batch_num"}
+    assert set(d53) - set(d49) == set(ONLY_53) | set(CLIENT_ONLY_53)
     assert set(d49) < set(d53)
 
 
