@@ -5,13 +5,13 @@
 
 from __future__ import annotations
 
-import threading
 import time
-from typing import Any
 
 import pytest
 
 from rocketroute.client import Message, Producer
+
+from .loop_thread import callback_on_loop_thread
 
 
 @pytest.mark.servers("apache-5.5.0")
@@ -20,9 +20,8 @@ def test_blocking_sends_in_a_callback_raise_at_once_and_the_loop_goes_on(cluster
     with Producer(cluster.namesrv_addrs, "pg-on-loop", backend=backend, send_msg_timeout=1000) as p:
         p.send(Message(topic, b"warm"))  # the route is known: the sync path would go straight to the request
         outcomes: list[tuple[str, BaseException | None, float]] = []
-        done = threading.Event()
 
-        def callback(_: Any) -> None:
+        def callback() -> None:
             for name, call in (
                 ("send", lambda: p.send(Message(topic, b"in callback"))),
                 ("send_oneway", lambda: p.send_oneway(Message(topic, b"in callback"))),
@@ -36,9 +35,8 @@ def test_blocking_sends_in_a_callback_raise_at_once_and_the_loop_goes_on(cluster
                 except BaseException as e:
                     error = e
                 outcomes.append((name, error, time.monotonic() - begin))
-            done.set()
 
-        p.submit(Message(topic, b"first")).add_done_callback(callback)
+        done = callback_on_loop_thread(p, topic, callback)
         # another thread's send meanwhile is not held up by the callback
         begin = time.monotonic()
         p.submit(Message(topic, b"beside")).result(5)

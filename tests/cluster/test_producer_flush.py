@@ -19,6 +19,8 @@ import rocketroute as rr
 from rocketroute.client import Message, Producer
 from rocketroute.errors import ProducerClosedError, SendFailedError
 
+from .loop_thread import callback_on_loop_thread
+
 
 def _stored(cluster: Any, topic: str, queues: int, brokers: list[str], want: int, within_s: float = 10) -> int:
     """The messages the topic holds (its queues' max offsets), waited for up to ``within_s`` to reach ``want``
@@ -153,16 +155,13 @@ def test_flush_waits_for_the_sends_under_way_and_is_refused_on_the_loop_thread(c
         assert all(f.done() and f.exception() is None for f in futures)
         refused: list[BaseException] = []
 
-        def on_done(_: Any) -> None:
+        def flush_there() -> None:
             try:
                 p.flush(1000)
             except RuntimeError as e:
                 refused.append(e)
 
-        p.submit(Message(topic, b"cb")).add_done_callback(on_done)
-        deadline = time.monotonic() + 10
-        while not refused and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert callback_on_loop_thread(p, topic, flush_there).wait(10)
         with pytest.raises(ValueError, match="timeout_ms"):
             p.flush(0)
     assert refused and "event-loop thread" in str(refused[0])
