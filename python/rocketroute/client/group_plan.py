@@ -220,7 +220,7 @@ def snapshot_group(
         coro = fetch_group_snapshot(
             client.async_client, addrs, group, topic, compat=compat, timeout_ms=timeout_ms, backend=backend
         )
-        return asyncio.run_coroutine_threadsafe(coro, client.loop).result()
+        return client.run(coro)
 
 
 def _variants(answers: Mapping[str, tuple[Any, ...]]) -> list[tuple[tuple[Any, ...], tuple[str, ...]]]:

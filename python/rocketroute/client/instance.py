@@ -279,7 +279,7 @@ class ClientInstance:
         ``create_topic_key`` at its start, which Java's first route poll (10 ms after start) fetches. The fetch
         holds the instance only (a client dropped meanwhile can be collected) and is cancelled when the instance
         closes."""
-        return asyncio.run_coroutine_threadsafe(self._tracked(topic), self.remoting.loop)
+        return self.remoting.submit(self._tracked(topic))
 
     async def _tracked(self, topic: str) -> bool:
         task = asyncio.current_task()

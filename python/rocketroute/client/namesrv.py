@@ -192,8 +192,7 @@ def fetch_route(
     addrs = parse_namesrv_addrs(namesrv)
     with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials, tls=tls) as client:
         names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)
-        future = asyncio.run_coroutine_threadsafe(names.get_route(topic), client.loop)
-        return future.result()
+        return client.run(names.get_route(topic))
 
 
 def connect_name_servers(

@@ -17,8 +17,8 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Collection, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
+from typing import Any, TypeVar
 
 from .._backend import native_twin
 from ..loggers import get_logger
@@ -42,6 +42,8 @@ from .tls import TLS, check_tls, warn_unchecked
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "AsyncRemotingClient", "RemotingClient", "parse_addr"]
 
 _log = get_logger("remoting")
+
+T = TypeVar("T")
 
 Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[RemotingCommand | None] | None"]
 """A handler of a peer's requests of one code: ``(request, peer_addr) -> response, an awaitable of it, or None``
@@ -851,8 +853,8 @@ class RemotingClient:
     """The synchronous remoting client: an :class:`AsyncRemotingClient` on an event loop in a daemon thread of its
     own. Safe to share between threads; every method blocks the calling thread only.
 
-    ``.loop`` and ``.async_client`` are there for code that is already async on that loop (schedule onto it with
-    ``asyncio.run_coroutine_threadsafe``). Use it as a context manager, or call :meth:`close`.
+    ``.loop`` and ``.async_client`` are there for code that is already async on that loop (:meth:`submit` and
+    :meth:`run` start it there from other threads). Use it as a context manager, or call :meth:`close`.
 
     ``loop=`` (built on that loop, while it runs) binds the client to a loop it does not own, the caller's: no thread
     of its own, the connections live on that loop, and the asyncio-native clients (:mod:`rocketroute.aio`) await
@@ -1018,6 +1020,25 @@ class RemotingClient:
                 raise
             raise RemotingConnectError(addr, "the client's event loop did not take the request") from None
 
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the client's loop, from any thread, and return its future at once (the one way code
+        on other threads starts work on the loop)."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
+        """Run ``coro`` on the client's loop and wait for its result in the calling thread, at most ``timeout_s``
+        (``None``: until it ends): past it the coroutine is cancelled and ``TimeoutError`` raised. Refused
+        (``RuntimeError``) on the loop's own thread, where the wait would never end."""
+        if self.on_loop_thread():
+            coro.close()
+            raise _blocking_on_loop("a blocking call")
+        future = self.submit(coro)
+        try:
+            return future.result(timeout_s)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise
+
     def loop_runs_here(self) -> bool:
         """Whether the caller runs on ``.loop`` now, i.e. may await the async client's futures
         (:func:`~rocketroute.remoting.bridge.loop_runs_here`: no system call per check)."""
@@ -1061,14 +1082,14 @@ class RemotingClient:
             if self.on_loop_thread():
                 self.loop.create_task(self.async_client.close())
             elif self.loop.is_running():
-                asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+                self.submit(self.async_client.close()).result(10)
             return
         if self.on_loop_thread():  # from a callback on the loop itself: cannot wait
             self.loop.create_task(self.async_client.close()).add_done_callback(lambda _: self.loop.stop())
             return
         if self.loop.is_running():
             try:
-                asyncio.run_coroutine_threadsafe(self.async_client.close(), self.loop).result(10)
+                self.submit(self.async_client.close()).result(10)
             except concurrent.futures.TimeoutError:  # the loop is blocked (by a processor?): stop it regardless
                 _log.warning("the remoting client's event loop did not close its connections within 10 s")
             self.loop.call_soon_threadsafe(self.loop.stop)

@@ -384,7 +384,7 @@ class ConsumeService:
             self.later(10 if ok else 3000, again, pq, mq)
 
         try:
-            asyncio.run_coroutine_threadsafe(relock(), remoting.loop)
+            remoting.submit(relock())
         except RuntimeError:
             pass
 

@@ -428,7 +428,7 @@ class Consumer:
         if remoting.on_loop_thread():
             coro.close()
             self._refuse_on_loop("a blocking Consumer method")
-        return asyncio.run_coroutine_threadsafe(coro, remoting.loop).result(timeout)
+        return remoting.run(coro, timeout)
 
     # -- what a user can look at --------------------------------------------------------------------------------
 

@@ -273,14 +273,14 @@ class Producer:
             if left:
                 self._give_up(left, f"shutdown_flush_timeout ({bound_ms} ms) passed")
                 try:
-                    asyncio.run_coroutine_threadsafe(self._inflight.cancel_tracked(1.0), remoting.loop).result(2)
+                    remoting.run(self._inflight.cancel_tracked(1.0), 2)
                 except Exception as e:  # the loop is stopped or blocked: the connections' close settles the rest
                     log.debug("cancelling the sends under way of %s did not finish: %r", self.group, e)
         self._begin_shutdown()
         if self._instance is not None and not remoting.on_loop_thread():
             unregister, bound_s = self._unregister(self._instance)
             try:
-                asyncio.run_coroutine_threadsafe(unregister, remoting.loop).result(bound_s)
+                remoting.run(unregister, bound_s)
             except Exception as e:
                 log.debug("unregistering producer group %s did not finish: %r", self.group, e)
         if self._instance is not None:  # the last client of the instance closes its connections and loop thread
@@ -453,12 +453,7 @@ class Producer:
         except BaseException:
             coro.close()  # type: ignore[attr-defined]
             raise
-        future = asyncio.run_coroutine_threadsafe(coro, remoting.loop)  # type: ignore[arg-type]
-        try:
-            return future.result(timeout_s)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise
+        return remoting.run(coro, timeout_s)  # type: ignore[arg-type]
 
     def publish_info(self, topic: str) -> TopicPublishInfo:
         """The topic's ``TopicPublishInfo`` as the next send would use it (fetched now if not known yet; its
