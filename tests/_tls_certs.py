@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocketroute.remoting.tls import tls_context
+from rocketroute.net.tls import tls_context
 
 __all__ = ["Certs", "make_certs", "server_tls_options"]
 

@@ -239,7 +239,7 @@ class _SendResultMaker:
 @final
 class _EagerFuture:
     """An asyncio future of one request's response whose :meth:`wake` resumes the awaiting task within the call
-    (``rocketroute.remoting.client``: a connection wakes a task as its response is read). Everything else queues
+    (``rocketroute.net.connection``: a connection wakes a task as its response is read). Everything else queues
     the callbacks on the loop as ``asyncio.Future`` does."""
 
     def __new__(cls, event_loop: Any) -> _EagerFuture: ...

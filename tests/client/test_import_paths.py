@@ -69,7 +69,7 @@ def test_every_name_of_the_remoting_package_resolves_to_its_submodule_s():
 
     for name in remoting.__all__:
         value = getattr(remoting, name)
-        module = importlib.import_module(f"rocketroute.remoting.{remoting._WHERE[name]}")
+        module = importlib.import_module(remoting._WHERE[name])
         assert value is getattr(module, name), name
     assert sorted(remoting.__all__) == sorted(remoting._WHERE)
     with pytest.raises(AttributeError, match="no_such_name"):
@@ -82,7 +82,7 @@ def test_importing_rocketroute_imports_the_response_codes_but_not_the_asyncio_cl
 
     code = (
         "import sys, rocketroute\n"
-        "print(sorted(m for m in ('asyncio', 'rocketroute.remoting.client', 'rocketroute.remoting.response_code')"
+        "print(sorted(m for m in ('asyncio', 'rocketroute.net.transport', 'rocketroute.remoting.response_code')"
         " if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

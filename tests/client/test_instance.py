@@ -51,7 +51,7 @@ def test_clients_with_one_instance_name_share_one_instance_and_one_connection_pe
             p1.send(Message("T", b"1"))
             p2.send(Message("T", b"2"))
             # the consumer's pulls and heartbeats and everything else on one connection; both producers' sync sends
-            # on the instance's one direct connection with the native backend (remoting.direct), on the same
+            # on the instance's one direct connection with the native backend (net.direct), on the same
             # connection as the rest with the reference
             assert broker.peer.connections == (2 if rocketroute.BACKEND == "native" else 1)
             p1.shutdown()

@@ -1,6 +1,6 @@
 """The threaded ``rocketroute.Producer``'s async sends awaited from another event loop (an asyncio service sharing a
 threaded producer): written, answered and timed out on connections of that loop's own
-(``rocketroute.remoting.caller_loops``), with no hop to the producer's thread; the route is still looked up on the
+(``rocketroute.net.caller_loops``), with no hop to the producer's thread; the route is still looked up on the
 producer's loop. Against the instant peer."""
 
 from __future__ import annotations

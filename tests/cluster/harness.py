@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from rocketroute import Credentials, TopicRouteData
+from rocketroute.net.tls import TLS
 from rocketroute.reference.route import quote_numeric_keys
 from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
-from rocketroute.remoting.tls import TLS
 
 from .._java_peers import QUICK_JIT
 from .impls import (

@@ -6,7 +6,8 @@ calling thread, which is not the case these tests are about; this submits again 
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rocketroute.client import Message, Producer
 

@@ -14,7 +14,7 @@ import pytest
 from rocketroute.cli import main
 from rocketroute.client import Consumer, Message, Producer
 from rocketroute.client.namesrv import fetch_route
-from rocketroute.remoting.tls import tls_context
+from rocketroute.net.tls import tls_context
 
 from .._tls_certs import Certs, make_certs, server_tls_options
 from .harness import Cluster

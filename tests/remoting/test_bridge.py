@@ -1,4 +1,4 @@
-"""``remoting.bridge``: coroutines run on a loop thread for other threads and loops, every outcome delivered, the
+"""``net.bridge``: coroutines run on a loop thread for other threads and loops, every outcome delivered, the
 wake-ups coalesced, nothing left waiting when the loop stops."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rocketroute.remoting.bridge import LoopInbox, ReturnPath
+from rocketroute.net.bridge import LoopInbox, ReturnPath
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``RemotingClient.caller_loops`` (``rocketroute.remoting.caller_loops``): another loop than the client's gets an
+"""``RemotingClient.caller_loops`` (``rocketroute.net.caller_loops``): another loop than the client's gets an
 ``AsyncRemotingClient`` of its own, on connections of its own, closed when that loop ends (``asyncio.run``) or when
 the threaded client closes; against fake peers."""
 

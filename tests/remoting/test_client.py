@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from rocketroute.net import connection, transport
 from rocketroute.remoting import (
     AsyncRemotingClient,
     FrameError,
@@ -27,7 +28,6 @@ from rocketroute.remoting import (
     RequestCode,
     ResponseCode,
 )
-from rocketroute.remoting import client as client_module
 
 from ._peer import FakePeer, PeerConn, build_frame, free_port
 
@@ -39,8 +39,8 @@ def response_future(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
     """Every test twice: with the backend's response future (the native backend's ``_EagerFuture``, which wakes a
     task as its response is read) and with ``asyncio.Future``, the reference backend's."""
     if request.param == "asyncio.Future":
-        monkeypatch.setattr(client_module, "_EagerFuture", None)
-        monkeypatch.setattr(client_module, "_response_future", client_module._loop_future)
+        monkeypatch.setattr(connection, "EagerFuture", None)
+        monkeypatch.setattr(transport, "response_future", connection.loop_future)
 
 
 def run(test: Callable[[AsyncRemotingClient], Awaitable[Any]], **kwargs: Any) -> Any:

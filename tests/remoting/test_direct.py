@@ -1,4 +1,4 @@
-"""Direct connections (``rocketroute.remoting.direct``): ``RemotingClient.invoke(..., direct=True)`` from a blocking
+"""Direct connections (``rocketroute.net.direct``): ``RemotingClient.invoke(..., direct=True)`` from a blocking
 thread on the native core's connection, against fake peers: the same responses and errors as the event loop's
 path, on a connection of its own, made again after it breaks, closed with the client.
 
@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import rocketroute
+from rocketroute.net.direct import DIRECT_MAX_BODY, direct_connection_class
 from rocketroute.remoting import (
     FrameError,
     RemotingClient,
@@ -27,7 +28,6 @@ from rocketroute.remoting import (
     ResponseCode,
 )
 from rocketroute.remoting.acl import Credentials
-from rocketroute.remoting.direct import DIRECT_MAX_BODY, direct_connection_class
 
 from ._peer import FakePeer, PeerConn, build_frame, free_port
 

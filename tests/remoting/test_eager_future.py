@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import rocketroute
+from rocketroute.net import connection, transport
 from rocketroute.remoting import AsyncRemotingClient, RemotingCommand, RequestCode
-from rocketroute.remoting import client as client_module
 from rocketroute.remoting.frame import encode_frame
 
 from ._peer import FakePeer, PeerConn, build_frame
@@ -319,8 +319,8 @@ def test_a_task_resumes_as_its_response_is_read(kind: str, monkeypatch: pytest.M
     """Two responses in one read: with the eager future the first request's task runs before the second response
     is handed out (its request is still in flight then); with ``asyncio.Future`` both are handed out first."""
     if kind == "asyncio":
-        monkeypatch.setattr(client_module, "_EagerFuture", None)
-        monkeypatch.setattr(client_module, "_response_future", client_module._loop_future)
+        monkeypatch.setattr(connection, "EagerFuture", None)
+        monkeypatch.setattr(transport, "response_future", connection.loop_future)
 
     async def main() -> list[int]:
         client = AsyncRemotingClient()
@@ -347,10 +347,10 @@ def test_a_read_handed_in_from_a_task_completes_the_future_through_the_loop() ->
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        conn = client_module._Connection(loop, "127.0.0.1:1", 1 << 20)
+        conn = connection.Connection(loop, "127.0.0.1:1", 1 << 20)
         request = RemotingCommand.request(RequestCode.SEND_MESSAGE_V2, {})
-        waiter = client_module._response_future(loop)
-        assert type(waiter) is client_module._EagerFuture
+        waiter = connection.response_future(loop)
+        assert type(waiter) is connection.EagerFuture
         conn.pending[request.opaque] = (waiter, 1)
         awaiting = loop.create_task(_await(waiter))
         await asyncio.sleep(0)

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
+from rocketroute.net.direct import direct_connection_class
 from rocketroute.remoting import AsyncRemotingClient, RemotingClient, RemotingCommand, RequestCode
 from rocketroute.remoting.acl import Credentials
 from rocketroute.remoting.command import RPC_ONEWAY, EncodedRequest, next_opaque
-from rocketroute.remoting.direct import direct_connection_class
 from rocketroute.remoting.frame import encode_frame
 from rocketroute.remoting.headers import send as send_module
 from rocketroute.remoting.headers.send import send_header_v2, send_request

@@ -1,4 +1,4 @@
-"""``tls=``: what the clients take (:mod:`rocketroute.remoting.tls`), TLS against a Python TLS peer, and the one-line
+"""``tls=``: what the clients take (:mod:`rocketroute.net.tls`), TLS against a Python TLS peer, and the one-line
 hints when one side speaks TLS and the other does not. Apache's servers with TLS on: tests/cluster/test_tls.py."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from rocketroute.client import Consumer, Producer
+from rocketroute.net.tls import check_tls, tls_context
 from rocketroute.remoting import AsyncRemotingClient, RemotingCommand, RemotingConnectError, RemotingError
 from rocketroute.remoting.frame import FrameDecoder, encode_frame
-from rocketroute.remoting.tls import check_tls, tls_context
 
 from .._tls_certs import Certs, make_certs
 from ..client._fake_cluster import FakeCluster

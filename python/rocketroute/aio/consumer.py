@@ -15,8 +15,8 @@ from ..client.consumer.settings import ConsumerSettings
 from ..client.consumer.stats import ConsumerStats
 from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
+from ..net.bridge import loop_runs_here
 from ..rebalance import QueueAllocator
-from ..remoting.bridge import loop_runs_here
 
 if TYPE_CHECKING:
     from .. import MessageQueue

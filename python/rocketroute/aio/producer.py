@@ -15,7 +15,7 @@ from ..client.producer.send_args import check_selector
 from ..client.producer.send_result import SendResult
 from ..client.producer.settings import ProducerSettings
 from ..client.settings_check import check_positive_ms
-from ..remoting.bridge import loop_runs_here
+from ..net.bridge import loop_runs_here
 from ..selector import MessageQueueSelector, SelectorFunction
 from ..send import CommunicationMode
 

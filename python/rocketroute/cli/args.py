@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import RocketRouteError
+from ..net.tls import TLS
 from ..remoting.acl import Credentials
-from ..remoting.tls import TLS
 
 __all__ = [
     "JAVA_INT_MAX",
@@ -165,7 +165,7 @@ def tls_from_args(args: argparse.Namespace) -> TLS:
         if verify:
             return "verify"
         return True if getattr(args, "tls", False) else None
-    from ..remoting.tls import tls_context
+    from ..net.tls import tls_context
 
     try:
         return tls_context(ca_file=ca, cert_file=cert, key_file=key, check_hostname=verify)

@@ -57,7 +57,7 @@ def check_namesrv(namesrv: str) -> list[str]:
     """The name server addresses of ``namesrv`` by the producer's own rule (``host:port;host:port``, a port in
     1..65535), or a :class:`RocketRouteError` saying what is wrong, in one line."""
     from ..client.namesrv import parse_namesrv_addrs
-    from ..remoting.client import parse_addr
+    from ..net.connection import parse_addr
     from ..remoting.errors import RemotingError
 
     try:

@@ -23,9 +23,10 @@ from typing import Any, TypeVar
 
 from .._plural import counted, noun
 from ..errors import AccessDeniedError
-from ..remoting import RemotingClient, RemotingError
+from ..net.runtime import RemotingClient
+from ..net.tls import TLS
+from ..remoting import RemotingError
 from ..remoting.acl import Credentials
-from ..remoting.tls import TLS
 from ..views import ViewReport, analyse_views
 from .consumer.subscription import query_consumer_ids
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs

@@ -48,11 +48,12 @@ from typing import Any
 from ..errors import AccessDeniedError
 from ..log_repeats import REPEATS
 from ..loggers import get_logger
-from ..remoting import RemotingClient, RemotingCommand, RequestCode
+from ..net.runtime import RemotingClient
+from ..net.tls import TLS
+from ..remoting import RemotingCommand, RequestCode
 from ..remoting.acl import Credentials
 from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..remoting.response_code import ResponseCode
-from ..remoting.tls import TLS
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
 from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers

@@ -14,20 +14,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import RocketRouteError, one_line
-from ..remoting import (
-    AsyncRemotingClient,
-    RemotingClient,
-    RemotingCommand,
-    RemotingConnectError,
-    RemotingError,
-    RemotingSendRequestError,
-)
+from ..net.direct import direct_connection_class
+from ..net.runtime import RemotingClient
+from ..net.tls import TLS
+from ..net.transport import AsyncRemotingClient
+from ..remoting import RemotingCommand, RemotingConnectError, RemotingError, RemotingSendRequestError
 from ..remoting.acl import Credentials
 from ..remoting.command import MQ_VERSIONS
-from ..remoting.direct import direct_connection_class
 from ..remoting.headers import GetRouteInfoRequestHeader
 from ..remoting.response_code import ResponseCode
-from ..remoting.tls import TLS
 
 __all__ = [
     "MASTER_ID",
@@ -188,7 +183,7 @@ def fetch_route(
     :class:`~rocketroute.remoting.RemotingConnectError` when no name server could be reached. ``backend``: the
     module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package). ``credentials``
     (:class:`~rocketroute.Credentials`) sign the request, for name servers that check them; ``tls``: connect with TLS
-    (:mod:`rocketroute.remoting.tls`)."""
+    (:mod:`rocketroute.net.tls`)."""
     addrs = parse_namesrv_addrs(namesrv)
     with RemotingClient(connect_timeout_ms=timeout_ms, credentials=credentials, tls=tls) as client:
         names = NameServerClient(addrs, client.async_client, timeout_ms=timeout_ms, compat=compat, backend=backend)

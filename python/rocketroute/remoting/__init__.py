@@ -16,39 +16,39 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-# name -> the submodule that defines it: imported when first asked for, so ``import rocketroute`` (which needs the
+# name -> the module that defines it: imported when first asked for, so ``import rocketroute`` (which needs the
 # response codes) does not import the asyncio client
 _WHERE = {
-    "AsyncRemotingClient": "client",
-    "RemotingClient": "client",
-    "parse_addr": "client",
-    "REQUEST_CODE_NAMES": "codes",
-    "RequestCode": "codes",
-    "ResponseCode": "response_code",
-    "LANGUAGE_CODES": "command",
-    "LANGUAGE_NAMES": "command",
-    "MQ_VERSIONS": "command",
-    "RPC_ONEWAY": "command",
-    "RPC_RESPONSE": "command",
-    "VERSION_4_9_8": "command",
-    "VERSION_5_3_3": "command",
-    "RemotingCommand": "command",
-    "SerializeType": "command",
-    "ext_fields_to_strings": "command",
-    "next_opaque": "command",
-    "FrameError": "errors",
-    "RemotingCommandError": "errors",
-    "RemotingConnectError": "errors",
-    "RemotingError": "errors",
-    "RemotingSendRequestError": "errors",
-    "RemotingTimeoutError": "errors",
-    "RemotingTooMuchRequestError": "errors",
-    "DEFAULT_MAX_FRAME_SIZE": "frame",
-    "FrameDecoder": "frame",
-    "decode_frame": "frame",
-    "decode_header": "frame",
-    "encode_frame": "frame",
-    "encode_header": "frame",
+    "AsyncRemotingClient": "rocketroute.net.transport",
+    "RemotingClient": "rocketroute.net.runtime",
+    "parse_addr": "rocketroute.net.connection",
+    "REQUEST_CODE_NAMES": "rocketroute.remoting.codes",
+    "RequestCode": "rocketroute.remoting.codes",
+    "ResponseCode": "rocketroute.remoting.response_code",
+    "LANGUAGE_CODES": "rocketroute.remoting.command",
+    "LANGUAGE_NAMES": "rocketroute.remoting.command",
+    "MQ_VERSIONS": "rocketroute.remoting.command",
+    "RPC_ONEWAY": "rocketroute.remoting.command",
+    "RPC_RESPONSE": "rocketroute.remoting.command",
+    "VERSION_4_9_8": "rocketroute.remoting.command",
+    "VERSION_5_3_3": "rocketroute.remoting.command",
+    "RemotingCommand": "rocketroute.remoting.command",
+    "SerializeType": "rocketroute.remoting.command",
+    "ext_fields_to_strings": "rocketroute.remoting.command",
+    "next_opaque": "rocketroute.remoting.command",
+    "FrameError": "rocketroute.remoting.errors",
+    "RemotingCommandError": "rocketroute.remoting.errors",
+    "RemotingConnectError": "rocketroute.remoting.errors",
+    "RemotingError": "rocketroute.remoting.errors",
+    "RemotingSendRequestError": "rocketroute.remoting.errors",
+    "RemotingTimeoutError": "rocketroute.remoting.errors",
+    "RemotingTooMuchRequestError": "rocketroute.remoting.errors",
+    "DEFAULT_MAX_FRAME_SIZE": "rocketroute.remoting.frame",
+    "FrameDecoder": "rocketroute.remoting.frame",
+    "decode_frame": "rocketroute.remoting.frame",
+    "decode_header": "rocketroute.remoting.frame",
+    "encode_frame": "rocketroute.remoting.frame",
+    "encode_header": "rocketroute.remoting.frame",
 }
 
 __all__ = [
@@ -89,7 +89,7 @@ def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{where}"), name)
+    value = getattr(import_module(where), name)
     globals()[name] = value  # looked up once
     return value
 

@@ -215,7 +215,7 @@ class EncodedRequest:
 
     The send path builds one in a single native call (:func:`rocketroute.remoting.headers.send.send_request`)
     instead of a :class:`RemotingCommand` whose ext fields are encoded when written; the language is written in
-    the frame by whoever encodes it (:meth:`~rocketroute.remoting.client.AsyncRemotingClient.frame_language`),
+    the frame by whoever encodes it (:meth:`~rocketroute.net.transport.AsyncRemotingClient.frame_language`),
     and a client that signs its requests takes commands only."""
 
     __slots__ = ("body_size", "code", "frame", "opaque")

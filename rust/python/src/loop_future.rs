@@ -1,4 +1,4 @@
-//! `_EagerFuture`: an asyncio future of one request's response, for `rocketroute.remoting.client`, whose `wake`
+//! `_EagerFuture`: an asyncio future of one request's response, for `rocketroute.net.connection`, whose `wake`
 //! resumes the task awaiting it within the call, instead of through a callback queued on the loop.
 //!
 //! A response read from a connection completes its request's future; with `asyncio.Future` that queues the

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from threading import get_ident
 from typing import Any
 
-from ...remoting.bridge import loop_runs_here
+from ...net.bridge import loop_runs_here
 from ..message_decode import MessageExt
 from .listener import ConsumeConcurrentlyStatus
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ...remoting import AsyncRemotingClient
+from ...net.transport import AsyncRemotingClient
 from ...remoting.errors import RemotingCommandError, RemotingConnectError, response_error
 from ...remoting.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
 from ...remoting.response_code import ResponseCode

@@ -31,20 +31,15 @@ from ... import send as _send_module
 from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
 from ...log_repeats import REPEATS
 from ...loggers import get_logger
-from ...remoting import (
-    AsyncRemotingClient,
-    RemotingClient,
-    RemotingCommand,
-    RemotingError,
-    RemotingTooMuchRequestError,
-    RequestCode,
-)
+from ...net.bridge import loop_runs_here
+from ...net.runtime import RemotingClient
+from ...net.tls import TLS, check_tls
+from ...net.transport import AsyncRemotingClient
+from ...remoting import RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
 from ...remoting.acl import Credentials, check_credentials
-from ...remoting.bridge import loop_runs_here
 from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
 from ...remoting.headers.send import _native_frame as _native_request_frame
 from ...remoting.headers.send import send_header_v2, send_request
-from ...remoting.tls import TLS, check_tls
 from ...selector import MessageQueueSelector, SelectorFunction, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
@@ -142,7 +137,7 @@ class Producer:
     ``<pid>#<nanos>``, as Java's 5.x clients); clients with one client id share one client instance. ``instance=``
     (another client's :attr:`instance`) joins that instance instead (:mod:`rocketroute.client.instance`).
     ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
-    (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.remoting.tls`).
+    (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.net.tls`).
     ``namespace`` (Java 5.x's): topics and the group go out as ``namespace%name``; send results, route changes
     and a selector's queues show the plain topic (:mod:`rocketroute.client.namespace`).
 
@@ -657,7 +652,7 @@ class Producer:
         self, enc: _Encoded, mq: Any, language: str | None = None, flag: int = 0
     ) -> tuple[str, RemotingCommand | EncodedRequest]:
         """The request of one attempt and the address it goes to. With ``language`` (the client's
-        :meth:`~rocketroute.remoting.client.AsyncRemotingClient.frame_language`) the request is encoded now, with
+        :meth:`~rocketroute.net.transport.AsyncRemotingClient.frame_language`) the request is encoded now, with
         ``flag`` (``RPC_ONEWAY`` for a oneway send) in it; else it is a command the client encodes (and signs)."""
         # _broker_name_of and _broker_addr written out (every attempt of every send comes here)
         broker_name = self._broker_name_of(mq) if self._endpoints else mq.broker_name
@@ -1016,7 +1011,7 @@ class Producer:
         self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
     ) -> Coroutine[Any, Any, Any]:
         """:meth:`_send_async` on the running loop: on the client's connections when it is the client's loop, else
-        on connections of that loop's own (``remoting.caller_loops``: no hop to the client's thread and back)."""
+        on connections of that loop's own (``net.caller_loops``: no hop to the client's thread and back)."""
         remoting = self._remoting if self._live else None
         if remoting is None:
             raise self._not_live()

@@ -127,6 +127,6 @@ def warn_unchecked(tls: object, what: str) -> None:
         log.warning(
             "%s: tls=True connects without checking the servers' certificates (Java's default, its test mode): a man "
             'in the middle is not noticed; tls="verify" checks them against the system\'s CAs and the host name, or '
-            "pass an ssl.SSLContext (rocketroute.remoting.tls.tls_context(ca_file=..., check_hostname=True))",
+            "pass an ssl.SSLContext (rocketroute.net.tls.tls_context(ca_file=..., check_hostname=True))",
             what,
         )

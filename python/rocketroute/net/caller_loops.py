@@ -29,13 +29,13 @@ from collections.abc import AsyncGenerator, Callable
 from threading import get_ident
 from typing import TYPE_CHECKING
 
+from ..remoting.errors import RemotingError
 from .bridge import loop_runs_here
-from .errors import RemotingError
 
 _NO_THREAD_ID = object()
 
 if TYPE_CHECKING:
-    from .client import AsyncRemotingClient
+    from .transport import AsyncRemotingClient
 
 __all__ = ["CallerLoops"]
 
