@@ -644,22 +644,27 @@ mod tests {
         let (addr, port) = peer(|mut s| {
             let a = head_of(&read_request(&mut s)).unwrap();
             let b = head_of(&read_request(&mut s)).unwrap();
-            // answer the second first
-            s.write_all(&json_frame(0, b.opaque, 1, b"second")).unwrap();
-            s.write_all(&json_frame(0, a.opaque, 1, b"first")).unwrap();
+            // answer the one read second first, each with a body naming its opaque: which caller's request
+            // reached the peer first is the threads' race, and does not matter
+            for head in [b, a] {
+                let body = format!("for {}", head.opaque);
+                s.write_all(&json_frame(0, head.opaque, 1, body.as_bytes()))
+                    .unwrap();
+            }
             thread::sleep(Duration::from_millis(200));
         });
         let conn = Arc::new(connect(&addr, port));
         let c = Arc::clone(&conn);
         let first =
             thread::spawn(move || c.invoke(7, &json_frame(10, 7, 0, b""), Duration::from_secs(3)));
-        thread::sleep(Duration::from_millis(50));
         let second = conn
             .invoke(8, &json_frame(10, 8, 0, b""), Duration::from_secs(3))
             .unwrap();
-        assert!(second.ends_with(b"second"));
+        assert!(second.ends_with(b"for 8"));
         assert_eq!(head_of(&second).unwrap().opaque, 8);
-        assert!(first.join().unwrap().unwrap().ends_with(b"first"));
+        let first = first.join().unwrap().unwrap();
+        assert!(first.ends_with(b"for 7"));
+        assert_eq!(head_of(&first).unwrap().opaque, 7);
         assert_eq!(conn.in_flight(), 0);
     }
 
@@ -788,9 +793,11 @@ mod tests {
 
     #[test]
     fn a_duplicate_opaque_and_a_closed_connection_are_refused() {
-        let (addr, port) = peer(|mut s| {
+        // the peer holds the connection (answering nothing) until the test is done: the close is ours
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (addr, port) = peer(move |mut s| {
             read_request(&mut s);
-            thread::sleep(Duration::from_millis(500));
+            let _ = released.recv_timeout(Duration::from_secs(30));
         });
         let conn = Arc::new(connect(&addr, port));
         let c = Arc::clone(&conn);
@@ -807,12 +814,16 @@ mod tests {
         let closed = DirectError::Send("the remoting client was closed".to_owned());
         assert_eq!(waiting.join().unwrap(), Err(closed.clone()));
         assert_eq!(conn.send_oneway(b"x", Duration::from_secs(1)), Err(closed));
+        let _ = release.send(());
     }
 
     #[test]
     fn a_peer_that_does_not_read_times_the_writers_out() {
-        let (addr, port) = peer(|s| {
-            thread::sleep(Duration::from_millis(1500));
+        // the peer holds the connection open, reading nothing, until the writers have timed out: the blocked
+        // writer must fail on its own deadline (400 ms, then FINISH_GRACE once begun), never on the peer's close
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (addr, port) = peer(move |s| {
+            let _ = released.recv_timeout(Duration::from_secs(30));
             drop(s);
         });
         let conn = Arc::new(connect(&addr, port));
@@ -835,6 +846,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(conn.closed().is_some());
+        let _ = release.send(());
     }
 
     #[test]
