@@ -1,5 +1,5 @@
-"""``rocketroute.grpc``: the drop-in for the official Python 5.x client's ``QueueSelector``, checked against
-the Java vectors (``grpc_balancer.jsonl``) and inside the installed client's own ``Producer``, with the gRPC
+"""``rocketroute.integrations.grpc``: the drop-in for the official Python 5.x client's ``QueueSelector``, checked
+against the Java vectors (``grpc_balancer.jsonl``) and inside the installed client's own ``Producer``, with the gRPC
 calls replaced by an in-process fake (no server, no network)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rocketmq.v5.model.topic_route import TopicRouteData  # noqa: E402
 from rocketmq.v5.producer import Producer  # noqa: E402
 
 import rocketroute.reference  # noqa: E402
-from rocketroute import grpc  # noqa: E402
+from rocketroute.integrations import grpc  # noqa: E402
 from rocketroute.reference.profiles import profile_select_index  # noqa: E402
 
 from .conformance._support import load_cases, vectors_dir  # noqa: E402
@@ -308,13 +308,3 @@ def test_isolation_accepts_the_clients_endpoints_and_either_backend(backend):
     with pytest.raises(TypeError):
         isolation.isolate("ipv4:10.0.0.1:8081")
     assert "ipv4:10.0.0.1:8081" not in isolation
-
-
-def test_the_old_import_path_is_the_integration_module():
-    """The drop-in moved to ``rocketroute.integrations.grpc``; ``rocketroute.grpc`` is the same module object, so
-    code on either path sees one ``install`` and one state."""
-    import rocketroute.grpc as old_path
-    import rocketroute.integrations.grpc as new_path
-
-    assert old_path is new_path is grpc
-    assert old_path.install is new_path.install

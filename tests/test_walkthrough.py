@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 
-def _run(backend: str, out: str, module: str = "rocketroute.examples.walkthrough") -> list[str]:
+def _run(backend: str, out: str) -> list[str]:
     env = {**os.environ, "ROCKETROUTE_BACKEND": backend}
     done = subprocess.run(
-        [sys.executable, "-m", module, "--out", out],
+        [sys.executable, "-m", "rocketroute.examples.walkthrough", "--out", out],
         capture_output=True, text=True, env=env, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -24,9 +24,3 @@ def test_walkthrough_is_the_same_on_both_backends(tmp_path):
     same = lambda lines: [x for x in lines if not x.startswith(("backend:", "Report:"))]  # noqa: E731
     assert same(native) == same(reference) and len(same(native)) > 20
     assert (tmp_path / "n" / "report.txt").read_text().splitlines() == native[:-2]
-
-
-def test_the_old_module_path_still_runs_the_walkthrough(tmp_path):
-    old = _run("native", str(tmp_path / "o"), module="rocketroute.walkthrough")
-    new = _run("native", str(tmp_path / "n"))
-    assert old[:-1] == new[:-1] and old[-1] == f"Report: {tmp_path / 'o' / 'report.txt'}"

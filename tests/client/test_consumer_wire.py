@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from rocketroute.client.offset_store import (
+from rocketroute.client.consumer.offset_store import (
     LocalFileOffsetStore,
     RemoteBrokerOffsetStore,
     dumps_offset_table,
     loads_offset_table,
 )
-from rocketroute.client.pull import (
+from rocketroute.client.consumer.pull import (
     FLAG_COMMIT_OFFSET,
     FLAG_SUBSCRIPTION,
     FLAG_SUSPEND,
@@ -25,7 +25,7 @@ from rocketroute.client.pull import (
     pull_result,
     pull_sys_flag,
 )
-from rocketroute.client.subscription import (
+from rocketroute.client.consumer.subscription import (
     ConsumerData,
     build_subscription,
     filter_by_tags,
@@ -229,7 +229,7 @@ def test_the_periodic_commit_keeps_the_offset_of_a_queue_being_given_up(backend:
     own commit then found none (the next owner consumed from the last periodic commit, again)."""
     from rocketroute.client import Consumer
     from rocketroute.client.consumer.offset_store import OffsetStore
-    from rocketroute.client.process_queue import ProcessQueue
+    from rocketroute.client.consumer.process_queue import ProcessQueue
 
     kept, going = backend.MessageQueue("T", "b", 0), backend.MessageQueue("T", "b", 1)
     consumer = Consumer("127.0.0.1:1", "G", ["T"], listener=lambda msgs, context: None)

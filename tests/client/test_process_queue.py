@@ -1,4 +1,4 @@
-"""rocketroute.client.process_queue: Java's ProcessQueue (5.3.3), method by method, with Java's arithmetic."""
+"""rocketroute.client.consumer.process_queue: Java's ProcessQueue (5.3.3), method by method, with Java's arithmetic."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import rocketroute
 from rocketroute.client.consumer import process_queue
-from rocketroute.client.process_queue import (
+from rocketroute.client.consumer.process_queue import (
     PULL_MAX_IDLE_TIME,
     REBALANCE_LOCK_INTERVAL,
     REBALANCE_LOCK_MAX_LIVE_TIME,

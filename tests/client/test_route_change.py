@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rocketroute.client.route_change import key_move_share, route_change
+from rocketroute.client.producer.route_change import key_move_share, route_change
 
 
 def _queues(backend, spec):

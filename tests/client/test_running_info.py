@@ -8,8 +8,8 @@ import re
 import threading
 
 import rocketroute as rr
-from rocketroute.client.process_queue import ProcessQueue
-from rocketroute.client.running_info import encode_running_info, python_stacks, settings_properties
+from rocketroute.client.consumer.process_queue import ProcessQueue
+from rocketroute.client.consumer.running_info import encode_running_info, python_stacks, settings_properties
 
 
 def test_settings_become_java_property_names_and_strings():
@@ -127,8 +127,8 @@ def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
     import json
 
     from rocketroute.client import Consumer
-    from rocketroute.client.offset_store import OffsetStore
-    from rocketroute.client.process_queue import ProcessQueue
+    from rocketroute.client.consumer.offset_store import OffsetStore
+    from rocketroute.client.consumer.process_queue import ProcessQueue
     from rocketroute.remoting import RemotingCommand, RequestCode
     from rocketroute.remoting.response_code import ResponseCode
 

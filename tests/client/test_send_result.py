@@ -1,4 +1,4 @@
-"""rocketroute.client.send_result: MQClientAPIImpl.processSendResponse."""
+"""rocketroute.client.producer.send_result: MQClientAPIImpl.processSendResponse."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def test_plan_live_plans_the_group_and_flags_a_member_one_broker_lacks(cluster, 
     """``plan --namesrv --group``: with three members settled the plan is what each of them owns and every source
     agrees; a fourth member whose heartbeat reached broker-a only is flagged, with the queues at risk."""
     from rocketroute.client import ConsumeConcurrentlyStatus, Consumer
-    from rocketroute.client.subscription import ConsumerData, build_subscription, heartbeat_body
+    from rocketroute.client.consumer.subscription import ConsumerData, build_subscription, heartbeat_body
     from rocketroute.remoting import RemotingClient, RemotingCommand, RequestCode
 
     from .test_consumer import FAST, owns_expected, route_queues, wait_until

@@ -190,12 +190,3 @@ def test_headers_are_frozen_and_refuse_an_unknown_compat():
         header.to_ext_fields("5.5")  # the clients pass a normalized profile; an alias here is a bug
     with pytest.raises(TypeError):
         GetMaxOffsetRequestHeader("T", 0)  # type: ignore[misc]  # keywords only: no field order to get wrong
-
-
-def test_the_old_import_path_of_the_send_header_still_works():
-    from rocketroute.client import SendMessageRequestHeader as from_client
-    from rocketroute.client.send_header import SendMessageRequestHeader, send_header_v2
-    from rocketroute.remoting import headers
-
-    assert SendMessageRequestHeader is headers.SendMessageRequestHeader is from_client
-    assert send_header_v2 is headers.send_header_v2

@@ -140,12 +140,12 @@ def test_importing_the_commands_that_need_no_spark_imports_nothing_of_the_spark_
     assert _imported_after(imports, ("rocketroute.spark",)) == []
 
 
-def test_the_old_entry_points_are_the_new_ones():
-    assert rocketroute.cli.main is rocketroute.spark.cli.main
-    assert rocketroute.cli.COMMANDS == rocketroute.spark.cli.COMMANDS
-    assert rocketroute.cli.build_parser is rocketroute.spark.cli.build_parser
-    assert rocketroute.cli.__doc__.splitlines()[0] == rocketroute.spark.cli.DESCRIPTION
-    assert rocketroute.spark.cli.build_parser().description == rocketroute.spark.cli.DESCRIPTION
+def test_the_command_line_has_one_entry_point():
+    """``rocketroute.cli`` is the command line; the Spark package holds commands only, and no second name for it."""
+    assert rocketroute.cli.__doc__.splitlines()[0] == rocketroute.cli.DESCRIPTION
+    assert rocketroute.cli.build_parser().description == rocketroute.cli.DESCRIPTION
+    for name in ("main", "build_parser", "COMMANDS", "DESCRIPTION", "INTERRUPTED"):
+        assert not hasattr(rocketroute.spark.cli, name), name
     done = subprocess.run(
         [sys.executable, "-m", "rocketroute.cli", "--version"], capture_output=True, text=True, timeout=60, check=False
     )

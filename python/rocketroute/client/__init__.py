@@ -5,15 +5,14 @@ concurrent and orderly listeners; pulled messages are :class:`MessageExt`), :cla
 :func:`snapshot_group` and :func:`plan_group` (a running group's plan and the members whose view differs),
 :class:`RouteChange` (what a route refresh changed, with its ordering risk), and the message side, encoded exactly
 as the Java client encodes it (5.3.3, or 4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the
-properties string, compression, batches, message ids (``MessageClientIDSetter``), the ``SEND_MESSAGE_V2`` request
-header and the :class:`SendResult` of a response. Pure Python over :mod:`rocketroute.remoting`, standard library
-only."""
+properties string, compression, batches, message ids (``MessageClientIDSetter``) and the :class:`SendResult`
+of a response (the ``SEND_MESSAGE_V2`` request header is :mod:`rocketroute.remoting.headers.send`'s). Pure Python
+over :mod:`rocketroute.remoting`, standard library only."""
 
 from __future__ import annotations
 
 from ..errors import UnsupportedSettingError
 from ..remoting.acl import Credentials
-from ..remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
 from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .consumer.listener import (
     ConsumeConcurrentlyContext,
@@ -110,7 +109,6 @@ __all__ = [
     "Message",
     "MessageError",
     "MessageIdGenerator",
-    "SendMessageRequestHeader",
     "SendResult",
     "SendStatus",
     "UnsupportedSettingError",
@@ -124,8 +122,6 @@ __all__ = [
     "encode_message",
     "parse_uniq_id",
     "properties_to_string",
-    "send_header_v1",
-    "send_header_v2",
     "send_result_from_response",
     "string_to_properties",
 ]

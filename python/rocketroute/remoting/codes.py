@@ -2,7 +2,7 @@
 broker needs. Every value is the same in RocketMQ 5.3.3 (``org.apache.rocketmq.remoting.protocol.RequestCode``)
 and 4.9.8 (``org.apache.rocketmq.common.protocol.RequestCode``).
 
-Response codes are not repeated here: they are :class:`rocketroute.response_code.ResponseCode`, re-exported by
+Response codes are not repeated here: they are :class:`rocketroute.remoting.response_code.ResponseCode`, re-exported by
 :mod:`rocketroute.remoting` for convenience.
 """
 

@@ -1,9 +1,0 @@
-"""The old import path of :mod:`rocketroute.cli.bench_producer` (``bench-producer`` needs no Spark): this name is
-that same module object."""
-
-from __future__ import annotations
-
-import importlib
-import sys
-
-sys.modules[__name__] = importlib.import_module("rocketroute.cli.bench_producer")
