@@ -12,9 +12,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rocketroute import bench_producer
 from rocketroute.cli import main
-from rocketroute.cli.bench_producer_run import FAIL_FAST_SENDS, BenchConfig, _Stats, run_bench
+from rocketroute.cli.bench_producer_run import FAIL_FAST_SENDS, BenchConfig, _Stats, check_namesrv, run_bench
 from rocketroute.errors import RocketRouteError
 
 # a port nothing listens on: a check that is not made before connecting ends in "cannot reach the cluster"
@@ -67,7 +66,7 @@ def test_the_namesrv_rule_is_the_producers(capsys):
     from rocketroute.client.namesrv import parse_namesrv_addrs
 
     for ok in ("127.0.0.1:9876", "[::1]:9876", "a:1; b:65535"):
-        assert bench_producer.check_namesrv(ok) == parse_namesrv_addrs(ok)
+        assert check_namesrv(ok) == parse_namesrv_addrs(ok)
 
 
 @pytest.mark.parametrize(

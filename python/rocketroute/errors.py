@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from .remoting.codes import REQUEST_CODE_NAMES
+
 __all__ = [
     "RocketRouteError",
     "IllegalArgumentError",
@@ -189,8 +191,6 @@ class AccessDeniedError(RocketRouteError, PermissionError):
         super().__init__(self._message())
 
     def _message(self) -> str:
-        from .remoting.codes import REQUEST_CODE_NAMES  # not at import time: remoting imports this module
-
         if self.request_code is None:
             what = "a request"
         else:

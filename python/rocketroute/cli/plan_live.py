@@ -1,7 +1,8 @@
 """``rocketroute plan --namesrv --group``: the live plan of a consumer group (no Spark: works without the spark
 extra). It asks every name server for the topic's route and every broker for the group's members, plans each
 strategy on the consensus view and names the members whose view differs. The ``plan`` command's options are
-parsed by :mod:`rocketroute.spark.cli.plan` (the Spark plan shares them), which hands ``--namesrv`` runs here.
+parsed by :mod:`rocketroute.spark.cli.plan`, which hands ``--namesrv`` runs here; the options both modes read are
+:mod:`.plan_options`'.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..errors import RocketRouteError
 from .args import credentials_from_args, log, tls_from_args
+from .plan_options import plan_params
 
 __all__ = ["cmd_plan_live"]
 
@@ -25,7 +27,6 @@ def cmd_plan_live(args: argparse.Namespace) -> int:
     strategy on the consensus view, and the members whose view differs (no Spark)."""
     from ..client.group_plan import describe_group_plan, plan_group, snapshot_group
     from ..remoting import RemotingError
-    from ..spark.cli.plan import plan_params
     from ..spark.jobs.plan import strategy_for
 
     if not args.group:

@@ -2,8 +2,9 @@
 broker needs. Every value is the same in RocketMQ 5.3.3 (``org.apache.rocketmq.remoting.protocol.RequestCode``)
 and 4.9.8 (``org.apache.rocketmq.common.protocol.RequestCode``).
 
-Response codes are not repeated here: they are :class:`rocketroute.remoting.response_code.ResponseCode`, re-exported by
-:mod:`rocketroute.remoting` for convenience.
+The response codes are :mod:`.response_code`'s (:class:`~rocketroute.remoting.response_code.ResponseCode`), not
+re-exported here: this module imports nothing of the package, so :mod:`rocketroute.errors` can name a request
+in its messages without an import cycle.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .response_code import ResponseCode
-
-__all__ = ["REQUEST_CODE_NAMES", "RequestCode", "ResponseCode"]
+__all__ = ["REQUEST_CODE_NAMES", "RequestCode"]
 
 
 class RequestCode:

@@ -7,10 +7,13 @@ import argparse
 import textwrap
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..._plural import counted
+from . import plan, replay, route
 from .common import (
+    Parser,
     add_overwrite_arg,
     add_spark_args,
     check_out,
@@ -44,6 +47,17 @@ def _demo_commands(inputs: Any, out: Path, consumers: str) -> dict[str, list[str
     }  # fmt: skip
 
 
+def _steps_parser(*steps: ModuleType) -> argparse.ArgumentParser:
+    """A parser of the demo's steps, each added by its own command module as the command line adds it: the
+    demo parses its steps' command lines as ``rocketroute`` would, without importing :mod:`rocketroute.cli`
+    (which imports this module)."""
+    parser = Parser(prog="rocketroute")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for step in steps:
+        step.add_parser(sub)
+    return parser
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     require("pyspark", "matplotlib")  # the jobs, then the report
     from ..demo import write_demo_inputs
@@ -51,7 +65,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..report import write_report
     from ..report.load import load_plan, load_replay, load_route
     from ..report.verdict import verdict
-    from . import build_parser
 
     parse_consumers(args.consumers)  # plan's counts, checked before Spark starts
     final = check_out(args.out, overwrite=args.overwrite)
@@ -59,7 +72,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     sends = counted(min(args.sends, args.rows), "replayed send")
     log(f"demo: {counted(args.rows, 'order')}, about {sends}; {spark_start(args)}")
-    parser = build_parser()
+    parser = _steps_parser(route, plan, replay)
     # everything (inputs, every job's outputs, the report) goes into one folder next to --out, swapped in at the
     # end; the command lines shown name --out itself
     with staged_output(final) as stage, spark_session(args) as spark:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._plural import counted
+from ...cli.plan_options import plan_params
 from ...errors import RocketRouteError
 from .common import (
     ACCESS_OPTIONS,
@@ -52,31 +53,6 @@ def _read_load(spark: Any, path: str, fmt: str | None) -> list[tuple[str, int, i
         return [(str(b), int(q), int(m), int(by) if "bytes" in df.columns else 0) for b, q, m, by in rows]
     except (TypeError, ValueError) as e:
         raise RocketRouteError(f"the load table {path!r} has a non-integer queue_id / messages / bytes: {e}") from None
-
-
-def plan_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The room / idc / config parameters of the strategies that need them."""
-    from ..jobs.plan import Rooms, parse_rooms
-
-    rooms = None
-    if args.rooms:
-        consumer_rooms = tuple(r.strip() for r in (args.consumer_rooms or "").split(",") if r.strip())
-        rooms = Rooms(parse_rooms(args.rooms), consumer_rooms)
-    elif args.consumer_rooms:
-        raise RocketRouteError("--consumer-rooms needs --rooms (each broker's room)")
-    idcs = [x.strip() for x in args.idcs.split(",") if x.strip()] if args.idcs else None
-    config = None
-    if args.config_queues:
-        config = []
-        for part in (p.strip() for p in args.config_queues.split(",") if p.strip()):
-            broker, _, qid = part.rpartition(":")
-            try:
-                config.append((broker, int(qid)))
-            except ValueError:
-                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}") from None
-            if not broker:
-                raise RocketRouteError(f"--config-queues takes broker:queue_id,..., not {part!r}")
-    return {"rooms": rooms, "idcs": idcs, "config": config}
 
 
 def _parse_resize(args: argparse.Namespace) -> tuple[int, int] | None:
