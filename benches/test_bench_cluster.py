@@ -20,8 +20,8 @@ from tests.cluster.harness import Cluster
 
 from rocketroute.client import Message, SendStatus
 from rocketroute.client.producer import Producer
-from rocketroute.remoting import RemotingCommand, RequestCode, encode_frame
-from rocketroute.remoting.headers import send_header_v2
+from rocketroute.protocol import RemotingCommand, RequestCode, encode_frame
+from rocketroute.protocol.headers import send_header_v2
 
 GROUP = "send 1 KiB to one local broker"
 BODY = b"x" * 1024

@@ -1,4 +1,4 @@
-"""Certificates for the TLS tests (tests/remoting/test_tls.py, tests/cluster/test_tls.py), made by Debian's
+"""Certificates for the TLS tests (tests/net/test_tls.py, tests/cluster/test_tls.py), made by Debian's
 ``openssl`` in a temp dir: a CA, a server certificate for 127.0.0.1 / localhost and a client certificate, both
 signed by the CA (RSA 2048, PEM, keys in PKCS#8 as Netty reads them); and the JVM options that switch TLS on in
 Apache's name servers and brokers (``TlsSystemConfig``)."""

@@ -349,7 +349,7 @@ def test_the_coroutine_loop_retries_as_the_sync_one(backend, compat):
 @pytest.mark.parametrize("compat", COMPATS)
 def test_a_malformed_frame_from_the_broker_isolates_it_as_any_remoting_error(backend, compat):
     # Java fails the pending request with RemotingSendRequestException (a RemotingException): isolation
-    from rocketroute.remoting import FrameError
+    from rocketroute.protocol import FrameError
 
     tp, strategy, clock = _setup(backend, compat)
     broker = FakeBroker(clock, failing={"broker-a"}, error=lambda n: FrameError("frame of 2147483651 bytes"))

@@ -28,10 +28,10 @@ from .errors import (
     SendFailedError,
 )
 from .java_defaults import consumer_defaults, producer_defaults
+from .protocol.response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
 from .reference.strategy import DEFAULT_TABLES
-from .remoting.response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
 from .send import CommunicationMode, SendAttempt, send_default, send_default_async, send_select
 
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from .client.producer.settings import ProducerSettings
     from .client.producer.transaction import LocalTransactionState, TransactionProducer
     from .errors import UnsupportedSettingError
-    from .remoting.acl import Credentials
+    from .protocol.acl import Credentials
 
     __version__: str
 
@@ -96,10 +96,10 @@ _CLIENT_NAMES = {
     "ConsumeOrderlyStatus": "client.consumer.listener",
     "ConsumeConcurrentlyContext": "client.consumer.listener",
     "ConsumeOrderlyContext": "client.consumer.listener",
-    "Credentials": "remoting.acl",
+    "Credentials": "protocol.acl",
 }
 """The client (:mod:`rocketroute.client`: a producer and a consumer on real brokers) and its credentials
-(:mod:`rocketroute.remoting.acl`), imported when first used: ``import rocketroute`` stays the routing core alone.
+(:mod:`rocketroute.protocol.acl`), imported when first used: ``import rocketroute`` stays the routing core alone.
 A name added here is also imported in the ``if TYPE_CHECKING:`` block above, from the same module, so that type
 checkers see it (``tests/test_typing.py`` checks the two agree)."""
 

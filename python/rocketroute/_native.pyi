@@ -127,7 +127,7 @@ def _read_json_header(
     buf: bytes | bytearray, start: int, end: int
 ) -> tuple[int, int, int, str, int, str | None, dict[str, str]] | None:
     """``(code, opaque, flag, language, version, remark, ext_fields)`` of the JSON header in ``buf[start:end]``, as
-    ``rocketroute.remoting.frame._decode_json_header`` reads it; ``None`` where that reader decides: an unusual
+    ``rocketroute.protocol.frame._decode_json_header`` reads it; ``None`` where that reader decides: an unusual
     header (leading whitespace, a float, an int past 64 bits, a language code, a non-string ext field, a lone
     surrogate, values nested past 64 levels) or one that does not decode."""
 
@@ -391,14 +391,14 @@ def _send_request_frame(
     body: bytes | None,
 ) -> bytes | None:
     """The whole frame of a send request, as ``encode_frame`` writes the command whose ext fields are
-    ``send_header_v2``'s (``rocketroute_core::send_header``), for ``rocketroute.remoting.headers.send.send_request``;
+    ``send_header_v2``'s (``rocketroute_core::send_header``), for ``rocketroute.protocol.headers.send.send_request``;
     ``None`` for what only the Python encoder writes (an int past 64 bits, a non-str string, a lone surrogate, a
     body that is not bytes, a frame too large for its length words)."""
 
 @final
 class _DirectConnection:
     """One connection to a broker for threads that block on their requests (the sync facade of
-    ``rocketroute.remoting.RemotingClient``): frames in, frames out, matched by opaque."""
+    ``rocketroute.net.RemotingClient``): frames in, frames out, matched by opaque."""
 
     def __new__(
         cls,

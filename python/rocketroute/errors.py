@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .remoting.codes import REQUEST_CODE_NAMES
+from .protocol.codes import REQUEST_CODE_NAMES
 
 __all__ = [
     "RocketRouteError",
@@ -165,7 +165,7 @@ class AccessDeniedError(RocketRouteError, PermissionError):
     Apache's servers send no dedicated code: a 4.9 broker with ``aclEnable`` answers ``SYSTEM_ERROR`` (1) with the
     remark ``org.apache.rocketmq.acl.common.AclException: <why>, <where>``; a 5.x broker with ACL 2.0 answers
     ``NO_PERMISSION`` (16) with its authentication or authorization handler's message. The remark decides (see
-    :func:`rocketroute.remoting.errors.response_error`); ``NO_PERMISSION`` for a topic or broker that is not
+    :func:`rocketroute.protocol.errors.response_error`); ``NO_PERMISSION`` for a topic or broker that is not
     writable ("... sending message is forbidden") stays a :class:`BrokerResponseError`, retried as Java does.
 
     ``request_code``: the refused request's code (``None`` when not known); ``code`` (also ``response_code``) and

@@ -19,7 +19,7 @@ LOGGER_NAMES = {
     "client": "the shared client instance: route polls, heartbeats, its timers, the callback and listener threads",
     "producer": "producers: start, shutdown, route changes, route refreshes, transactions",
     "consumer": "consumers: start, shutdown, rebalances, pulls, offset commits, send-backs, queue locks",
-    "remoting": "connections: malformed frames, peers that stop reading, TLS",
+    "net": "connections: malformed frames, peers that stop reading, TLS",
 }
 """The parts of the client that log, each as the logger ``rocketroute.<part>``; docs/guide/logging.md says what each
 logs at which level."""

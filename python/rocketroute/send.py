@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import AccessDeniedError, BrokerResponseError, BrokerUnreachableError, SendFailedError
-from .remoting.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
+from .protocol.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from .selector import MessageQueueSelector, as_selector
 
 __all__ = [

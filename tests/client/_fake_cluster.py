@@ -1,5 +1,5 @@
 """A scriptable fake name server and broker for the client's unit tests, on the raw-socket peer of the remoting tests
-(:mod:`tests.remoting._peer`): real TCP on 127.0.0.1, frames parsed and built by the peer's own code.
+(:mod:`tests.net._peer`): real TCP on 127.0.0.1, frames parsed and built by the peer's own code.
 
 They keep what a real cluster keeps in memory (routes; per queue the stored messages in the commit-log format,
 the committed offsets, the members that heartbeat) and answer the requests the producer and the consumer send:
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..remoting._peer import FakePeer, PeerConn, build_frame
+from ..net._peer import FakePeer, PeerConn, build_frame
 from ._stored import stored
 
 # request codes (RequestCode) and response codes (ResponseCode), written out

@@ -14,8 +14,8 @@ import pytest
 import rocketroute as rr
 from rocketroute.client.producer.send_result import send_result_from_response
 from rocketroute.errors import AccessDeniedError, AuthenticationError, BrokerResponseError, PermissionDeniedError
-from rocketroute.remoting import RemotingCommand
-from rocketroute.remoting.errors import RemotingCommandError, access_error, response_error
+from rocketroute.protocol import RemotingCommand
+from rocketroute.protocol.errors import RemotingCommandError, access_error, response_error
 
 _FRAME = "org.apache.rocketmq.acl.plain.PlainPermissionManager.validate(PlainPermissionManager.java:663)"
 ACL_V1 = "org.apache.rocketmq.acl.common.AclException: "
@@ -139,7 +139,8 @@ def test_the_send_loop_raises_a_refusal_at_once_without_isolating_the_broker(bac
 
 def test_a_remoting_client_raises_the_refusal_from_invoke_checked():
     """The asyncio client against a peer that refuses every request as a 5.x broker does."""
-    from rocketroute.remoting import AsyncRemotingClient, decode_frame, encode_frame
+    from rocketroute.net import AsyncRemotingClient
+    from rocketroute.protocol import decode_frame, encode_frame
 
     async def main() -> None:
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import SendStatus
-from rocketroute.remoting import RemotingTooMuchRequestError
+from rocketroute.protocol import RemotingTooMuchRequestError
 
 from .._instant_peer import instant_peer
 

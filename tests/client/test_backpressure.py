@@ -13,7 +13,7 @@ from rocketroute.client import Message, SendStatus
 from rocketroute.client.producer import Producer, ProducerSettings
 from rocketroute.client.producer.backpressure import SendWindow
 from rocketroute.errors import IllegalArgumentError, UnsupportedSettingError
-from rocketroute.remoting import RemotingTooMuchRequestError
+from rocketroute.protocol import RemotingTooMuchRequestError
 
 from .._instant_peer import instant_peer
 

@@ -33,8 +33,8 @@ from rocketroute.client.consumer.subscription import (
     retry_topic,
 )
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.remoting import RemotingCommand, RemotingCommandError, RequestCode
-from rocketroute.remoting.response_code import ResponseCode
+from rocketroute.protocol import RemotingCommand, RemotingCommandError, RequestCode
+from rocketroute.protocol.response_code import ResponseCode
 
 from ._stored import stored_message
 

@@ -15,7 +15,8 @@ import pytest
 
 from rocketroute.client import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Consumer, Message, SendStatus
 from rocketroute.client.producer import Producer
-from rocketroute.remoting import RemotingClient, RemotingCommand, RequestCode, ResponseCode
+from rocketroute.net import RemotingClient
+from rocketroute.protocol import RemotingCommand, RequestCode, ResponseCode
 
 from .._instant_peer import BINARY, instant_peer
 

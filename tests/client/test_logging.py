@@ -109,7 +109,7 @@ def test_the_rocketroute_logger_has_a_null_handler_and_the_parts_log_under_it():
         "rocketroute.client",
         "rocketroute.producer",
         "rocketroute.consumer",
-        "rocketroute.remoting",
+        "rocketroute.net",
     }
     with pytest.raises(ValueError, match="no rocketroute logger for 'pull'"):
         get_logger("pull")

@@ -414,8 +414,8 @@ def test_check_topic_remembers_only_the_topics_that_passed():
 @pytest.mark.parametrize("text", ["0", "007", "123456789", "2147483647", "2147483648", "-1", "+5", "", "1_000"])
 def test_the_number_parsers_fast_path_answers_as_java(text):
     from rocketroute.errors import NumberFormatError
+    from rocketroute.protocol.headers.send import java_parse_long
     from rocketroute.reference.route import java_parse_int
-    from rocketroute.remoting.headers.send import java_parse_long
 
     java_int = int(text) if text.lstrip("+-").isascii() and text.lstrip("+-").isdigit() else None
     if java_int is not None and -(2**31) <= java_int < 2**31:

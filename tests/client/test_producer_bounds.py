@@ -16,7 +16,7 @@ import pytest
 from rocketroute.client import Message, Producer
 from rocketroute.errors import SendFailedError
 
-from ..remoting._peer import FakePeer, PeerConn
+from ..net._peer import FakePeer, PeerConn
 
 
 def silent(conn: PeerConn) -> None:

@@ -12,7 +12,7 @@ import pytest
 from rocketroute.client import Message, SendStatus
 from rocketroute.client.producer import Producer
 from rocketroute.errors import SendFailedError
-from rocketroute.remoting import RemotingTimeoutError
+from rocketroute.protocol import RemotingTimeoutError
 
 from .._instant_peer import instant_peer
 from .._loop_thread import loop_in_thread, until_closed

@@ -10,7 +10,7 @@ import pytest
 
 from rocketroute.client import NameServerError, TopicNotExistError, send_result_from_response
 from rocketroute.errors import AuthenticationError, BrokerResponseError, PermissionDeniedError
-from rocketroute.remoting.errors import RemotingCommandError, response_error
+from rocketroute.protocol.errors import RemotingCommandError, response_error
 
 FAQ = "See https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
 ADDR = "127.0.0.1:10911"

@@ -48,7 +48,7 @@ def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool =
 
     from rocketroute.client import Consumer
     from rocketroute.client.workers import ConsumePool
-    from rocketroute.remoting import RemotingCommand, RequestCode
+    from rocketroute.protocol import RemotingCommand, RequestCode
 
     from ._stored import stored
 
@@ -77,7 +77,7 @@ def test_consume_message_directly_answers_what_the_listener_said():
     import json
 
     from rocketroute.client import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus
-    from rocketroute.remoting.response_code import ResponseCode
+    from rocketroute.protocol.response_code import ResponseCode
 
     got = []
 
@@ -129,8 +129,8 @@ def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
     from rocketroute.client import Consumer
     from rocketroute.client.consumer.offset_store import OffsetStore
     from rocketroute.client.consumer.process_queue import ProcessQueue
-    from rocketroute.remoting import RemotingCommand, RequestCode
-    from rocketroute.remoting.response_code import ResponseCode
+    from rocketroute.protocol import RemotingCommand, RequestCode
+    from rocketroute.protocol.response_code import ResponseCode
 
     class Mine:
         def allocate(self, group, cid, mq_all, cid_all):

@@ -1,11 +1,11 @@
-"""rocketroute.remoting.headers.send: SendMessageRequestHeader(V2) as a producer sends it."""
+"""rocketroute.protocol.headers.send: SendMessageRequestHeader(V2) as a producer sends it."""
 
 from __future__ import annotations
 
 import pytest
 
 from rocketroute.errors import IllegalArgumentError, NullPointerError, NumberFormatError
-from rocketroute.remoting.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
+from rocketroute.protocol.headers.send import SendMessageRequestHeader, send_header_v1, send_header_v2
 
 COMPATS = ["5.3", "4.9"]
 PROPS = "TAGS\x01TagA\x02WAIT\x01true\x02"

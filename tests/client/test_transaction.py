@@ -16,7 +16,7 @@ from rocketroute.client import (
 )
 from rocketroute.client.producer.transaction import _commit_log_offset
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.remoting.headers import CheckTransactionStateRequestHeader, EndTransactionRequestHeader
+from rocketroute.protocol.headers import CheckTransactionStateRequestHeader, EndTransactionRequestHeader
 
 UNIQ = "0A000001303900000001000000000001"
 

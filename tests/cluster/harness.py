@@ -19,7 +19,7 @@ cluster. :meth:`Cluster.close` kills the servers by pid and removes the temp dir
 cluster still open, and a small reaper process (one per Python process) kills the servers' process groups when
 the process that started them dies without running ``atexit`` (SIGKILL, a CI timeout).
 
-The servers are reached with :mod:`rocketroute.remoting` (the library's own protocol client), so these tests also
+The servers are reached with :mod:`rocketroute.protocol` (the library's own protocol client), so these tests also
 exercise it against real servers.
 """
 
@@ -45,9 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from rocketroute import Credentials, TopicRouteData
+from rocketroute.net import RemotingClient
 from rocketroute.net.tls import TLS
+from rocketroute.protocol import RemotingCommand, RemotingError, RequestCode, ResponseCode
 from rocketroute.reference.route import quote_numeric_keys
-from rocketroute.remoting import RemotingClient, RemotingCommand, RemotingError, RequestCode, ResponseCode
 
 from .._java_peers import QUICK_JIT
 from .impls import (
@@ -843,7 +844,7 @@ class Cluster:
 
     @property
     def client(self) -> RemotingClient:
-        """The harness's :class:`rocketroute.remoting.RemotingClient` (created on first use, closed by close)."""
+        """The harness's :class:`rocketroute.net.RemotingClient` (created on first use, closed by close)."""
         if self._client is None:
             self._client = RemotingClient(credentials=self.credentials, tls=self.tls)
         return self._client

@@ -20,7 +20,7 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import ConsumeConcurrentlyStatus, Consumer, Message, Producer
-from rocketroute.remoting import RequestCode
+from rocketroute.protocol import RequestCode
 
 from .harness import Cluster
 from .test_consumer import FAST, wait_until

@@ -111,7 +111,8 @@ def test_plan_live_plans_the_group_and_flags_a_member_one_broker_lacks(cluster, 
     agrees; a fourth member whose heartbeat reached broker-a only is flagged, with the queues at risk."""
     from rocketroute.client import ConsumeConcurrentlyStatus, Consumer
     from rocketroute.client.consumer.subscription import ConsumerData, build_subscription, heartbeat_body
-    from rocketroute.remoting import RemotingClient, RemotingCommand, RequestCode
+    from rocketroute.net import RemotingClient
+    from rocketroute.protocol import RemotingCommand, RequestCode
 
     from .test_consumer import FAST, owns_expected, route_queues, wait_until
 

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 import rocketroute as rr
-from rocketroute.remoting import RemotingClient, RemotingCommand, RequestCode
-from rocketroute.remoting.errors import RemotingTimeoutError
-from rocketroute.remoting.frame import encode_frame
+from rocketroute.net import RemotingClient
+from rocketroute.protocol import RemotingCommand, RequestCode
+from rocketroute.protocol.errors import RemotingTimeoutError
+from rocketroute.protocol.frame import encode_frame
 
 
 def _frame(topic: str, body: bytes = b"") -> tuple[int, bytes]:

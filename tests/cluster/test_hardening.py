@@ -30,7 +30,7 @@ from rocketroute.client import (
 from rocketroute.client.message import COMPRESSED_FLAG, CompressionType, EncodedMessage, encode_for_send
 from rocketroute.client.producer.producer import _Encoded
 from rocketroute.errors import BrokerResponseError
-from rocketroute.remoting.response_code import ResponseCode
+from rocketroute.protocol.response_code import ResponseCode
 
 from .test_consumer import FAST, Receipts, wait_until
 

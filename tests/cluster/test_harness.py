@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rocketroute import TopicRouteData
-from rocketroute.remoting import RemotingCommand, RemotingConnectError, RemotingTimeoutError, RequestCode
-from rocketroute.remoting.response_code import ResponseCode
+from rocketroute.protocol import RemotingCommand, RemotingConnectError, RemotingTimeoutError, RequestCode
+from rocketroute.protocol.response_code import ResponseCode
 
 from . import harness
 from .harness import (

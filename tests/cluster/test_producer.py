@@ -18,7 +18,7 @@ from rocketroute.client import Message, SendStatus
 from rocketroute.client.namesrv import TopicNotExistError, fetch_route
 from rocketroute.client.producer import Producer
 from rocketroute.client.producer.route_change import key_move_share
-from rocketroute.remoting.errors import RemotingTimeoutError
+from rocketroute.protocol.errors import RemotingTimeoutError
 
 from .test_consumer import wait_until
 

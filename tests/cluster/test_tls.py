@@ -20,7 +20,7 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import ConsumeConcurrentlyStatus, Consumer, Message, Producer
-from rocketroute.remoting import RemotingError
+from rocketroute.protocol import RemotingError
 
 from .._tls_certs import Certs, make_certs, server_tls_options
 from .harness import Cluster

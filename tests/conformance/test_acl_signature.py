@@ -1,5 +1,5 @@
 """Golden vectors of ``acl_signature.jsonl``: what the released ``AclClientRPCHook`` (rocketmq-acl 4.9.8,
-rocketmq-client 5.3.3) adds to a request, reproduced by :func:`rocketroute.remoting.acl.sign_request`.
+rocketmq-client 5.3.3) adds to a request, reproduced by :func:`rocketroute.protocol.acl.sign_request`.
 
 ``sign``: a request (code 10) with the case's ``ext_fields`` (``null``: none at all) and ``body`` (Base64;
 ``null``: none) run through the hook of ``SessionCredentials(access_key, secret_key, security_token)``, twice when
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import base64
 
-from rocketroute.remoting import RemotingCommand
-from rocketroute.remoting.acl import Credentials, sign_request
+from rocketroute.protocol import RemotingCommand
+from rocketroute.protocol.acl import Credentials, sign_request
 
 from ._support import parametrize_vectors, run_case
 

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from ..errors import RocketRouteError
 from ..net.tls import TLS
-from ..remoting.acl import Credentials
+from ..protocol.acl import Credentials
 
 __all__ = [
     "JAVA_INT_MAX",

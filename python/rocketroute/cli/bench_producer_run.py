@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from .._plural import counted
 from ..errors import RocketRouteError
 from ..latency_histogram import LatencyHistogram
-from ..remoting.acl import Credentials
+from ..protocol.acl import Credentials
 from .bench_producer_progress import Progress
 
 __all__ = [
@@ -58,7 +58,7 @@ def check_namesrv(namesrv: str) -> list[str]:
     1..65535), or a :class:`RocketRouteError` saying what is wrong, in one line."""
     from ..client.namesrv import parse_namesrv_addrs
     from ..net.connection import parse_addr
-    from ..remoting.errors import RemotingError
+    from ..protocol.errors import RemotingError
 
     try:
         addrs = parse_namesrv_addrs(namesrv)

@@ -26,7 +26,7 @@ def cmd_plan_live(args: argparse.Namespace) -> int:
     """``plan --namesrv --group``: every name server's route and every broker's member list, the plan of each
     strategy on the consensus view, and the members whose view differs (no Spark)."""
     from ..client.group_plan import describe_group_plan, plan_group, snapshot_group
-    from ..remoting import RemotingError
+    from ..protocol import RemotingError
     from ..spark.jobs.plan import strategy_for
 
     if not args.group:

@@ -6,13 +6,13 @@ concurrent and orderly listeners; pulled messages are :class:`MessageExt`), :cla
 :class:`RouteChange` (what a route refresh changed, with its ordering risk), and the message side, encoded exactly
 as the Java client encodes it (5.3.3, or 4.9.8 with ``compat="4.9"``): :class:`Message` and its validation, the
 properties string, compression, batches, message ids (``MessageClientIDSetter``) and the :class:`SendResult`
-of a response (the ``SEND_MESSAGE_V2`` request header is :mod:`rocketroute.remoting.headers.send`'s). Pure Python
-over :mod:`rocketroute.remoting`, standard library only."""
+of a response (the ``SEND_MESSAGE_V2`` request header is :mod:`rocketroute.protocol.headers.send`'s). Pure Python
+over :mod:`rocketroute.protocol`, standard library only."""
 
 from __future__ import annotations
 
 from ..errors import UnsupportedSettingError
-from ..remoting.acl import Credentials
+from ..protocol.acl import Credentials
 from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .consumer.listener import (
     ConsumeConcurrentlyContext,

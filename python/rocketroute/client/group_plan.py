@@ -25,8 +25,8 @@ from .._plural import counted, noun
 from ..errors import AccessDeniedError
 from ..net.runtime import RemotingClient
 from ..net.tls import TLS
-from ..remoting import RemotingError
-from ..remoting.acl import Credentials
+from ..protocol import RemotingError
+from ..protocol.acl import Credentials
 from ..views import ViewReport, analyse_views
 from .consumer.subscription import query_consumer_ids
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
@@ -175,7 +175,7 @@ async def fetch_group_snapshot(
 ) -> GroupSnapshot:
     """Ask each name server for ``topic``'s route (GET_ROUTEINFO_BY_TOPIC) and each broker the routes name for
     ``group``'s members (GET_CONSUMER_LIST_BY_GROUP), all at once, on ``remoting`` (an
-    :class:`~rocketroute.remoting.AsyncRemotingClient`, from its loop). A source that fails is recorded with
+    :class:`~rocketroute.net.AsyncRemotingClient`, from its loop). A source that fails is recorded with
     the reason; it does not stop the others."""
     addrs = parse_namesrv_addrs(namesrv)
     if not group:

@@ -50,10 +50,10 @@ from ..log_repeats import REPEATS
 from ..loggers import get_logger
 from ..net.runtime import RemotingClient
 from ..net.tls import TLS
-from ..remoting import RemotingCommand, RequestCode
-from ..remoting.acl import Credentials
-from ..remoting.headers import HeartbeatRequest, UnregisterClientRequestHeader
-from ..remoting.response_code import ResponseCode
+from ..protocol import RemotingCommand, RequestCode
+from ..protocol.acl import Credentials
+from ..protocol.headers import HeartbeatRequest, UnregisterClientRequestHeader
+from ..protocol.response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
 from .message_id import local_ip_candidates
 from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers

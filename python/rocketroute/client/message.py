@@ -30,10 +30,10 @@ from typing import NamedTuple
 
 from .._backend import native_twin
 from ..errors import IllegalArgumentError, NullPointerError, RocketRouteError
+from ..protocol.response_code import ResponseCode
 from ..reference.compat import COMPAT_PROFILES, parse_compat
 from ..reference.java import java_string_hash, java_utf8
 from ..reference.static_topic import hash_map_order
-from ..remoting.response_code import ResponseCode
 from .message_id import create_uniq_id, create_uniq_ids, default_counter
 
 __all__ = [

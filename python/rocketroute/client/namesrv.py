@@ -18,11 +18,11 @@ from ..net.direct import direct_connection_class
 from ..net.runtime import RemotingClient
 from ..net.tls import TLS
 from ..net.transport import AsyncRemotingClient
-from ..remoting import RemotingCommand, RemotingConnectError, RemotingError, RemotingSendRequestError
-from ..remoting.acl import Credentials
-from ..remoting.command import MQ_VERSIONS
-from ..remoting.headers import GetRouteInfoRequestHeader
-from ..remoting.response_code import ResponseCode
+from ..protocol import RemotingCommand, RemotingConnectError, RemotingError, RemotingSendRequestError
+from ..protocol.acl import Credentials
+from ..protocol.command import MQ_VERSIONS
+from ..protocol.headers import GetRouteInfoRequestHeader
+from ..protocol.response_code import ResponseCode
 
 __all__ = [
     "MASTER_ID",
@@ -97,7 +97,7 @@ def parse_namesrv_addrs(namesrv: str | Sequence[str]) -> list[str]:
 
 
 class NameServerClient:
-    """Requests to a set of name servers over an :class:`~rocketroute.remoting.AsyncRemotingClient`, choosing the
+    """Requests to a set of name servers over an :class:`~rocketroute.net.AsyncRemotingClient`, choosing the
     name server as Java's client does (see the module docstring). Use it from the remoting client's loop. Routes
     are built with ``backend``'s ``TopicRouteData`` (default: the ``rocketroute`` package's)."""
 
@@ -180,7 +180,7 @@ def fetch_route(
     """The topic's route from the name servers (``"host:port;host:port"`` or a list): a
     :class:`~rocketroute.TopicRouteData`. The name server is chosen and failed over as Java's client does;
     raises :class:`TopicNotExistError` (code 17) when the topic has no route, and
-    :class:`~rocketroute.remoting.RemotingConnectError` when no name server could be reached. ``backend``: the
+    :class:`~rocketroute.protocol.RemotingConnectError` when no name server could be reached. ``backend``: the
     module whose ``TopicRouteData`` is built (default: the ``rocketroute`` package). ``credentials``
     (:class:`~rocketroute.Credentials`) sign the request, for name servers that check them; ``tls``: connect with TLS
     (:mod:`rocketroute.net.tls`)."""

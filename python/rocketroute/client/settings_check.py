@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from ..errors import IllegalArgumentError
-from ..remoting.command import LANGUAGE_CODES
+from ..protocol.command import LANGUAGE_CODES
 
 __all__ = [
     "DEFAULT_LANGUAGE",

@@ -1,10 +1,10 @@
 """Connections of their own for the event loops that await a threaded client's requests.
 
-A :class:`~rocketroute.remoting.RemotingClient` runs its connections on its own loop thread. A coroutine of
+A :class:`~rocketroute.net.RemotingClient` runs its connections on its own loop thread. A coroutine of
 another loop that awaits a request through it (``await producer.send_async(msg)`` of the threaded
 :class:`rocketroute.Producer` from an asyncio service) would hand the request to that thread and wait for the
 answer to come back: two wake-ups across threads per request, and two threads taking turns at Python's lock. With
-:class:`CallerLoops` such a loop gets an :class:`~rocketroute.remoting.AsyncRemotingClient` of its own, made on its
+:class:`CallerLoops` such a loop gets an :class:`~rocketroute.net.AsyncRemotingClient` of its own, made on its
 first request: its requests are written, answered and timed out on the caller's loop, as
 :mod:`rocketroute.aio`'s are, with no hop between threads.
 
@@ -29,7 +29,7 @@ from collections.abc import AsyncGenerator, Callable
 from threading import get_ident
 from typing import TYPE_CHECKING
 
-from ..remoting.errors import RemotingError
+from ..protocol.errors import RemotingError
 from .bridge import loop_runs_here
 
 _NO_THREAD_ID = object()

@@ -13,18 +13,18 @@ from typing import Any
 
 from .._backend import native_twin
 from ..loggers import get_logger
-from ..remoting.command import RPC_ONEWAY, RemotingCommand
-from ..remoting.errors import (
+from ..protocol.command import RPC_ONEWAY, RemotingCommand
+from ..protocol.errors import (
     FrameError,
     RemotingConnectError,
     RemotingSendRequestError,
 )
-from ..remoting.frame import FrameDecoder, encode_frame
-from ..remoting.response_code import ResponseCode
+from ..protocol.frame import FrameDecoder, encode_frame
+from ..protocol.response_code import ResponseCode
 
 __all__ = ["DEFAULT_MAX_WRITE_QUEUE", "Connection", "Processor", "parse_addr"]
 
-_log = get_logger("remoting")
+_log = get_logger("net")
 
 Processor = Callable[[RemotingCommand, str], "RemotingCommand | Awaitable[RemotingCommand | None] | None"]
 """A handler of a peer's requests of one code: ``(request, peer_addr) -> response, an awaitable of it, or None``

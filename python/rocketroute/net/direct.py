@@ -27,9 +27,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..remoting.command import EncodedRequest, RemotingCommand
-from ..remoting.errors import RemotingError, RemotingSendRequestError, RemotingTimeoutError
-from ..remoting.frame import decode_frame
+from ..protocol.command import EncodedRequest, RemotingCommand
+from ..protocol.errors import RemotingError, RemotingSendRequestError, RemotingTimeoutError
+from ..protocol.frame import decode_frame
 
 __all__ = ["DIRECT_MAX_BODY", "DirectConnections", "direct_connection_class"]
 

@@ -14,15 +14,15 @@ from collections.abc import Callable, Collection, Coroutine
 from typing import Any, TypeVar
 
 from ..loggers import get_logger
-from ..remoting.acl import Credentials
-from ..remoting.command import RPC_ONEWAY, EncodedRequest, RemotingCommand
-from ..remoting.errors import (
+from ..protocol.acl import Credentials
+from ..protocol.command import RPC_ONEWAY, EncodedRequest, RemotingCommand
+from ..protocol.errors import (
     RemotingConnectError,
     RemotingError,
     RemotingTimeoutError,
     response_error,
 )
-from ..remoting.frame import DEFAULT_MAX_FRAME_SIZE
+from ..protocol.frame import DEFAULT_MAX_FRAME_SIZE
 from .bridge import LoopInbox, ReturnPath, loop_runs_here
 from .caller_loops import CallerLoops
 from .connection import DEFAULT_MAX_WRITE_QUEUE, Processor, parse_addr
@@ -38,7 +38,7 @@ from .transport import (
 
 __all__ = ["RemotingClient"]
 
-_log = get_logger("remoting")
+_log = get_logger("net")
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 """TLS on the remoting connections (Java's ``ClientConfig.useTLS`` / ``NettyClientConfig.useTLS``).
 
-``tls=`` on the clients (:class:`~rocketroute.remoting.RemotingClient`, ``Producer``, ``Consumer``,
+``tls=`` on the clients (:class:`~rocketroute.net.RemotingClient`, ``Producer``, ``Consumer``,
 ``fetch_route``) takes:
 
 - ``None`` or ``False``: plain TCP (the default, as Java's);
@@ -33,7 +33,7 @@ VERIFY = "verify"
 TLS = bool | Literal["verify"] | ssl.SSLContext | None
 """What ``tls=`` takes."""
 
-log = get_logger("remoting")
+log = get_logger("net")
 
 
 def tls_context(

@@ -16,23 +16,23 @@ from collections.abc import Collection
 from typing import Any
 
 from ..loggers import get_logger
-from ..remoting.acl import Credentials, check_credentials, sign_request
-from ..remoting.command import LANGUAGE_CODES, RPC_ONEWAY, EncodedRequest, RemotingCommand
-from ..remoting.errors import (
+from ..protocol.acl import Credentials, check_credentials, sign_request
+from ..protocol.command import LANGUAGE_CODES, RPC_ONEWAY, EncodedRequest, RemotingCommand
+from ..protocol.errors import (
     RemotingConnectError,
     RemotingError,
     RemotingSendRequestError,
     RemotingTimeoutError,
     response_error,
 )
-from ..remoting.frame import DEFAULT_MAX_FRAME_SIZE, encode_frame
-from ..remoting.response_code import ResponseCode
+from ..protocol.frame import DEFAULT_MAX_FRAME_SIZE, encode_frame
+from ..protocol.response_code import ResponseCode
 from .connection import DEFAULT_MAX_WRITE_QUEUE, Connection, Processor, closed_before_sent, parse_addr, response_future
 from .tls import TLS, check_tls
 
 __all__ = ["AsyncRemotingClient", "SyncWaiter", "check_timeout_ms"]
 
-_log = get_logger("remoting")
+_log = get_logger("net")
 
 SUCCESS_CODES = (ResponseCode.SUCCESS,)
 """The codes a request succeeds with unless its caller says others (``ok_codes``)."""
@@ -66,11 +66,11 @@ class AsyncRemotingClient:
     one of its first call).
 
     ``connect_timeout_ms`` bounds a connect (Java's ``connectTimeoutMillis``, 3000); ``max_frame_size`` bounds a
-    frame from a peer (Java's 16 MiB, :data:`~rocketroute.remoting.frame.DEFAULT_MAX_FRAME_SIZE`);
+    frame from a peer (Java's 16 MiB, :data:`~rocketroute.protocol.frame.DEFAULT_MAX_FRAME_SIZE`);
     ``max_write_queue`` bounds the bytes of frames waiting to be written on one connection
     (:data:`DEFAULT_MAX_WRITE_QUEUE`, 64 MiB); ``language``, when given, is written in every request's header
     (Java's ``ClientConfig.language``; else each command's own, ``PYTHON`` by default); ``credentials``, when
-    given, sign every request as Java's ``AclClientRPCHook`` does (:mod:`rocketroute.remoting.acl`); ``tls``
+    given, sign every request as Java's ``AclClientRPCHook`` does (:mod:`rocketroute.protocol.acl`); ``tls``
     (``True`` or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.net.tls`).
 
     Every request ends at its timeout, whether or not the peer reads: frames are handed to the socket only while
@@ -372,7 +372,7 @@ class AsyncRemotingClient:
         """:meth:`invoke`, raising :class:`RemotingCommandError` (code, remark, addr) when the response's code is
         not in ``ok_codes`` (default: SUCCESS only), or :class:`~rocketroute.errors.AuthenticationError` /
         :class:`~rocketroute.errors.PermissionDeniedError` when the server refused the client's credentials
-        (:func:`~rocketroute.remoting.errors.response_error`)."""
+        (:func:`~rocketroute.protocol.errors.response_error`)."""
         response = await self.invoke(addr, request, timeout_ms)
         if response.code not in ok_codes:
             raise response_error(response.code, response.remark, addr, request_code=request.code)
@@ -381,7 +381,7 @@ class AsyncRemotingClient:
     async def invoke_oneway(self, addr: str, request: RemotingCommand | EncodedRequest) -> None:
         """Send ``request`` with the oneway flag set (Java's ``invokeOneway``: ``markOnewayRPC`` then write) and
         return once it is queued on the connection; no response is waited for. Sets the flag on ``request`` (an
-        :class:`~rocketroute.remoting.command.EncodedRequest` is written as it is: its frame carries the flag).
+        :class:`~rocketroute.protocol.command.EncodedRequest` is written as it is: its frame carries the flag).
         Raises :class:`RemotingSendRequestError` when the connection's queue is full."""
         if self._loop is None:
             self._bind()
@@ -391,7 +391,7 @@ class AsyncRemotingClient:
         self._write_oneway(conn, request)
 
     def frame_language(self) -> str | None:
-        """The language a request encoded ahead (:class:`~rocketroute.remoting.command.EncodedRequest`) writes in
+        """The language a request encoded ahead (:class:`~rocketroute.protocol.command.EncodedRequest`) writes in
         its frame, or ``None`` when this client takes commands only (it signs every request)."""
         return self.encoded_language
 

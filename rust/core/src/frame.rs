@@ -1,5 +1,5 @@
 //! The remoting frame of a command with a JSON header, byte for byte as rocketroute's Python encoder
-//! (`rocketroute.remoting.frame.encode_frame`) writes it: the send path's per-message encoding, in Rust. (Reading a
+//! (`rocketroute.protocol.frame.encode_frame`) writes it: the send path's per-message encoding, in Rust. (Reading a
 //! header back is `crate::json_header`.)
 //!
 //! A frame is `int32 length` (4 + header + body), `int32` serialize type 0 (JSON) << 24 | header length, the header,
@@ -147,7 +147,7 @@ pub struct FrameSpan {
     pub body: std::ops::Range<usize>,
 }
 
-/// The complete frame with a JSON header at the start of `buf`, as `rocketroute.remoting.frame.FrameDecoder` reads
+/// The complete frame with a JSON header at the start of `buf`, as `rocketroute.protocol.frame.FrameDecoder` reads
 /// it; `None` when `buf` does not hold all of it yet, and for every frame the decoder refuses or reads another way
 /// (a length field under 4, a frame over `max_frame_size`, a header length over the frame's, another serialize
 /// type), which the caller leaves to that decoder.

@@ -1,5 +1,5 @@
 //! Reading a remoting command's JSON header, the response path's per-message decoding: what
-//! `rocketroute.remoting.frame._decode_json_header` reads, for the headers a broker writes.
+//! `rocketroute.protocol.frame._decode_json_header` reads, for the headers a broker writes.
 //!
 //! The reader takes the common shape only and says `None` for everything else, which then goes to the Python
 //! reader (Python's `json`), so the results and the errors stay the Python reader's. It takes: an object starting

@@ -1,6 +1,6 @@
 //! The JSON header of a send request (`SEND_MESSAGE_V2`, `SEND_BATCH_MESSAGE`) written in one go, byte for byte as
-//! rocketroute's Python code writes it: `rocketroute.remoting.frame.encode_frame` of a command whose ext fields
-//! are `rocketroute.remoting.headers.send.send_header_v2`'s, `a` to `n` in that order, numbers in decimal and
+//! rocketroute's Python code writes it: `rocketroute.protocol.frame.encode_frame` of a command whose ext fields
+//! are `rocketroute.protocol.headers.send.send_header_v2`'s, `a` to `n` in that order, numbers in decimal and
 //! booleans as `true` / `false` (`crate::frame`'s JSON header).
 
 use crate::decimal::{decimal, MAX_LEN};

@@ -1,5 +1,5 @@
 //! `_DirectConnection`: the core's connection for blocking callers, with Python's lock released while a call
-//! connects, writes or waits, and its errors raised as `rocketroute.remoting.errors`' classes.
+//! connects, writes or waits, and its errors raised as `rocketroute.protocol.errors`' classes.
 
 use std::time::Duration;
 
@@ -9,14 +9,14 @@ use pyo3::types::{PyBytes, PyDict};
 use rocketroute_core::direct::{DirectConnection, DirectError};
 
 mod classes {
-    pyo3::import_exception!(rocketroute.remoting.errors, RemotingConnectError);
-    pyo3::import_exception!(rocketroute.remoting.errors, RemotingSendRequestError);
-    pyo3::import_exception!(rocketroute.remoting.errors, RemotingTimeoutError);
+    pyo3::import_exception!(rocketroute.protocol.errors, RemotingConnectError);
+    pyo3::import_exception!(rocketroute.protocol.errors, RemotingSendRequestError);
+    pyo3::import_exception!(rocketroute.protocol.errors, RemotingTimeoutError);
 }
 use classes::{RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError};
 
 /// One connection to a broker for threads that block on their requests (the sync facade of
-/// `rocketroute.remoting.RemotingClient`): frames in, frames out, matched by opaque.
+/// `rocketroute.net.RemotingClient`): frames in, frames out, matched by opaque.
 #[pyclass(frozen, name = "_DirectConnection", module = "rocketroute._native")]
 pub struct PyDirectConnection {
     inner: DirectConnection,
@@ -38,7 +38,7 @@ fn raise(py: Python<'_>, addr: &str, e: DirectError, timeout_ms: u64, code: i32)
 fn frame_error(py: Python<'_>, addr: &str, why: &str) -> PyErr {
     let made = (|| -> PyResult<PyErr> {
         let class = py
-            .import("rocketroute.remoting.errors")?
+            .import("rocketroute.protocol.errors")?
             .getattr("FrameError")?;
         let kwargs = PyDict::new(py);
         kwargs.set_item("addr", addr)?;

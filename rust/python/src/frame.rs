@@ -1,6 +1,6 @@
 //! `_encode_json_frame`: the send path's frame encoding (`rocketroute_core::frame`) for
-//! `rocketroute.remoting.frame.encode_frame`, and `_read_json_header`: the response path's header reading
-//! (`rocketroute_core::json_header`) for `rocketroute.remoting.frame._decode_json_header`. Both are called first
+//! `rocketroute.protocol.frame.encode_frame`, and `_read_json_header`: the response path's header reading
+//! (`rocketroute_core::json_header`) for `rocketroute.protocol.frame._decode_json_header`. Both are called first
 //! when the native backend is in use, and say `None` for what they leave to the Python code.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -80,7 +80,7 @@ fn frame_bytes<'py>(
 }
 
 /// `(code, opaque, flag, language, version, remark, ext_fields)` of the JSON header in `buf[start:end]` (a
-/// `bytes` or a `bytearray`), as `rocketroute.remoting.frame._decode_json_header` reads it; `None` where that
+/// `bytes` or a `bytearray`), as `rocketroute.protocol.frame._decode_json_header` reads it; `None` where that
 /// reader decides (`rocketroute_core::json_header`: an unusual header, or one that does not decode).
 #[pyfunction]
 pub fn _read_json_header<'py>(
@@ -259,7 +259,7 @@ pub(crate) fn boolean(v: &Bound<'_, PyAny>) -> Option<bool> {
 }
 
 /// The whole frame of a send request, as `encode_frame` writes the command whose ext fields are
-/// `send_header_v2`'s (`rocketroute_core::send_header`), for `rocketroute.remoting.headers.send.send_request`;
+/// `send_header_v2`'s (`rocketroute_core::send_header`), for `rocketroute.protocol.headers.send.send_request`;
 /// `None` for what only the Python encoder writes (an int past 64 bits, a non-str string, a
 /// lone surrogate, a body that is not bytes, a frame too large for its length words).
 #[pyfunction]

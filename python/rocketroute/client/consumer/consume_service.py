@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...remoting import RemotingCommand
-from ...remoting.headers import (
+from ...protocol import RemotingCommand
+from ...protocol.headers import (
     ConsumerSendMsgBackRequestHeader,
 )
 from ..message import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC

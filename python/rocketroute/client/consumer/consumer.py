@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from ...log_repeats import REPEATS
 from ...net.runtime import RemotingClient
 from ...net.tls import TLS, check_tls
+from ...protocol.acl import Credentials, check_credentials
 from ...rebalance import QueueAllocator
-from ...remoting.acl import Credentials, check_credentials
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
 from ..namespace import check_namespace, wrap
@@ -87,7 +87,7 @@ class Consumer:
     client id (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one
     process have distinct ids. ``instance=`` (another client's :attr:`instance`) joins that client instance
     instead: one connection per broker, one route table and heartbeat (:mod:`rocketroute.client.instance`).
-    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
+    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.protocol.acl`); ``tls``
     (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.net.tls`).
     ``namespace`` (Java 5.x's): the subscribed topics and the group go out as ``namespace%name``; the listener
     gets messages with the plain topic (:mod:`rocketroute.client.namespace`).

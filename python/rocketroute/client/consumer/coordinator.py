@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import AccessDeniedError
 from ...log_repeats import REPEATS
-from ...remoting import RemotingCommand
-from ...remoting.response_code import ResponseCode
+from ...protocol import RemotingCommand
+from ...protocol.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
 from ..namespace import unwrap
 from ..namesrv import MASTER_ID

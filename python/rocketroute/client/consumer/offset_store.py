@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ...net.transport import AsyncRemotingClient
-from ...remoting.errors import RemotingCommandError, RemotingConnectError, response_error
-from ...remoting.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
-from ...remoting.response_code import ResponseCode
+from ...protocol.errors import RemotingCommandError, RemotingConnectError, response_error
+from ...protocol.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
+from ...protocol.response_code import ResponseCode
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore", "default_offset_store_dir"]
 

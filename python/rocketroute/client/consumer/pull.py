@@ -11,11 +11,11 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ...remoting import RemotingCommand
-from ...remoting.codes import RequestCode
-from ...remoting.errors import RemotingCommandError, response_error
-from ...remoting.headers import PullMessageRequestHeader
-from ...remoting.response_code import ResponseCode
+from ...protocol import RemotingCommand
+from ...protocol.codes import RequestCode
+from ...protocol.errors import RemotingCommandError, response_error
+from ...protocol.headers import PullMessageRequestHeader
+from ...protocol.response_code import ResponseCode
 from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_pulled
 from .subscription import SubscriptionData, filter_by_tags
 
@@ -139,7 +139,7 @@ def pull_result(
     (:func:`~rocketroute.client.message_decode.decode_pulled` with ``read_body``, ``decompress_body``,
     ``max_body_size`` and ``undecodable``), filtered by the subscription's tags, and get
     ``MIN_OFFSET`` / ``MAX_OFFSET`` properties and ``broker_name`` as Java's. Any other response code raises
-    :class:`~rocketroute.remoting.RemotingCommandError` (Java's ``MQBrokerException``), or an
+    :class:`~rocketroute.protocol.RemotingCommandError` (Java's ``MQBrokerException``), or an
     :class:`~rocketroute.errors.AccessDeniedError` when the broker refused the credentials."""
     status = _STATUS_OF_CODE.get(response.code)
     if status is None:

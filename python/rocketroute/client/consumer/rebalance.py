@@ -17,14 +17,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...log_repeats import REPEATS
-from ...rebalance import rebalance
-from ...remoting.headers import (
+from ...protocol.headers import (
     GetMaxOffsetRequestHeader,
     LockBatchMqRequest,
     RequestHeader,
     SearchOffsetRequestHeader,
     UnlockBatchMqRequest,
 )
+from ...rebalance import rebalance
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
 from .errors import DuplicateClientIdError

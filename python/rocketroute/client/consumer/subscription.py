@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import IllegalArgumentError
+from ...protocol.headers import GetConsumerListByGroupRequestHeader
 from ...reference.java import java_string_hash
-from ...remoting.headers import GetConsumerListByGroupRequestHeader
 
 __all__ = [
     "SUB_ALL",

@@ -3,7 +3,7 @@ it reports.
 
 Modules: ``producer`` (the class), ``settings`` (:class:`ProducerSettings`), ``send_result``, ``route_change``,
 ``transaction`` (:class:`TransactionProducer`, ``TransactionMQProducer``); the
-send's request header is :mod:`rocketroute.remoting.headers.send`. ``rocketroute.client.producer.Producer`` is the
+send's request header is :mod:`rocketroute.protocol.headers.send`. ``rocketroute.client.producer.Producer`` is the
 class, as it was when this package was one module.
 """
 

@@ -35,11 +35,11 @@ from ...net.bridge import loop_runs_here
 from ...net.runtime import RemotingClient
 from ...net.tls import TLS, check_tls
 from ...net.transport import AsyncRemotingClient
-from ...remoting import RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
-from ...remoting.acl import Credentials, check_credentials
-from ...remoting.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
-from ...remoting.headers.send import _native_frame as _native_request_frame
-from ...remoting.headers.send import send_header_v2, send_request
+from ...protocol import RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
+from ...protocol.acl import Credentials, check_credentials
+from ...protocol.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
+from ...protocol.headers.send import _native_frame as _native_request_frame
+from ...protocol.headers.send import send_header_v2, send_request
 from ...selector import MessageQueueSelector, SelectorFunction, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
@@ -136,7 +136,7 @@ class Producer:
     ``instance_name`` and ``client_ip`` make the client id (``ip@instance``; the default instance name is
     ``<pid>#<nanos>``, as Java's 5.x clients); clients with one client id share one client instance. ``instance=``
     (another client's :attr:`instance`) joins that instance instead (:mod:`rocketroute.client.instance`).
-    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.remoting.acl`); ``tls``
+    ``credentials`` (:class:`~rocketroute.Credentials`) sign every request (:mod:`rocketroute.protocol.acl`); ``tls``
     (``True``, or an :class:`ssl.SSLContext`) makes every connection TLS (:mod:`rocketroute.net.tls`).
     ``namespace`` (Java 5.x's): topics and the group go out as ``namespace%name``; send results, route changes
     and a selector's queues show the plain topic (:mod:`rocketroute.client.namespace`).

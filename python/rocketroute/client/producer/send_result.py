@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..._backend import native_twin
 from ...errors import BrokerResponseError, NullPointerError
+from ...protocol.errors import access_error
+from ...protocol.headers.send import java_parse_long
+from ...protocol.response_code import ResponseCode
 from ...reference.compat import COMPAT_PROFILES, parse_compat
 from ...reference.route import java_parse_int
-from ...remoting.errors import access_error
-from ...remoting.headers.send import java_parse_long
-from ...remoting.response_code import ResponseCode
 
 if TYPE_CHECKING:
     from ... import MessageQueue
@@ -150,7 +150,7 @@ def send_result_from_response(
       (``remark`` ``None`` reads ``null``, as Java prints it; ``BROKER`` only with ``broker_addr``); an
       :class:`~rocketroute.errors.AuthenticationError` or :class:`~rocketroute.errors.PermissionDeniedError`
       (naming ``request_code``) when the broker refused the producer's credentials
-      (:func:`~rocketroute.remoting.errors.access_error`).
+      (:func:`~rocketroute.protocol.errors.access_error`).
     - ``msg_id``: the message's ``UNIQ_KEY`` (for a batch, 5.3.3's batch ``UNIQ_KEY``). For a batch, pass its
       messages' ids as ``batch_msg_ids``: the result's ``msg_id`` is them joined by ``","``, except in 5.3.3
       when the response carries ``batchUniqId`` (an inner batch), where it stays ``msg_id``.

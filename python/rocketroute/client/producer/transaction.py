@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...loggers import get_logger
-from ...remoting import RemotingCommand
-from ...remoting.headers.transaction import (
+from ...protocol import RemotingCommand
+from ...protocol.headers.transaction import (
     TRANSACTION_COMMIT_TYPE,
     TRANSACTION_NOT_TYPE,
     TRANSACTION_ROLLBACK_TYPE,

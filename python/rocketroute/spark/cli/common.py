@@ -257,7 +257,7 @@ def live_route_json(args: argparse.Namespace) -> str:
     if cached is not None:
         return str(cached)
     from ...client.namesrv import fetch_route
-    from ...remoting import RemotingError
+    from ...protocol import RemotingError
 
     try:
         route = fetch_route(

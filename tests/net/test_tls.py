@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from rocketroute.client import Consumer, Producer
+from rocketroute.net import AsyncRemotingClient
 from rocketroute.net.tls import check_tls, tls_context
-from rocketroute.remoting import AsyncRemotingClient, RemotingCommand, RemotingConnectError, RemotingError
-from rocketroute.remoting.frame import FrameDecoder, encode_frame
+from rocketroute.protocol import RemotingCommand, RemotingConnectError, RemotingError
+from rocketroute.protocol.frame import FrameDecoder, encode_frame
 
 from .._tls_certs import Certs, make_certs
 from ..client._fake_cluster import FakeCluster
@@ -86,11 +87,11 @@ def test_a_pem_file_that_is_not_one_is_named(certs: Certs, tmp_path: Path):
 def test_tls_true_says_once_per_client_that_certificates_are_not_checked(caplog):
     import logging
 
-    from rocketroute.remoting import RemotingClient
+    from rocketroute.net import RemotingClient
 
     for tls, warned in ((True, 1), ("verify", 0), (tls_context(), 0), (None, 0)):
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="rocketroute.remoting"), RemotingClient(tls=tls):
+        with caplog.at_level(logging.WARNING, logger="rocketroute.net"), RemotingClient(tls=tls):
             pass
         said = [r for r in caplog.records if "without checking the servers' certificates" in r.getMessage()]
         assert len(said) == warned, (tls, [r.getMessage() for r in caplog.records])

@@ -1,7 +1,7 @@
 """A fake remoting peer for the client tests: a real TCP server on 127.0.0.1, raw sockets in threads, that behaves
 as each test scripts it (answer, stay silent, send garbage, close mid-frame, ...).
 
-It parses and builds frames with its own few lines of struct and json, independent of rocketroute.remoting.frame,
+It parses and builds frames with its own few lines of struct and json, independent of rocketroute.protocol.frame,
 so a bug there cannot hide itself.
 """
 

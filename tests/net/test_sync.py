@@ -10,9 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from rocketroute.remoting import (
+from rocketroute.net import RemotingClient
+from rocketroute.protocol import (
     FrameError,
-    RemotingClient,
     RemotingCommand,
     RemotingCommandError,
     RemotingConnectError,

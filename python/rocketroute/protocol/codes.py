@@ -2,7 +2,7 @@
 broker needs. Every value is the same in RocketMQ 5.3.3 (``org.apache.rocketmq.remoting.protocol.RequestCode``)
 and 4.9.8 (``org.apache.rocketmq.common.protocol.RequestCode``).
 
-The response codes are :mod:`.response_code`'s (:class:`~rocketroute.remoting.response_code.ResponseCode`), not
+The response codes are :mod:`.response_code`'s (:class:`~rocketroute.protocol.response_code.ResponseCode`), not
 re-exported here: this module imports nothing of the package, so :mod:`rocketroute.errors` can name a request
 in its messages without an import cycle.
 """

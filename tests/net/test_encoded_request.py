@@ -1,4 +1,4 @@
-"""A send request in its wire form (``EncodedRequest``, ``rocketroute.remoting.headers.send.send_request``): the
+"""A send request in its wire form (``EncodedRequest``, ``rocketroute.protocol.headers.send.send_request``): the
 frame is the command's, byte for byte, whichever encoder wrote it, and every path of the remoting clients writes it
 as it is (the loop's, the sync facade's, the direct connections, oneway), against fake peers. A client that signs
 its requests takes commands only."""
@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
+from rocketroute.net import AsyncRemotingClient, RemotingClient
 from rocketroute.net.direct import direct_connection_class
-from rocketroute.remoting import AsyncRemotingClient, RemotingClient, RemotingCommand, RequestCode
-from rocketroute.remoting.acl import Credentials
-from rocketroute.remoting.command import RPC_ONEWAY, EncodedRequest, next_opaque
-from rocketroute.remoting.frame import encode_frame
-from rocketroute.remoting.headers import send as send_module
-from rocketroute.remoting.headers.send import send_header_v2, send_request
+from rocketroute.protocol import RemotingCommand, RequestCode
+from rocketroute.protocol.acl import Credentials
+from rocketroute.protocol.command import RPC_ONEWAY, EncodedRequest, next_opaque
+from rocketroute.protocol.frame import encode_frame
+from rocketroute.protocol.headers import send as send_module
+from rocketroute.protocol.headers.send import send_header_v2, send_request
 
 from ._peer import FakePeer
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from rocketroute.net import connection, transport
-from rocketroute.remoting import (
-    AsyncRemotingClient,
+from rocketroute.net import AsyncRemotingClient, connection, transport
+from rocketroute.protocol import (
     FrameError,
     RemotingCommand,
     RemotingCommandError,

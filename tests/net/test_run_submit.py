@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from rocketroute.remoting import RemotingClient
+from rocketroute.net import RemotingClient
 
 
 def test_run_returns_the_result_computed_on_the_loop_thread() -> None:

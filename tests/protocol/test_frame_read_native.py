@@ -1,5 +1,5 @@
 """The native JSON header reader (``rocketroute._native._read_json_header``, Rust) reads the command the Python
-reader (``rocketroute.remoting.frame._decode_json_header``) reads, for every header it takes, and hands every other
+reader (``rocketroute.protocol.frame._decode_json_header``) reads, for every header it takes, and hands every other
 one back (``None``), so what Python decides, errors included, stays Python's."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
-from rocketroute.remoting import RemotingCommand, SerializeType
-from rocketroute.remoting import frame as frame_module
-from rocketroute.remoting.frame import FrameDecoder, FrameError, _decode_json_header, decode_frame, decode_header
+from rocketroute.protocol import RemotingCommand, SerializeType
+from rocketroute.protocol import frame as frame_module
+from rocketroute.protocol.frame import FrameDecoder, FrameError, _decode_json_header, decode_frame, decode_header
 
 pytestmark = pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native reader is the native backend's")
 

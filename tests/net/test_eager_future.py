@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import rocketroute
-from rocketroute.net import connection, transport
-from rocketroute.remoting import AsyncRemotingClient, RemotingCommand, RequestCode
-from rocketroute.remoting.frame import encode_frame
+from rocketroute.net import AsyncRemotingClient, connection, transport
+from rocketroute.protocol import RemotingCommand, RequestCode
+from rocketroute.protocol.frame import encode_frame
 
 from ._peer import FakePeer, PeerConn, build_frame
 

@@ -12,7 +12,7 @@
 Messages start as Java's do (``connect to 127.0.0.1:9876 failed``, ``wait response on the channel <addr>
 timeout, 3000(ms)``, ``send request to <addr> failed``, ``CODE: 17  DESC: ...``) and add what Java logs elsewhere
 (the reason, the request code). Each error carries ``addr``, the peer's ``"host:port"`` (``None`` when the error is
-not about one peer, e.g. a :class:`FrameError` from a bare :class:`~rocketroute.remoting.FrameDecoder`).
+not about one peer, e.g. a :class:`FrameError` from a bare :class:`~rocketroute.protocol.FrameDecoder`).
 
 How :func:`rocketroute.send_default` treats them: the ``ConnectionError`` and ``TimeoutError`` ones isolate the broker
 (Java's ``catch (RemotingException e)`` in ``sendDefaultImpl``), and :class:`RemotingCommandError` is a

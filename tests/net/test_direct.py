@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import rocketroute
+from rocketroute.net import RemotingClient
 from rocketroute.net.direct import DIRECT_MAX_BODY, direct_connection_class
-from rocketroute.remoting import (
+from rocketroute.protocol import (
     FrameError,
-    RemotingClient,
     RemotingCommand,
     RemotingConnectError,
     RemotingError,
@@ -27,7 +27,7 @@ from rocketroute.remoting import (
     RequestCode,
     ResponseCode,
 )
-from rocketroute.remoting.acl import Credentials
+from rocketroute.protocol.acl import Credentials
 
 from ._peer import FakePeer, PeerConn, build_frame, free_port
 

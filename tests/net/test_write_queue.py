@@ -13,9 +13,8 @@ import threading
 
 import pytest
 
-from rocketroute.remoting import (
-    AsyncRemotingClient,
-    RemotingClient,
+from rocketroute.net import AsyncRemotingClient, RemotingClient
+from rocketroute.protocol import (
     RemotingCommand,
     RemotingSendRequestError,
     RemotingTimeoutError,
@@ -183,7 +182,7 @@ def test_a_peer_flooding_requests_without_reading_gets_closed(caplog: pytest.Log
             finally:
                 await client.close()
 
-        with caplog.at_level(logging.WARNING, logger="rocketroute.remoting"):
+        with caplog.at_level(logging.WARNING, logger="rocketroute.net"):
             asyncio.run(main())
     assert "error" in outcome and outcome["sent"] < 200_000, outcome
     assert any("does not read the responses" in r.getMessage() for r in caplog.records)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rocketroute.remoting import (
+from rocketroute.protocol import (
     DEFAULT_MAX_FRAME_SIZE,
     FrameDecoder,
     FrameError,
@@ -20,7 +20,7 @@ from rocketroute.remoting import (
     encode_frame,
     encode_header,
 )
-from rocketroute.remoting.frame import READ_BUFFER_SIZE
+from rocketroute.protocol.frame import READ_BUFFER_SIZE
 
 JSON = SerializeType.JSON
 ROCKETMQ = SerializeType.ROCKETMQ

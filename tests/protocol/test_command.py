@@ -8,9 +8,10 @@ import threading
 import pytest
 
 import rocketroute
-import rocketroute.remoting.command as command_module
+import rocketroute.protocol.command as command_module
 from rocketroute.errors import BrokerResponseError, RocketRouteError
-from rocketroute.remoting import (
+from rocketroute.net import parse_addr
+from rocketroute.protocol import (
     MQ_VERSIONS,
     REQUEST_CODE_NAMES,
     FrameError,
@@ -25,7 +26,6 @@ from rocketroute.remoting import (
     SerializeType,
     ext_fields_to_strings,
     next_opaque,
-    parse_addr,
 )
 
 

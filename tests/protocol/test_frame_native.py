@@ -1,5 +1,5 @@
 """The native frame encoder (``rocketroute._native._encode_json_frame``, Rust) writes the bytes of the Python one
-(``rocketroute.remoting.frame._encode_frame``) for every command it takes, and hands the others back."""
+(``rocketroute.protocol.frame._encode_frame``) for every command it takes, and hands the others back."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
-from rocketroute.remoting import RemotingCommand, SerializeType
-from rocketroute.remoting import frame as frame_module
-from rocketroute.remoting.frame import _encode_frame, decode_frame, encode_frame
+from rocketroute.protocol import RemotingCommand, SerializeType
+from rocketroute.protocol import frame as frame_module
+from rocketroute.protocol.frame import _encode_frame, decode_frame, encode_frame
 
 pytestmark = pytest.mark.skipif(rocketroute.BACKEND != "native", reason="the native encoder is the native backend's")
 

@@ -1,4 +1,4 @@
-"""``rocketroute.remoting``'s public names: each is its submodule's object, found through one table."""
+"""``rocketroute.protocol``'s public names: each is its submodule's object, found through one table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 
 def test_every_name_of_the_remoting_package_resolves_to_its_submodule_s():
-    import rocketroute.remoting as remoting
+    import rocketroute.protocol as remoting
 
     for name in remoting.__all__:
         value = getattr(remoting, name)

@@ -11,7 +11,8 @@ from collections.abc import AsyncGenerator
 
 import pytest
 
-from rocketroute.remoting import AsyncRemotingClient, RemotingClient, RemotingCommand, RemotingError, RequestCode
+from rocketroute.net import AsyncRemotingClient, RemotingClient
+from rocketroute.protocol import RemotingCommand, RemotingError, RequestCode
 
 from .._loop_thread import loop_in_thread, until_closed
 from ._peer import FakePeer, PeerConn

@@ -213,7 +213,7 @@ class EncodedRequest:
     """A request already in its wire form: the frame a connection writes as it is, with what the connection needs
     to know of it (its code for a timeout's error, its opaque to match the response, its body's size).
 
-    The send path builds one in a single native call (:func:`rocketroute.remoting.headers.send.send_request`)
+    The send path builds one in a single native call (:func:`rocketroute.protocol.headers.send.send_request`)
     instead of a :class:`RemotingCommand` whose ext fields are encoded when written; the language is written in
     the frame by whoever encodes it (:meth:`~rocketroute.net.transport.AsyncRemotingClient.frame_language`),
     and a client that signs its requests takes commands only."""

@@ -306,7 +306,7 @@ def send_request(
 ) -> EncodedRequest:
     """A producer's send request (``SEND_MESSAGE_V2`` / ``SEND_BATCH_MESSAGE``) in its wire form: the frame of
     ``RemotingCommand(code, opaque, flag, language, version, None, send_header_v2(...), body)`` (``msg_flag`` is
-    the header's ``h``; no reconsume times), as :func:`~rocketroute.remoting.frame.encode_frame` writes it. With
+    the header's ``h``; no reconsume times), as :func:`~rocketroute.protocol.frame.encode_frame` writes it. With
     the native backend the frame is written in one call, without the ext fields' dict (the same bytes); what it
     does not take is written here, which also raises :func:`send_header_v2`'s errors."""
     frame = None

@@ -1,4 +1,4 @@
-"""The typed request headers (``rocketroute.remoting.headers``): each request's ext fields on the wire, per compat.
+"""The typed request headers (``rocketroute.protocol.headers``): each request's ext fields on the wire, per compat.
 A 5.x header about one queue carries the broker's name as ``bname``; a 4.9 one never does; a ``None`` field is left
 out, as Java leaves out a null field."""
 
@@ -9,8 +9,8 @@ import json
 import pytest
 
 import rocketroute as rr
-from rocketroute.remoting import MQ_VERSIONS, RequestCode, ext_fields_to_strings
-from rocketroute.remoting.headers import (
+from rocketroute.protocol import MQ_VERSIONS, RequestCode, ext_fields_to_strings
+from rocketroute.protocol.headers import (
     ConsumerSendMsgBackRequestHeader,
     GetConsumerListByGroupRequestHeader,
     GetMaxOffsetRequestHeader,
