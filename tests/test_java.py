@@ -56,6 +56,23 @@ def test_string_compare_value_is_first_unit_difference_or_length_difference(back
     assert backend.java_string_compare(x, y) == diff
 
 
+@given(a=java_text, b=java_text)
+def test_the_shared_sort_key_orders_strings_as_string_compare_to(a, b):
+    """``java_string_key``: the one sort key every reference module, the request signature and the planner use."""
+    from rocketroute.reference.java import java_string_compare, java_string_key
+
+    ka, kb = java_string_key(a), java_string_key(b)
+    assert (
+        (ka > kb) - (ka < kb) == string_compare_sign(a, b) == (lambda c: (c > 0) - (c < 0))(java_string_compare(a, b))
+    )
+
+
+def test_the_shared_sort_key_takes_a_lone_surrogate_as_a_unit_of_its_own():
+    from rocketroute.reference.java import java_string_key
+
+    assert sorted(["\uffff", "\U0001f600", "\ud800"], key=java_string_key) == ["\ud800", "\U0001f600", "\uffff"]
+
+
 def test_string_compare_uses_code_units_not_code_points(backend):
     # README: "\ud83d\ude00" < "\uff5e" in Java, the opposite of code-point order
     assert "\U0001f600" > "\uff5e"

@@ -27,13 +27,12 @@ class QueueAllocator(Protocol):
     ) -> Sequence[Any] | None: ...
 
 
-def _utf16_key(s: str) -> bytes:
-    # Java sorts consumer ids with String.compareTo: UTF-16 code unit order, which UTF-16-BE bytes keep
+def _checked_cid(s: str) -> str:
     if s is None:  # Collections.sort(cidAll) calls compareTo on it (RebalanceImpl.java): NullPointerException
         raise NullPointerError("cid_all holds None")
     if not isinstance(s, str):
         raise TypeError(f"cid_all must hold str, not {type(s).__name__}")
-    return s.encode("utf-16-be", "surrogatepass")
+    return s
 
 
 @dataclass(frozen=True)
@@ -58,8 +57,12 @@ def rebalance(
     ``compareTo``, the strategy allocates, and the result is compared with the queues the consumer ``owned``.
 
     Java logs an allocation error and keeps the old assignment; here the strategy's exception propagates."""
+    # here, not at import time: import rocketroute imports this module before the reference package, whose
+    # __init__ imports this one
+    from .reference.java import java_string_key
+
     mqs = sorted(dict.fromkeys(mq_all))
-    cids = sorted(cid_all, key=_utf16_key)
+    cids = sorted(cid_all, key=lambda s: java_string_key(_checked_cid(s)))  # Java's String.compareTo order
     result = strategy.allocate(consumer_group, current_cid, mqs, cids)
     assigned = tuple(dict.fromkeys(result or ()))
     owned_list = list(dict.fromkeys(owned))

@@ -19,7 +19,7 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..reference.java import java_utf8
+from ..reference.java import java_string_key, java_utf8
 from .command import RemotingCommand
 
 __all__ = [
@@ -67,17 +67,11 @@ def check_credentials(credentials: object) -> Credentials | None:
     return credentials
 
 
-def _java_order(name: str) -> bytes:
-    """A key that sorts as Java's ``String.compareTo``: by UTF-16 code units (Python's ``str`` order is by code
-    points, which differs once a name has a character above U+FFFF and another at or above U+E000)."""
-    return name.encode("utf-16-be", "surrogatepass")
-
-
 def request_content(ext_fields: Mapping[str, str], body: bytes | None) -> bytes:
     """What is signed: the values of ``ext_fields`` but ``Signature``, in the order of their names, in UTF-8,
     then ``body`` (Java's ``AclUtils.combineRequestContent``: ``getBytes(UTF_8)``, so a lone surrogate is ``?``,
     as in the header the server reads)."""
-    values = "".join(ext_fields[k] for k in sorted(ext_fields, key=_java_order) if k != SIGNATURE)
+    values = "".join(ext_fields[k] for k in sorted(ext_fields, key=java_string_key) if k != SIGNATURE)
     return java_utf8(values) + (body or b"")
 
 

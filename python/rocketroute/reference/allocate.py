@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import IllegalArgumentError, NullPointerError
-from .java import check_int, utf8_name
+from .java import check_int, java_string_key, utf8_name
 from .message_queue import MessageQueue
 from .ring import ConsistentHashRouter, HashFunction, check_ring_size
 from .route import java_split
@@ -309,11 +309,6 @@ def _room(value: object, what: str) -> str:
     return utf8_name("the machine room", value)
 
 
-def _utf16_key(s: str) -> bytes:
-    # UTF-16-BE bytes order exactly as Java's String.compareTo (code unit by code unit)
-    return s.encode("utf-16-be", "surrogatepass")
-
-
 class AllocateMachineRoomNearby(AllocateMessageQueueStrategy):
     """``MACHINE_ROOM_NEARBY-<inner>``: consumers take the queues of their own machine room with the inner
     strategy; queues of a room without consumers are shared by all consumers.
@@ -386,7 +381,7 @@ class AllocateMachineRoomNearby(AllocateMessageQueueStrategy):
         local = mq_rooms.get(room) if isinstance(room, str) else None
         if local:
             result.extend(_inner_result(self._inner.allocate(group, cid, local, cid_rooms.get(room))))
-        for r in sorted(mq_rooms, key=_utf16_key):
+        for r in sorted(mq_rooms, key=java_string_key):
             if r != room and r not in cid_rooms:
                 result.extend(_inner_result(self._inner.allocate(group, cid, mq_rooms[r], cids)))
         return result

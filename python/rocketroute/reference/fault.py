@@ -9,7 +9,7 @@ from typing import Any
 from .clock import ManualClock, SystemClock
 from .compat import parse_compat
 from .counter import SendWhichQueue
-from .java import JavaRandom, check_int, check_long, check_name, java_string_hash, utf8_name, wrap_long
+from .java import JavaRandom, check_int, check_long, check_name, java_string_hash, java_string_key, utf8_name, wrap_long
 
 __all__ = ["LatencyFaultTolerance"]
 
@@ -42,7 +42,7 @@ def table_order(name: str) -> tuple[int, bytes]:
     enumerates ``name``: its bucket ``spread(hashCode) & 31``, then ``String.compareTo`` order within a bucket
     (Java keeps insertion order there). Ties in ``pick_one_at_least`` are broken by it, in both backends."""
     h = java_string_hash(name) & 0xFFFFFFFF
-    return ((h ^ (h >> 16)) & 31, name.encode("utf-16-be", "surrogatepass"))
+    return ((h ^ (h >> 16)) & 31, java_string_key(name))
 
 
 class _FaultItem:

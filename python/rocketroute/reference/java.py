@@ -18,6 +18,7 @@ __all__ = [
     "JavaRandom",
     "java_string_hash",
     "java_string_compare",
+    "java_string_key",
     "java_int_hash",
     "java_long_hash",
     "utf16_units",
@@ -145,6 +146,13 @@ def java_string_hash(s: str) -> int:
         for c in utf16_units(s):
             h = (31 * h + c) & 0xFFFFFFFF
     return h - 0x1_0000_0000 if h & 0x8000_0000 else h
+
+
+def java_string_key(s: str) -> bytes:
+    """A sort key in ``String.compareTo``'s order: the UTF-16 code units as big-endian bytes, compared unit by unit,
+    a prefix first (Python's ``str`` order is by code points, which differs once one string has a character above
+    U+FFFF and another one at or above U+E000). A lone surrogate is a code unit of its own, as in Java."""
+    return s.encode("utf-16-be", "surrogatepass")
 
 
 def java_string_compare(a: str, b: str) -> int:

@@ -19,6 +19,7 @@ from .java import (
     check_str,
     java_long_hash,
     java_string_hash,
+    java_string_key,
     wrap_int,
 )
 
@@ -540,4 +541,4 @@ def message_queue_key(broker_name: str, queue_id: int) -> tuple[bytes, int]:
     """A sort key giving ``MessageQueue.compareTo``'s order for queues of one topic with queue ids from 0 to
     2^31 - 1 (their ``queueId`` subtraction cannot overflow): the broker name's UTF-16 code units (as
     big-endian bytes, compared unit by unit, a prefix first), then the id."""
-    return broker_name.encode("utf-16-be"), queue_id
+    return java_string_key(broker_name), queue_id

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import IllegalArgumentError
+from ...reference.java import java_string_key
 
 __all__ = [
     "STRATEGIES",
@@ -248,7 +249,7 @@ def plan(
         ) -> dict[str, list[Any]]:
             if previous is not None and hasattr(strategy, "with_previous"):
                 strategy = strategy.with_previous(previous)  # a sticky group moves on from where it was
-            ordered = sorted(cids, key=lambda s: s.encode("utf-16-be", "surrogatepass"))  # String.compareTo
+            ordered = sorted(cids, key=java_string_key)  # String.compareTo
             return {c: list(v or []) for c, v in rr.allocate_all(strategy, mqs, ordered, consumer_group).items()}
 
         # only the strategy that reads the room gets room@ ids: the others see the --cid-pattern ids as a group
