@@ -810,28 +810,29 @@ class Producer:
                 raise self._no_route(enc.topic, timeout, e) from e
             if not info.ok():
                 raise self._unknown_topic(enc.topic)
+        rest = _loop_budget(timeout, begin)
         oneway = mode is CommunicationMode.ONEWAY
         language = remoting.async_client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
 
         def attempt(mq: Any) -> Any:
+            left = _kernel_budget(timeout, begin)
             addr, request = self._request(enc, mq, language, flag)
-            left = timeout - int((time.monotonic() - begin) * 1000)
             if oneway:
                 remoting.invoke_oneway(addr, request, direct=True)
                 return None
-            response = remoting.invoke(addr, request, max(left, 1), direct=True)
+            response = remoting.invoke(addr, request, left, direct=True)
             return self._result(enc, mq, addr, response)
 
         if selector is not None:
-            return send_select(info, self._user_selector(selector), msg, arg, attempt, timeout_ms=timeout)
+            return send_select(info, self._user_selector(selector), msg, arg, attempt, timeout_ms=rest)
         return send_default(
             info,
             self.strategy,
             attempt,
             mode=mode,
             retry_times_when_send_failed=self.settings.retry_times_when_send_failed,
-            timeout_ms=timeout,
+            timeout_ms=rest,
             retry_result=self._retry_result(),
         )
 
@@ -1065,13 +1066,14 @@ class Producer:
             # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
             # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
             # flight, and the garbage collector walks each of them while a thousand sends wait
+            rest = _loop_budget(timeout, begin)
             oneway = mode is CommunicationMode.ONEWAY
             language = client.encoded_language
             flag = RPC_ONEWAY if oneway else 0
             sends: Any = None  # the send loop's state (send._send_loop), without a selector
             if selector is not None:
                 chosen_by = selector if not self.namespace else self._user_selector(selector)
-                mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=timeout)
+                mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=rest)
             else:
                 # _send_loop's choice of the native loop written out for the async sends (the same checks)
                 loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
@@ -1081,27 +1083,27 @@ class Producer:
                     and mode is _ASYNC
                     and type(self.strategy) is loops[1]
                     and type(info) is loops[2]
-                    and type(timeout) is int
-                    and 0 <= timeout <= _NATIVE_MAX_TIMEOUT
+                    and type(rest) is int
+                    and 0 <= rest <= _NATIVE_MAX_TIMEOUT
                     and type(total) is int
                     and 0 <= total <= _NATIVE_MAX_ATTEMPTS
                     and info.ok()  # else _send_loop raises "No route info"
                 ):
-                    sends = loops[0](info, self.strategy, False, total, timeout, (), None, None)
+                    sends = loops[0](info, self.strategy, False, total, rest, (), None, None)
                 else:
                     sends = _send_loop(
-                        info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, timeout, (),
+                        info, self.strategy, mode, 2, self.settings.retry_times_when_send_async_failed, rest, (),
                         None, None, None,
                     )  # fmt: skip
                 mq = sends.next_queue()
             while mq is not None:
                 try:
+                    left = _kernel_budget(timeout, begin)
                     addr, request = self._request(enc, mq, language, flag)
                     if oneway:
                         await client.invoke_oneway(addr, request)
                         result = None
                     else:
-                        left = max(timeout - int((time.monotonic() - begin) * 1000), 1)
                         waiter = client.start_invoke(addr, request, left)
                         if waiter is None:  # no connection yet
                             response = await client.invoke(addr, request, left)
@@ -1136,6 +1138,25 @@ class Producer:
 
 _ASYNC = CommunicationMode.ASYNC
 _NO_THREAD_ID = object()  # a loop that does not say which thread runs it (not one of asyncio's)
+
+
+def _loop_budget(timeout_ms: int, begin: float) -> int:
+    """The budget of a send's loop of attempts (or of its selector), once its route is found: Java's
+    ``sendDefaultImpl`` and ``sendSelectImpl`` take their start before the route lookup, so the time it took is
+    spent (a lookup that took most of ``send_msg_timeout`` leaves no time to retry on another broker)."""
+    return max(timeout_ms - int((time.monotonic() - begin) * 1000), 0)
+
+
+def _kernel_budget(timeout_ms: int, begin: float) -> int:
+    """What is left of a send's budget (``timeout_ms`` from ``begin``, its route lookup included) for its next
+    request, checked before the request is built, as Java's ``sendKernelImpl`` does: none left (the lookup, a
+    selector, earlier attempts or a busy loop spent it) raises ``RemotingTooMuchRequestError("sendKernelImpl call
+    timeout")`` and nothing is written, where a request with no time to wait for its answer could be stored by the
+    broker and still reported failed."""
+    left = timeout_ms - int((time.monotonic() - begin) * 1000)
+    if left < 0:
+        raise RemotingTooMuchRequestError("sendKernelImpl call timeout")
+    return max(left, 1)  # Java sends with the 0 ms left; the wait needs a deadline after now
 
 
 def _chosen(mq: Any) -> Any:
