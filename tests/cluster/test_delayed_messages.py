@@ -20,9 +20,9 @@ from .test_consumer import FAST, wait_until
 
 pytestmark = pytest.mark.servers("apache-5.5.0", "apache-4.9.7")
 
-DELAY_S = 3.0
+DELAY_S = 5.0  # the sends and the look at the queues must end before it: seconds on a loaded 2-core machine
 PRECISION_MS = 100
-LEVELS = "1s 3s 5s"  # level 2 is DELAY_S
+LEVELS = "1s 5s 10s"  # level 2 is DELAY_S
 
 
 @pytest.fixture(scope="module")
@@ -58,14 +58,15 @@ def _send_and_time(cluster: Cluster, prefix: str, delayed: dict[bytes, dict[str,
     """On a new topic (``prefix`` + a number): start a consumer, then send one plain message and the ``delayed``
     ones (body -> Message fields); return when the sends were acknowledged and what arrived when. When the sends
     and the look at the queues took so long (a stalled machine) that the delayed messages may already be due, the
-    look proves nothing: that attempt is set aside and the whole of it runs again on another topic, once."""
-    for _ in range(2):
+    look proves nothing: that attempt is set aside and the whole of it runs again on another topic, up to three times
+    in all (stop 62's CI machine stalled past 2.5 s twice in a row)."""
+    for _ in range(3):
         topic = f"{prefix}_{time.monotonic_ns()}"
         cluster.create_topic(topic, 2)
         timed = _attempt(cluster, topic, delayed)
         if timed is not None:
             return timed
-    raise AssertionError(f"twice, the sends and the look at the queues took over {DELAY_S - 0.5} s")
+    raise AssertionError(f"three times, the sends and the look at the queues took over {DELAY_S - 0.5} s")
 
 
 def _attempt(cluster: Cluster, topic: str, delayed: dict[bytes, dict[str, int]]) -> tuple[float, Arrivals] | None:
