@@ -69,13 +69,12 @@ def test_message_model_setting_is_the_model() -> None:
     assert consumer().model == "CLUSTERING"
 
 
-def test_model_is_the_deprecated_name_of_message_model() -> None:
-    with pytest.warns(DeprecationWarning, match="give message_model"):
-        assert consumer(model="BROADCASTING").settings.message_model == "BROADCASTING"
-    with pytest.warns(DeprecationWarning, match="give message_model"):
-        assert Consumer(NS, "G", ["T"], None, "BROADCASTING").model == "BROADCASTING"  # the old positional place
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="disagree"):
-        consumer(model="CLUSTERING", message_model="BROADCASTING")
+def test_model_is_not_a_second_name_of_message_model() -> None:
+    # the old name went with issue 54 (one name per setting): refused, with the list that starts with the right one
+    with pytest.raises(UnsupportedSettingError, match=r"unknown consumer setting model \(known: message_model"):
+        consumer(model="BROADCASTING")
+    with pytest.raises(TypeError, match="positional"):
+        Consumer(NS, "G", ["T"], None, "BROADCASTING")  # the old fifth place
 
 
 def test_defaults_pass_and_java_defaults_of_refused_settings_are_accepted() -> None:

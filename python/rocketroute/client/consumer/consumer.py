@@ -29,7 +29,6 @@ import contextlib
 import logging
 import os
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +82,7 @@ class Consumer:
     snake_case with Java's defaults, given as keyword arguments (``message_model="BROADCASTING"``,
     ``pull_batch_size=64``), as a ``settings=`` object, or both (the keywords change the object's values). A name
     the consumer would not read is refused with :class:`~rocketroute.errors.UnsupportedSettingError`.
-    ``model=`` is the deprecated old name of ``message_model=``. ``instance_name`` and ``client_ip`` make the
+    ``instance_name`` and ``client_ip`` make the
     client id (``ip@instance``); the default instance name is ``<pid>#<nanos>`` as Java's, so consumers in one
     process have distinct ids. ``instance=`` (another client's :attr:`instance`) joins that client instance
     instead: one connection per broker, one route table and heartbeat (:mod:`rocketroute.client.instance`).
@@ -101,7 +100,6 @@ class Consumer:
         group: str,
         subscriptions: Mapping[str, str | None] | Iterable[str],
         strategy: QueueAllocator | None = None,
-        model: str | None = None,
         *,
         listener: MessageListener | None = None,
         orderly: bool = False,
@@ -119,16 +117,6 @@ class Consumer:
     ) -> None:
         compat = check_compat(compat)
         check_group(group, "consumer group")
-        if model is not None:  # the old name of message_model
-            warnings.warn(
-                "Consumer(model=...) is deprecated: give message_model=..., Java's name for the setting",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            given = overrides.get("message_model", model)
-            if given != model:
-                raise ValueError(f"model={model!r} and message_model={given!r} disagree: give message_model only")
-            overrides["message_model"] = model
         cfg = ConsumerSettings.resolve(compat, settings, overrides)
         if cfg.consume_timestamp is None:  # Java fixes it when the consumer object is built
             cfg = cfg.replace(consume_timestamp=java_timestamp_string(_now_ms() - 30 * 60 * 1000))
