@@ -63,7 +63,7 @@ def _name(encoded_mq):
 
 
 def _endpoints(backend, e):
-    return backend.Endpoints(e["scheme"], [tuple(a) for a in e["addresses"]])
+    return grpc.balancers(backend).Endpoints(e["scheme"], [tuple(a) for a in e["addresses"]])
 
 
 # ------------------------------------------------------------------------------------------ the API
@@ -254,7 +254,7 @@ def test_the_producer_round_robin_is_javas(backend, cases, installed):
     producer = _producer(route, fake)
     picks = [str(producer.send(_message()).message_queue) for _ in range(12)]
     reference = rocketroute.reference
-    java = reference.PublishingLoadBalancer(
+    java = grpc.balancers(reference).PublishingLoadBalancer(
         [grpc.to_grpc_message_queue(q, reference) for q in route.message_queues], start_index=start
     )
     assert picks == [str(java.take_message_queues(None, 1)[0]) for _ in range(12)]
@@ -275,7 +275,7 @@ def test_a_failed_send_isolates_its_endpoints_and_a_heartbeat_rejoins_them(backe
     # index 0 is broker-a: the send fails there, broker-a is isolated, the retry goes where Java's retry goes
     receipt = producer.send(_message())
     reference = rocketroute.reference
-    java = reference.PublishingLoadBalancer(
+    java = grpc.balancers(reference).PublishingLoadBalancer(
         [grpc.to_grpc_message_queue(q, reference) for q in route.message_queues], start_index=0
     )
     candidates = [str(q) for q in java.take_message_queues(None, 3)]  # Java's ProducerImpl: maxAttempts = 3
@@ -300,8 +300,8 @@ def test_a_failed_send_isolates_its_endpoints_and_a_heartbeat_rejoins_them(backe
 
 def test_isolation_accepts_the_clients_endpoints_and_either_backend(backend):
     isolation = grpc.EndpointIsolation(backend)
-    e = backend.Endpoints("IPv4", [("10.0.0.1", 8081)])
-    other = rocketroute.reference.Endpoints("IPv4", [("10.0.0.1", 8081)])
+    e = grpc.balancers(backend).Endpoints("IPv4", [("10.0.0.1", 8081)])
+    other = grpc.balancers(rocketroute.reference).Endpoints("IPv4", [("10.0.0.1", 8081)])
     assert isolation.isolate(other) and not isolation.isolate(e)
     assert e in isolation and list(isolation) == [e]
     assert isolation.rejoin(e) and not isolation.rejoin(e)

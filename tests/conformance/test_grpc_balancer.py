@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import json
 
+from rocketroute.integrations.grpc import balancers
+
 from ._support import CLIENT_LABELS, expect_java_exception, load_cases, parametrize_vectors, run_case
 
 VECTOR_FILE = "grpc_balancer"
@@ -17,12 +19,12 @@ def pytest_generate_tests(metafunc):
 
 
 def _endpoints(rr, e):
-    return rr.Endpoints(e["scheme"], [tuple(a) for a in e["addresses"]])
+    return balancers(rr).Endpoints(e["scheme"], [tuple(a) for a in e["addresses"]])
 
 
 def _queue(rr, q):
     broker = q["broker"]
-    return rr.GrpcMessageQueue(
+    return balancers(rr).GrpcMessageQueue(
         q["topic"],
         broker["name"],
         broker["id"],
@@ -57,7 +59,7 @@ def _picked_from(balancer, got, where):
 def check_constructor(cls_name):
     def check(rr, f, compat):
         route = _route(rr, f["route"])
-        cls = getattr(rr, cls_name)
+        cls = getattr(balancers(rr), cls_name)
         expect_java_exception(lambda: cls(route, start_index=0), f["exception"], f"{f.where} start_index=0")
         expect_java_exception(lambda: cls(route), f["exception"], f"{f.where} random start")
 
@@ -65,7 +67,7 @@ def check_constructor(cls_name):
 
 
 def check_publishing_take_message_queues(rr, f, compat):
-    lb = rr.PublishingLoadBalancer(_route(rr, f["route"]), start_index=f["start_index"])
+    lb = balancers(rr).PublishingLoadBalancer(_route(rr, f["route"]), start_index=f["start_index"])
     assert lb.index == f["start_index"]
     for i, call in enumerate(f.each("calls")):
         where = f"{f.where} call {i}"
@@ -82,7 +84,7 @@ def check_publishing_take_message_queues(rr, f, compat):
 
 
 def check_publishing_by_message_group(rr, f, compat):
-    lb = rr.PublishingLoadBalancer(_route(rr, f["route"]), start_index=12345)
+    lb = balancers(rr).PublishingLoadBalancer(_route(rr, f["route"]), start_index=12345)
     for i, g in enumerate(f.each("groups")):
         where = f"{f.where} group {i} {g['group']!r}"
         before = lb.index
@@ -96,7 +98,7 @@ def check_publishing_by_message_group(rr, f, compat):
 
 
 def check_subscription_take_message_queue(rr, f, compat):
-    lb = rr.SubscriptionLoadBalancer(_route(rr, f["route"]), start_index=f["start_index"])
+    lb = balancers(rr).SubscriptionLoadBalancer(_route(rr, f["route"]), start_index=f["start_index"])
     assert lb.index == f["start_index"]
     got = [lb.take_message_queue() for _ in f["sequence"]]
     assert _shows(got) == f["sequence"], f.where
@@ -112,7 +114,7 @@ def check_update(publishing):
         return _shows(got) if publishing else _show(got)
 
     def check(rr, f, compat):
-        cls = rr.PublishingLoadBalancer if publishing else rr.SubscriptionLoadBalancer
+        cls = balancers(rr).PublishingLoadBalancer if publishing else balancers(rr).SubscriptionLoadBalancer
         old = cls(_route(rr, f["route"]), start_index=f["start_index"])
         before = [show(take(old)) for _ in f["sequence_before"]]
         assert before == f["sequence_before"], f"{f.where} before update"

@@ -7,8 +7,8 @@ messages. The Java 5.x gRPC client (``PublishingLoadBalancer``) starts at ``Rand
 Integer.MAX_VALUE)``, skips the endpoints it isolated after failed sends, and hashes a message group with
 SipHash-2-4. So a Python producer and a Java producer on one FIFO topic put the same message group on
 different queues. :class:`JavaQueueSelector` has ``QueueSelector``'s constants, constructor, class methods
-and methods, and makes the Java client's choices with :class:`rocketroute.PublishingLoadBalancer` /
-:class:`rocketroute.SubscriptionLoadBalancer`:
+and methods, and makes the Java client's choices with :class:`PublishingLoadBalancer` /
+:class:`SubscriptionLoadBalancer` (this module's: the chosen backend's; :func:`balancers` gives either backend's):
 
 * ``select_queue_by_hash_key(group)`` is ``takeMessageQueueByMessageGroup``: a message group lands where a
   Java producer puts it;
@@ -28,13 +28,20 @@ send). With one endpoints set per broker, the retried queue is the same; the nex
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from .. import _backend as _chosen_backend
 from ..errors import IllegalArgumentError
 
 __all__ = [
+    "Endpoints",
+    "GrpcMessageQueue",
+    "PublishingLoadBalancer",
+    "SubscriptionLoadBalancer",
+    "balancers",
     "EndpointIsolation",
     "JavaQueueSelector",
     "attach_isolation",
@@ -53,18 +60,24 @@ SELECTOR_MODULES = ("rocketmq.v5.producer.producer", "rocketmq.v5.consumer.simpl
 """The client modules whose ``QueueSelector`` name :func:`install` replaces."""
 
 
-def _backend(backend: Any) -> Any:
-    if backend is None:
-        import rocketroute
+def balancers(backend: Any = None) -> Any:
+    """The module that holds ``backend``'s gRPC route model and balancers (``Endpoints``, ``GrpcMessageQueue``,
+    ``PublishingLoadBalancer``, ``SubscriptionLoadBalancer``): the Rust extension's for the native backend
+    (``rocketroute``, or ``None``: the chosen one), :mod:`rocketroute.reference.grpc_balancer` for the reference
+    (``rocketroute.reference``). The names below are the chosen backend's."""
+    if backend is None or backend is sys.modules.get("rocketroute"):
+        backend = _chosen_backend.core
+    if getattr(backend, "BACKEND", None) == "reference":
+        from ..reference import grpc_balancer
 
-        return rocketroute
+        return grpc_balancer
     return backend
 
 
 def to_endpoints(obj: Any, backend: Any = None) -> Any:
     """``obj`` as the backend's ``Endpoints``: an ``Endpoints`` (of either backend), the Python client's
     ``RpcEndpoints``, or a protobuf ``apache.rocketmq.v2.Endpoints``."""
-    rr = _backend(backend)
+    rr = balancers(backend)
     if isinstance(obj, rr.Endpoints):
         return obj
     if hasattr(obj, "facade") and hasattr(obj, "endpoints"):  # the client's RpcEndpoints
@@ -81,7 +94,7 @@ def to_endpoints(obj: Any, backend: Any = None) -> Any:
 def to_grpc_message_queue(queue: Any, backend: Any = None) -> Any:
     """The Python client's ``MessageQueue`` (or a protobuf ``apache.rocketmq.v2.MessageQueue``) as the
     backend's ``GrpcMessageQueue``."""
-    rr = _backend(backend)
+    rr = balancers(backend)
     pb = queue.message_queue0() if hasattr(queue, "message_queue0") else queue
     try:
         topic, broker, qid, perm, types = pb.topic.name, pb.broker, pb.id, pb.permission, pb.accept_message_types
@@ -106,7 +119,7 @@ class EndpointIsolation:
     __slots__ = ("_backend", "_endpoints", "_lock")
 
     def __init__(self, backend: Any = None) -> None:
-        self._backend = _backend(backend)
+        self._backend = balancers(backend)
         self._endpoints: frozenset[Any] = frozenset()
         self._lock = threading.Lock()
 
@@ -193,7 +206,7 @@ class JavaQueueSelector:
     start_index: ClassVar[int | None] = None
 
     def __init__(self, queues: Iterable[Any], selector_type: int = NONE_TYPE_SELECTOR) -> None:
-        self._rr = _backend(type(self).backend)
+        self._rr = balancers(type(self).backend)
         self._selector_type = selector_type
         iso = type(self).isolation
         self._isolated = iso if iso is not None else EndpointIsolation(self._rr)
@@ -343,7 +356,7 @@ def selector_class(
 ) -> type[JavaQueueSelector]:
     """A :class:`JavaQueueSelector` subclass bound to ``backend`` (``rocketroute`` or
     ``rocketroute.reference``), a shared ``isolation`` and a fixed ``start_index``."""
-    rr = _backend(backend)
+    rr = balancers(backend)
     return type(
         "JavaQueueSelector",
         (JavaQueueSelector,),
@@ -415,3 +428,13 @@ def attach_isolation(client: Any, isolation: EndpointIsolation) -> Callable[[], 
             client.__dict__.pop(name, None)
 
     return detach
+
+
+if TYPE_CHECKING:  # what type checkers and the docs see: the native classes (the reference's have their API)
+    from .._native import Endpoints, GrpcMessageQueue, PublishingLoadBalancer, SubscriptionLoadBalancer
+else:  # the chosen backend's
+    _CHOSEN = balancers()
+    Endpoints = _CHOSEN.Endpoints
+    GrpcMessageQueue = _CHOSEN.GrpcMessageQueue
+    PublishingLoadBalancer = _CHOSEN.PublishingLoadBalancer
+    SubscriptionLoadBalancer = _CHOSEN.SubscriptionLoadBalancer

@@ -42,10 +42,6 @@ from .clock import SystemClock as SystemClock
 from .compat import COMPAT_PROFILES as COMPAT_PROFILES
 from .counter import SendWhichQueue as SendWhichQueue
 from .fault import LatencyFaultTolerance as LatencyFaultTolerance
-from .grpc_balancer import Endpoints as Endpoints
-from .grpc_balancer import GrpcMessageQueue as GrpcMessageQueue
-from .grpc_balancer import PublishingLoadBalancer as PublishingLoadBalancer
-from .grpc_balancer import SubscriptionLoadBalancer as SubscriptionLoadBalancer
 from .java import JavaRandom as JavaRandom
 from .java import java_int_hash as java_int_hash
 from .java import java_long_hash as java_long_hash
