@@ -28,7 +28,7 @@ from rocketroute.client import (
     properties_to_string,
     string_to_properties,
 )
-from rocketroute.client.message import java_property_order
+from rocketroute.client.message_properties import java_property_order
 from rocketroute.errors import IllegalArgumentError
 from rocketroute.reference.static_topic import hash_map_order
 

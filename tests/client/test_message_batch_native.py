@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
-from rocketroute.client import message as message_module
-from rocketroute.client.message import Message, MessageError, encode_batch
+from rocketroute.client import message_encode
+from rocketroute.client.message import Message, MessageError
+from rocketroute.client.message_encode import encode_batch
 
 pytestmark = pytest.mark.skipif(
     rocketroute.BACKEND != "native", reason="the native encoder is the native backend's (CI requires it)"
@@ -50,15 +51,15 @@ def _both(msgs: list[Message], compat: str) -> tuple[object, object]:
             return (type(e), str(e))
 
     native = run()
-    saved, message_module._native_batch_body = message_module._native_batch_body, None
+    saved, message_encode._native_batch_body = message_encode._native_batch_body, None
     try:
         return native, run()
     finally:
-        message_module._native_batch_body = saved
+        message_encode._native_batch_body = saved
 
 
 def test_encode_batch_uses_the_native_encoder() -> None:
-    assert message_module._native_batch_body is not None
+    assert message_encode._native_batch_body is not None
 
 
 @settings(max_examples=300, deadline=None)
@@ -78,7 +79,7 @@ def test_what_the_native_encoder_leaves_to_the_python_one():
     assert _native._encode_batch_body([(0, bytearray(b"b"), [])], False) is None
     big = [Message("T", b"b", properties={f"p{i}": "v" for i in range(12)})]
     native, python = _both(big, "5.3")
-    assert native == python and isinstance(native, message_module.EncodedBatch)
+    assert native == python and isinstance(native, message_encode.EncodedBatch)
     long_props = [Message("T", b"b", properties={"p": "x" * 40_000})]
     native, python = _both(long_props, "5.3")
     assert native == python and native[0] is MessageError  # type: ignore[index]

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from rocketroute.client import Message, ProducerSettings, compress_body, encode_for_send
-from rocketroute.client.message import CompressionType, check_compression
+from rocketroute.client.compression import CompressionType, check_compression
 from rocketroute.errors import IllegalArgumentError
 
 from .test_message_decompress import JAVA_COMPRESSED, JAVA_TEXT, LZ4, ZLIB, ZSTD, one, patterned, stored

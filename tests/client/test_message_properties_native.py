@@ -1,5 +1,5 @@
 """The native properties string (``rocketroute_core::message_batch::properties_string``,
-``_native._properties_string``) is the Python one (``rocketroute.client.message._join_properties``) for every
+``_native._properties_string``) is the Python one (``rocketroute.client.message_properties._join_properties``) for every
 message it takes, and hands back (``None``) the ones only Python writes: more than 8 properties, lone surrogates."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rocketroute
-from rocketroute.client import message as message_module
-from rocketroute.client.message import Message, MessageError, encode_for_send
+from rocketroute.client import message, message_const, message_encode, message_id, message_properties
+from rocketroute.client.message import Message, MessageError
+from rocketroute.client.message_encode import encode_for_send
 
 pytestmark = pytest.mark.skipif(
     rocketroute.BACKEND != "native", reason="the native encoder is the native backend's (CI requires it)"
@@ -21,15 +22,15 @@ _items = st.lists(st.tuples(_texts, _texts), max_size=11, unique_by=lambda kv: k
 
 
 def _python(items: list[tuple[str, str]], compat: str) -> str:
-    saved, message_module._native_properties = message_module._native_properties, None
+    saved, message_properties._native_properties = message_properties._native_properties, None
     try:
-        return message_module._join_properties(items, compat)
+        return message_properties._join_properties(items, compat)
     finally:
-        message_module._native_properties = saved
+        message_properties._native_properties = saved
 
 
 def test_the_send_path_uses_the_native_properties_string() -> None:
-    assert message_module._native_properties is not None
+    assert message_properties._native_properties is not None
 
 
 @settings(max_examples=500, deadline=None)
@@ -43,17 +44,17 @@ def test_the_native_properties_string_is_the_python_one(items: list[tuple[str, s
         assert native is None
     else:
         assert native == _python(items, compat)
-    assert message_module._join_properties(items, compat) == _python(items, compat)
+    assert message_properties._join_properties(items, compat) == _python(items, compat)
 
 
 def test_a_message_encodes_the_same_either_way() -> None:
     msg = Message("T", b"body", tags="TagA", keys=["k1", "k2"], properties={"a": "1", "zz": "2", "é": "😀"})
     native = encode_for_send(msg, msg_id="7F0000010000A1550000000000000001")
-    saved, message_module._native_properties = message_module._native_properties, None
+    saved, message_properties._native_properties = message_properties._native_properties, None
     try:
         python = encode_for_send(msg, msg_id="7F0000010000A1550000000000000001")
     finally:
-        message_module._native_properties = saved
+        message_properties._native_properties = saved
     assert native == python
     assert native.properties.endswith("\x02") and "UNIQ_KEY\x017F0000010000A1550000000000000001" in native.properties
 
@@ -64,11 +65,11 @@ _ID = "7F0000010000A1550000000000000001"
 
 
 def _python_encode(msg: Message, **kw: object) -> object:
-    saved, message_module._native_send_properties = message_module._native_send_properties, None
+    saved, message_encode._native_send_properties = message_encode._native_send_properties, None
     try:
         return encode_for_send(msg, **kw)  # type: ignore[arg-type]
     finally:
-        message_module._native_send_properties = saved
+        message_encode._native_send_properties = saved
 
 
 def _outcome(encode: object, msg: Message, **kw: object) -> object:
@@ -87,9 +88,9 @@ def _native_takes(msg: Message, compat: str, msg_id: str | None = _ID, **kw: obj
             compat == "4.9",
             kw.get("compress_over", 4096),
             kw.get("max_message_size", 4 * 1024 * 1024),
-            message_module._CHECKED_TOPICS,
-            message_module.SYSTEM_PROPERTY_NAMES[compat],
-            message_module.default_counter(),
+            message._CHECKED_TOPICS,
+            message_const.SYSTEM_PROPERTY_NAMES[compat],
+            message_id.default_counter(),
             msg_id,
         )
         is not None
@@ -97,9 +98,9 @@ def _native_takes(msg: Message, compat: str, msg_id: str | None = _ID, **kw: obj
 
 
 def test_the_send_path_uses_the_native_encoder_for_the_usual_message() -> None:
-    assert message_module._native_send_properties is not None
+    assert message_encode._native_send_properties is not None
     msg = Message("UsualTopic", b"body", tags="TagA", keys="k1 k2", properties={"a": "1"})
-    message_module.check_topic("UsualTopic")  # a first send checks the topic in Python and keeps it
+    message.check_topic("UsualTopic")  # a first send checks the topic in Python and keeps it
     assert _native_takes(msg, "5.3")
     assert encode_for_send(msg, msg_id=_ID) == _python_encode(msg, msg_id=_ID)
 
@@ -136,7 +137,7 @@ def test_a_send_encodes_the_same_with_the_native_encoder_or_without(
     msg: Message, compat: str, max_message_size: float, compress_over: float
 ) -> None:
     for topic in ("UsualTopic", "Other_Topic"):
-        message_module.check_topic(topic)
+        message.check_topic(topic)
     kw = {"msg_id": _ID, "compat": compat, "max_message_size": max_message_size, "compress_over": compress_over}
     assert _outcome(encode_for_send, msg, **kw) == _outcome(_python_encode, msg, **kw)
 
@@ -145,8 +146,8 @@ def test_a_message_the_native_encoder_declines_uses_no_id_of_its_own() -> None:
     """Java makes the id after the checks: a message refused, or one the Python encoder writes, takes one id."""
     from rocketroute.client.message_id import create_uniq_id
 
-    message_module.check_topic("UsualTopic")
-    counter = message_module.default_counter()
+    message.check_topic("UsualTopic")
+    counter = message_id.default_counter()
     usual = Message("UsualTopic", b"x")
     declined = Message("UsualTopic", b"x", properties={f"p{i}": "v" for i in range(7)})  # 9 with the system's
     assert _native_takes(usual, "5.3", None) and not _native_takes(declined, "5.3", None)

@@ -27,7 +27,9 @@ from rocketroute.client import (
     Message,
     Producer,
 )
-from rocketroute.client.message import COMPRESSED_FLAG, CompressionType, EncodedMessage, encode_for_send
+from rocketroute.client.compression import CompressionType
+from rocketroute.client.message_const import COMPRESSED_FLAG
+from rocketroute.client.message_encode import EncodedMessage, encode_for_send
 from rocketroute.client.producer.producer import _Encoded
 from rocketroute.errors import BrokerResponseError
 from rocketroute.protocol.response_code import ResponseCode

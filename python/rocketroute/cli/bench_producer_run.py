@@ -152,7 +152,8 @@ class BenchConfig:
     def _check_batch(self, limit: int) -> None:
         """A batch of ``batch_size`` messages of ``size`` bytes, as the producer encodes it, is at most ``limit``
         bytes (the messages' own headers and properties count too)."""
-        from ..client.message import Message, MessageError, encode_batch
+        from ..client.message import Message, MessageError
+        from ..client.message_encode import encode_batch
 
         too_big = RocketRouteError(
             f"a batch of {self.batch_size:,} messages of {self.size:,} bytes is over the producer's "

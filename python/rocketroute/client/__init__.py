@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..errors import UnsupportedSettingError
 from ..protocol.acl import Credentials
+from .compression import CompressionType, compress_body
 from .consumer.consumer import Consumer, ConsumerStats, DuplicateClientIdError
 from .consumer.listener import (
     ConsumeConcurrentlyContext,
@@ -23,7 +24,8 @@ from .consumer.listener import (
 from .consumer.process_queue import ProcessQueue
 from .consumer.settings import ConsumerSettings
 from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
-from .message import (
+from .message import Message, MessageError, check_message, check_topic
+from .message_const import (
     COMPRESSED_FLAG,
     COMPRESSION_ZLIB_TYPE,
     DEFAULT_MAX_MESSAGE_SIZE,
@@ -36,22 +38,11 @@ from .message import (
     PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
     PROPERTY_WAIT_STORE_MSG_OK,
     SYSTEM_PROPERTY_NAMES,
-    CompressionType,
-    EncodedBatch,
-    EncodedMessage,
-    Message,
-    MessageError,
-    check_message,
-    check_topic,
-    compress_body,
-    encode_batch,
-    encode_for_send,
-    encode_message,
-    properties_to_string,
-    string_to_properties,
 )
 from .message_decode import MessageDecodeError, MessageExt, decode_message_id, decode_messages
+from .message_encode import EncodedBatch, EncodedMessage, encode_batch, encode_for_send, encode_message
 from .message_id import MessageIdGenerator, UniqIdInfo, create_uniq_id, parse_uniq_id
+from .message_properties import properties_to_string, string_to_properties
 from .namesrv import NameServerClient, NameServerError, TopicNotExistError, fetch_route, parse_namesrv_addrs
 from .producer.producer import Producer
 from .producer.route_change import RouteChange, key_move_share, route_change

@@ -71,7 +71,7 @@ from .._backend import native_twin
 from ..errors import IllegalArgumentError, RocketRouteError
 from ..reference.compat import parse_compat
 from ..reference.route import java_parse_int
-from .message import (
+from .message_const import (
     COMPRESSED_FLAG,
     COMPRESSION_TYPE_COMPARATOR,
     PROPERTY_DELAY_TIME_LEVEL,
@@ -83,9 +83,9 @@ from .message import (
     PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX,
     PROPERTY_WAIT_STORE_MSG_OK,
     RETRY_GROUP_TOPIC_PREFIX,
-    string_to_properties,
 )
 from .message_id import hex_id_bytes
+from .message_properties import string_to_properties
 
 __all__ = [
     "BORNHOST_V6_FLAG",

@@ -19,7 +19,7 @@ from ...protocol import RemotingCommand
 from ...protocol.headers import (
     ConsumerSendMsgBackRequestHeader,
 )
-from ..message import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC
+from ..message_const import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
 from ._shared import _RAISED, _name_of, _now_ms, log

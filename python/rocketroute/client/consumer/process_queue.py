@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..._backend import native_twin
-from ..message import PROPERTY_MAX_OFFSET
+from ..message_const import PROPERTY_MAX_OFFSET
 from .constants import CONSUMER_CONSTANTS
 
 __all__ = ["PULL_MAX_IDLE_TIME", "REBALANCE_LOCK_INTERVAL", "REBALANCE_LOCK_MAX_LIVE_TIME", "ProcessQueue"]

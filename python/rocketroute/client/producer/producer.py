@@ -44,16 +44,9 @@ from ...selector import MessageQueueSelector, SelectorFunction, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
-from ..message import (
-    _CHECKED_TOPICS,
-    SYSTEM_PROPERTY_NAMES,
-    EncodedBatch,
-    EncodedMessage,
-    Message,
-    _native_send_properties,
-    encode_batch,
-    encode_for_send,
-)
+from ..message import _CHECKED_TOPICS, Message
+from ..message_const import SYSTEM_PROPERTY_NAMES
+from ..message_encode import EncodedBatch, EncodedMessage, _native_send_properties, encode_batch, encode_for_send
 from ..message_id import default_counter
 from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs

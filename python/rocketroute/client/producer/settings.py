@@ -137,7 +137,7 @@ class ProducerSettings(ClientSettings):
         check_int("back_pressure_for_async_send_num", self.back_pressure_for_async_send_num, 10, 2**31 - 1)
         check_int("back_pressure_for_async_send_size", self.back_pressure_for_async_send_size, 1024 * 1024, 2**31 - 1)
         check_int("compress_msg_body_over_howmuch", self.compress_msg_body_over_howmuch, 0)
-        from ..message import check_compression
+        from ..compression import check_compression
 
         check_int("compress_level", self.compress_level, -(2**31))
         check_compression(self.compress_type, self.compress_level)  # CompressionType.of: trimmed, any case
