@@ -415,7 +415,7 @@ def test_check_topic_remembers_only_the_topics_that_passed():
 def test_the_number_parsers_fast_path_answers_as_java(text):
     from rocketroute.errors import NumberFormatError
     from rocketroute.protocol.headers.send import java_parse_long
-    from rocketroute.reference.route import java_parse_int
+    from rocketroute.reference.java import java_parse_int
 
     java_int = int(text) if text.lstrip("+-").isascii() and text.lstrip("+-").isdigit() else None
     if java_int is not None and -(2**31) <= java_int < 2**31:

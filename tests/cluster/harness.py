@@ -48,7 +48,7 @@ from rocketroute import Credentials, TopicRouteData
 from rocketroute.net import RemotingClient
 from rocketroute.net.tls import TLS
 from rocketroute.protocol import RemotingCommand, RemotingError, RequestCode, ResponseCode
-from rocketroute.reference.route import quote_numeric_keys
+from rocketroute.reference.route_json import quote_numeric_keys
 
 from .._java_peers import QUICK_JIT
 from .impls import (

@@ -70,7 +70,7 @@ from typing import Literal, NamedTuple
 from .._backend import native_twin
 from ..errors import IllegalArgumentError, RocketRouteError
 from ..reference.compat import parse_compat
-from ..reference.route import java_parse_int
+from ..reference.java import java_parse_int
 from .message_const import (
     COMPRESSED_FLAG,
     COMPRESSION_TYPE_COMPARATOR,

@@ -52,11 +52,11 @@ from .publish_info import TopicPublishInfo as TopicPublishInfo
 from .ring import MAX_VIRTUAL_NODES as MAX_VIRTUAL_NODES
 from .ring import ConsistentHashRouter as ConsistentHashRouter
 from .ring import md5_hash as md5_hash
-from .route import MAX_QUEUES as MAX_QUEUES
-from .route import BrokerData as BrokerData
-from .route import PermName as PermName
-from .route import QueueData as QueueData
 from .route import TopicRouteData as TopicRouteData
+from .route_model import MAX_QUEUES as MAX_QUEUES
+from .route_model import BrokerData as BrokerData
+from .route_model import PermName as PermName
+from .route_model import QueueData as QueueData
 from .select import SelectMessageQueueByHash as SelectMessageQueueByHash
 from .select import SelectMessageQueueByMachineRoom as SelectMessageQueueByMachineRoom
 from .select import SelectMessageQueueByRandom as SelectMessageQueueByRandom

@@ -7,10 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import IllegalArgumentError, NullPointerError
-from .java import check_int, java_string_key, utf8_name
+from .java import check_int, java_split, java_string_key, utf8_name
 from .message_queue import MessageQueue
 from .ring import ConsistentHashRouter, HashFunction, check_ring_size
-from .route import java_split
 
 __all__ = [
     "AllocateMessageQueueStrategy",

@@ -29,7 +29,7 @@ from ..errors import IllegalArgumentError, NullPointerError
 from .java import check_int, check_name, java_utf8, wrap_int
 from .message_queue import MessageQueue
 from .profiles import siphash24
-from .route import MAX_QUEUES
+from .route_model import MAX_QUEUES
 
 __all__ = [
     "ADDRESS_SCHEMES",

@@ -1,13 +1,15 @@
 """Java semantics the routing path depends on: UTF-16 string hashing and ordering, boxed hashCodes,
-32-bit wrap-around and a bit-exact ``java.util.Random``."""
+32-bit wrap-around, a bit-exact ``java.util.Random``, and ``String.split`` / ``Integer.parseInt`` as the route
+and the brokers' answers are read with them."""
 
 from __future__ import annotations
 
 import os
 import threading
+import unicodedata
 from array import array
 
-from ..errors import IllegalArgumentError
+from ..errors import IllegalArgumentError, NumberFormatError
 
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
@@ -241,3 +243,59 @@ class JavaRandom:
 
     def __repr__(self) -> str:
         return "JavaRandom(...)"
+
+
+# --- String.split, Integer.parseInt ------------------------------------------------------------------------------
+
+
+def java_split(s: str, sep: str) -> list[str]:
+    """``String.split(sep)`` for a one-character, non-regex ``sep``: trailing empty strings are dropped,
+    and a string without ``sep`` splits to itself."""
+    if sep not in s:
+        return [s]
+    parts = s.split(sep)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def _java_digit(ch: str) -> int:
+    """``Character.digit(ch, 10)`` for one UTF-16 code unit: any Unicode decimal digit counts."""
+    if "0" <= ch <= "9":
+        return ord(ch) - 48
+    if ord(ch) > 0xFFFF or 0xD800 <= ord(ch) <= 0xDFFF:
+        return -1
+    return unicodedata.decimal(ch, -1)
+
+
+def java_parse_int(s: str) -> int:
+    """``Integer.parseInt(s)``, with Java's ``NumberFormatException`` messages."""
+    if s is None:
+        raise NumberFormatError("Cannot parse null string: null")
+    if len(s) < 10 and s.isascii() and s.isdigit():  # the usual case: at most 9 ASCII digits always fit
+        return int(s)
+    # astral characters are two UTF-16 units in Java, neither of them a digit
+    units = s if s.isascii() else join_surrogate_pairs(s)
+    err = NumberFormatError(f'For input string: "{s}"')
+    if not units:
+        raise err
+    i, neg = 0, False
+    if units[0] < "0":
+        if units[0] == "-":
+            neg = True
+        elif units[0] != "+":
+            raise err
+        if len(units) == 1:
+            raise err
+        i = 1
+    v = 0
+    for ch in units[i:]:
+        d = _java_digit(ch)
+        if d < 0:
+            raise err
+        v = v * 10 + d
+        if v > INT_MAX + (1 if neg else 0):
+            raise err
+    v = -v if neg else v
+    assert INT_MIN <= v <= INT_MAX
+    return v

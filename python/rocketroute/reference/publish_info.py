@@ -9,7 +9,8 @@ from .compat import parse_compat
 from .counter import SendWhichQueue
 from .java import check_opt_name, java_abs, java_rem
 from .message_queue import MessageQueue
-from .route import PermName, TopicRouteData
+from .route import TopicRouteData
+from .route_model import PermName
 
 __all__ = ["TopicPublishInfo"]
 

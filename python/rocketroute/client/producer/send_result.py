@@ -22,7 +22,7 @@ from ...protocol.errors import access_error
 from ...protocol.headers.send import java_parse_long
 from ...protocol.response_code import ResponseCode
 from ...reference.compat import COMPAT_PROFILES, parse_compat
-from ...reference.route import java_parse_int
+from ...reference.java import java_parse_int
 
 if TYPE_CHECKING:
     from ... import MessageQueue

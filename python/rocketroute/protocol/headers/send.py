@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from ..._backend import native_twin
 from ...errors import IllegalArgumentError, NullPointerError, NumberFormatError
 from ...reference.compat import COMPAT_PROFILES, parse_compat
-from ...reference.route import java_parse_int
+from ...reference.java import java_parse_int
 from ..command import EncodedRequest, RemotingCommand
 from ..frame import encode_frame
 
