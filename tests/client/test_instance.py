@@ -13,7 +13,7 @@ import pytest
 
 import rocketroute
 from rocketroute.client import ConsumeConcurrentlyStatus, Consumer, DuplicateClientIdError, Message, Producer
-from rocketroute.client.instance import instances
+from rocketroute.client.instances import instances
 
 from ._fake_cluster import FakeCluster
 

@@ -81,10 +81,10 @@ CLIENTS = {
     ProducerSettings: lambda **kw: Producer(NS, **kw),
     ConsumerSettings: lambda **kw: Consumer(NS, "G", ["T"], **kw),
 }
-# each client's package, and the client instance both share (it reads the settings it is built from)
+# each client's package, and the client instance both share (it and its registry read the settings it is built from)
 SOURCES = {
-    ProducerSettings: [*(CLIENT / "producer").glob("*.py"), CLIENT / "instance.py"],
-    ConsumerSettings: [*(CLIENT / "consumer").glob("*.py"), CLIENT / "instance.py"],
+    ProducerSettings: [*(CLIENT / "producer").glob("*.py"), CLIENT / "instance.py", CLIENT / "instances.py"],
+    ConsumerSettings: [*(CLIENT / "consumer").glob("*.py"), CLIENT / "instance.py", CLIENT / "instances.py"],
 }
 KINDS = [ProducerSettings, ConsumerSettings]
 

@@ -1,64 +1,4 @@
-"""Messages as a PULL_MESSAGE response carries them: stored messages in the broker's commit-log format.
-
-Follows RocketMQ 5.3.3 (``compat="5.3"``, the default) or 4.9.8 (``compat="4.9"``); Java sources, by class:
-
-- ``MessageDecoder.decode`` / ``decodes`` / ``decodesBatch`` (what ``PullAPIWrapper.processPullResult`` calls):
-  the layout, read field by field, big-endian; ``MessageVersion``: the magic code picks a 1-byte (V1) or 2-byte
-  (V2) topic length; ``MessageSysFlag``: IPv6 born/store hosts, compression and its type; ``CompressionType``:
-  type 0 (older producers) and 3 are ZLIB.
-- ``MessageDecoder.createMessageId`` / ``decodeMessageId``: the offset message id (store host and commit-log
-  offset as upper-case hex).
-- ``MessageExt`` / ``MessageClientExt``: the decoded message; ``getMsgId()`` is the ``UNIQ_KEY`` property when
-  there is one, else the offset message id. ``Message``: the property accessors.
-- ``DefaultMQPushConsumerImpl.resetRetryAndNamespace``: a retry message gets its original topic back.
-
-Where this differs from Java, on purpose:
-
-- Java's ``decodes`` swallows a message it cannot read and returns the messages before it. Here any malformed
-  message raises :class:`MessageDecodeError` (naming its offset), so a corrupt response is never half-consumed
-  silently. It is raised for: fewer bytes left than a message needs or than its TOTALSIZE says, a TOTALSIZE
-  smaller than the fixed part or not equal to what the fields take (Java never looks at TOTALSIZE), an unknown
-  magic code (4.9.8 reads any magic code as V1; 4.9.8 brokers only write V1), a negative length (Java skips a
-  negative body or properties length and then misreads what follows), a port outside 0..65535, a bad CRC with
-  ``check_crc``, and a compressed body that cannot be decompressed (below).
-- ``body`` is ``b""`` for an empty body where Java leaves ``null``; with ``read_body=False`` it is ``None``
-  (Java skips the body and leaves ``null``).
-- Text is decoded as UTF-8 with U+FFFD for malformed bytes, as ``new String(bytes, UTF_8)``; a CESU-8 encoded
-  surrogate gives three U+FFFD here and one in Java (Java clients never write those).
-
-Compressed bodies (``decompress_body=True``, the default): the compression type is in the sysFlag bits
-``COMPRESSION_TYPE_COMPARATOR`` (``CompressionType``, ``CompressorFactory``), as Java's compressors write them:
-
-- ZLIB (type 3, and 0 from producers older than the type bits): a zlib stream (``ZlibCompressor``, ``Deflater``),
-  with the standard library's :mod:`zlib`. Bytes after the end of the stream are ignored, as
-  ``InflaterInputStream`` ignores them.
-- LZ4 (type 1): the LZ4 frame format (``Lz4Compressor``: lz4-java's ``LZ4FrameOutputStream``), with the ``lz4``
-  package (``lz4.frame``); concatenated and skippable frames are read, as ``LZ4FrameInputStream`` reads them.
-- ZSTD (type 2): the Zstandard frame format (``ZstdCompressor``: zstd-jni's ``ZstdOutputStream``), with the
-  ``zstandard`` package; concatenated and skippable frames are read, as ``ZstdInputStream`` reads them.
-
-``lz4`` and ``zstandard`` are the optional extra ``rocketroute[compression]``
-(``pip install 'rocketroute[compression]'``); without them an LZ4 or ZSTD body is undecodable and the error says
-which package to install. A body is also undecodable when its compressed data is corrupt or truncated, when the
-compression type is unknown (4 to 7), or when it inflates to more than ``max_body_size`` bytes
-(:data:`DEFAULT_MAX_BODY_SIZE`, 16 MiB, four times the largest body a Java producer sends by default): Java
-inflates any size, so a small "compression bomb" could take a consumer to gigabytes. The limit is checked while
-inflating, so such a body never costs more than about ``max_body_size`` bytes of memory.
-
-What happens to an undecodable body is ``undecodable``'s choice: ``"raise"`` (the default) raises
-:class:`MessageDecodeError` for the whole response, as for any malformed message; ``"mark"`` returns that message
-with its stored (compressed) bytes as ``body``, its sysFlag as stored (``COMPRESSED_FLAG`` still set) and the
-reason in :attr:`MessageExt.decode_error`, and decodes the others as usual, so one message that cannot be read
-does not stop its queue. Only the body is in question there: a message whose layout is malformed (lengths,
-TOTALSIZE, magic code, truncation) or whose CRC is wrong with ``check_crc`` still raises for the whole response,
-since what follows it cannot be trusted.
-
-Hosts are ``"ip:port"``: Java's ``InetSocketAddress.toString()`` without the leading ``/``. An IPv6 address is
-written as ``Inet6Address.getHostAddress()`` does (eight groups, lower-case hex, no ``::``) and without brackets,
-as JDK 8 and 11 print it (JDK 14+ adds brackets): ``"0:0:0:0:0:0:0:1:10911"``; split it with ``rsplit(":", 1)``.
-An IPv4-mapped IPv6 address (``::ffff:a.b.c.d``) is printed as IPv4, because Java's ``InetAddress.getByAddress``
-turns it into an ``Inet4Address``.
-"""
+"""x"""
 
 from __future__ import annotations
 
@@ -71,9 +11,9 @@ from .._backend import native_twin
 from ..errors import IllegalArgumentError, RocketRouteError
 from ..reference.compat import parse_compat
 from ..reference.java import java_parse_int
+from .decompression import _BodyError, _decompress
 from .message_const import (
     COMPRESSED_FLAG,
-    COMPRESSION_TYPE_COMPARATOR,
     PROPERTY_DELAY_TIME_LEVEL,
     PROPERTY_KEYS,
     PROPERTY_MAX_OFFSET,
@@ -102,36 +42,61 @@ __all__ = [
     "reset_retry_topic",
 ]
 
+
 MESSAGE_MAGIC_CODE = -626843481
 """``MessageDecoder.MESSAGE_MAGIC_CODE`` (``0xDAA320A7``): V1, the topic length is one (signed) byte."""
+
+
 MESSAGE_MAGIC_CODE_V2 = -626843477
 """``MessageDecoder.MESSAGE_MAGIC_CODE_V2`` (``0xDAA320AB``): V2, the topic length is a (signed) short."""
+
+
 _BLANK_MAGIC_CODE = -875286124  # end-of-file filler of a commit-log file, never a message
+
 
 BORNHOST_V6_FLAG = 0x1 << 4
 """``MessageSysFlag.BORNHOST_V6_FLAG``: the born host is 16 bytes of IPv6 address + port."""
+
+
 STOREHOSTADDRESS_V6_FLAG = 0x1 << 5
 """``MessageSysFlag.STOREHOSTADDRESS_V6_FLAG``: the store host is 16 bytes of IPv6 address + port."""
 
+
 # TOTALSIZE MAGICCODE BODYCRC QUEUEID FLAG QUEUEOFFSET PHYSICALOFFSET SYSFLAG BORNTIMESTAMP
 _HEAD = struct.Struct(">iiiiiqqiq")
+
+
 _SIZE_MAGIC = struct.Struct(">ii")
+
+
 _BYTE = struct.Struct(">b")
+
+
 _INT = struct.Struct(">i")
+
+
 _LONG = struct.Struct(">q")
+
+
 _SHORT = struct.Struct(">h")
+
+
 # RECONSUMETIMES PREPAREDTRANSACTIONOFFSET BODYLEN
 _TAIL = struct.Struct(">iqi")
+
+
 _MIN_SIZE = _HEAD.size + (4 + 4) + 8 + (4 + 4) + _TAIL.size + 1 + 2  # 91: IPv4 hosts, V1, empty everything
+
+
 _V4_MAPPED = bytes(10) + b"\xff\xff"
+
 
 DEFAULT_MAX_BODY_SIZE = 16 * 1024 * 1024
 """The default ``max_body_size`` of :func:`decode_messages`: the most bytes a compressed body may inflate to
 (16 MiB: four times ``maxMessageSize``, 4 MiB, the largest body a Java producer sends by default, checked before
 it compresses)."""
-_INSTALL_CODECS = "pip install 'rocketroute[compression]'"
-_INFLATE_STEP = 1024 * 1024  # output asked of a codec per call: the most a body may overshoot the limit by
-_ZSTD_MAGIC = 0xFD2FB528
+
+
 _UNDECODABLE = ("raise", "mark")
 
 
@@ -251,172 +216,6 @@ def _offset_msg_id(store_ip: bytes, port: int, commit_log_offset: int) -> str:
     which is 4 bytes for an IPv4-mapped address: that id is the IPv4 id followed by 12 zero bytes."""
     raw = _java_ip(store_ip) + _INT.pack(port) + _LONG.pack(commit_log_offset)
     return raw.ljust(len(store_ip) + 12, b"\0").hex().upper()
-
-
-class _BodyError(Exception):
-    """Why a compressed body cannot be decompressed: a :class:`MessageDecodeError`, or with ``undecodable="mark"``
-    the message's ``decode_error``."""
-
-
-def _too_large(name: str, limit: int) -> _BodyError:
-    return _BodyError(f"the {name} body inflates to more than {limit} bytes (max_body_size={limit})")
-
-
-def _truncated(name: str) -> _BodyError:
-    return _BodyError(f"the {name} body does not decompress: the compressed data is truncated")
-
-
-def _step(size: int, limit: int | None) -> int:
-    """The output to ask of a codec next: never more than one byte past ``limit`` in all."""
-    return _INFLATE_STEP if limit is None else min(_INFLATE_STEP, limit + 1 - size)
-
-
-def _join(parts: list[bytes]) -> bytes:
-    return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-def _inflate_zlib(body: bytes, limit: int | None) -> bytes:
-    """``ZlibCompressor.decompress``: ``InflaterInputStream`` over a zlib stream, read to its end."""
-    inflater = zlib.decompressobj()
-    parts: list[bytes] = []
-    size = 0
-    data = body
-    try:
-        while True:
-            step = _step(size, limit)
-            chunk = inflater.decompress(data, step)
-            size += len(chunk)
-            if limit is not None and size > limit:
-                raise _too_large("ZLIB", limit)
-            parts.append(chunk)
-            if inflater.eof:
-                return _join(parts)
-            data = inflater.unconsumed_tail
-            if not data and len(chunk) < step:  # all input read, no output pending, no end of stream
-                raise _BodyError("the ZLIB body does not inflate: the compressed data is truncated")
-    except zlib.error as e:
-        raise _BodyError(f"the ZLIB body does not inflate: {e}") from None
-
-
-def _missing_codec(name: str, package: str, sys_flag: int) -> _BodyError:
-    return _BodyError(
-        f"the body is compressed with {name} (sysFlag 0x{sys_flag & 0xFFFFFFFF:X}) and the {package} package is "
-        f"not installed: {_INSTALL_CODECS} (or decode with decompress_body=False to get the compressed bytes)"
-    )
-
-
-def _inflate_lz4(body: bytes, limit: int | None, sys_flag: int) -> bytes:
-    """``Lz4Compressor.decompress``: ``LZ4FrameInputStream``, LZ4 frames one after the other to the end."""
-    try:
-        import lz4.frame as lz4_frame
-    except ImportError:
-        raise _missing_codec("LZ4", "lz4", sys_flag) from None
-    parts: list[bytes] = []
-    size = 0
-    data = body
-    try:
-        while data:
-            decompressor = lz4_frame.LZ4FrameDecompressor()
-            while True:
-                step = _step(size, limit)
-                chunk = decompressor.decompress(data, max_length=step)
-                data = b""
-                size += len(chunk)
-                if limit is not None and size > limit:
-                    raise _too_large("LZ4", limit)
-                parts.append(chunk)
-                if decompressor.eof:
-                    break
-                if decompressor.needs_input or not chunk:  # all input read before the end of the frame
-                    raise _truncated("LZ4")
-            data = decompressor.unused_data or b""
-    except RuntimeError as e:  # lz4's error for a corrupt frame
-        raise _BodyError(f"the LZ4 body does not decompress: {e}") from None
-    return _join(parts)
-
-
-def _zstd_frames(data: bytes) -> list[tuple[int, int]]:
-    """Where each Zstandard frame of ``data`` starts and ends, skippable frames left out, read from the frame
-    structure (RFC 8878: frame header, block headers, checksum) without decoding anything. Raises
-    :class:`_BodyError` unless ``data`` is whole frames end to end, as ``ZstdInputStream`` does ("truncated
-    source"): zstandard's streaming decoder would read a truncated frame as far as it goes without a word, and
-    stops after the first frame. As in Java, fewer than 5 bytes after a whole frame are ignored."""
-    frames: list[tuple[int, int]] = []
-    n = len(data)
-    pos = 0
-    whole = False  # a frame ended at pos
-    while pos < n:
-        if n - pos < 5:  # less than a frame header's first 5 bytes
-            if whole:
-                break  # ZstdInputStream ends there without a word
-            raise _truncated("ZSTD")
-        start = pos
-        magic = int.from_bytes(data[pos : pos + 4], "little")
-        if magic & 0xFFFFFFF0 == 0x184D2A50:  # a skippable frame: magic, 4-byte length, that many bytes
-            if n - pos < 8:
-                raise _truncated("ZSTD")
-            pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "little")
-            whole = True
-            continue
-        if magic != _ZSTD_MAGIC:
-            raise _BodyError(f"the ZSTD body does not decompress: no frame at byte {pos} (magic 0x{magic:08X})")
-        descriptor = data[pos + 4]
-        single_segment = descriptor >> 5 & 1
-        content_size_bytes = (single_segment, 2, 4, 8)[descriptor >> 6]
-        pos += 5 + (1 - single_segment) + (0, 1, 2, 4)[descriptor & 3] + content_size_bytes
-        last = False
-        while not last:
-            if pos + 3 > n:
-                raise _truncated("ZSTD")
-            header = int.from_bytes(data[pos : pos + 3], "little")
-            last = bool(header & 1)
-            block_type = header >> 1 & 3
-            if block_type == 3:
-                raise _BodyError(f"the ZSTD body does not decompress: reserved block type at byte {pos}")
-            pos += 3 + (1 if block_type == 1 else header >> 3)  # an RLE block holds one byte
-        if descriptor & 0x4:
-            pos += 4  # the content checksum
-        frames.append((start, pos))
-        whole = True
-    if pos > n:
-        raise _truncated("ZSTD")
-    return frames
-
-
-def _inflate_zstd(body: bytes, limit: int | None, sys_flag: int) -> bytes:
-    """``ZstdCompressor.decompress``: ``ZstdInputStream``, Zstandard frames one after the other to the end."""
-    try:
-        import zstandard
-    except ImportError:
-        raise _missing_codec("ZSTD", "zstandard", sys_flag) from None
-    frames = _zstd_frames(body)
-    parts: list[bytes] = []
-    size = 0
-    try:
-        decompressor = zstandard.ZstdDecompressor()
-        view = memoryview(body)
-        for start, end in frames:
-            for chunk in decompressor.read_to_iter(view[start:end], write_size=_step(size, limit)):
-                size += len(chunk)
-                if limit is not None and size > limit:
-                    raise _too_large("ZSTD", limit)
-                parts.append(chunk)
-    except zstandard.ZstdError as e:
-        raise _BodyError(f"the ZSTD body does not decompress: {e}") from None
-    return _join(parts) if parts else b""
-
-
-def _decompress(body: bytes, sys_flag: int, limit: int | None) -> bytes:
-    """``CompressorFactory.getCompressor(MessageSysFlag.getCompressionType(sysFlag)).decompress(body)``, refusing
-    more than ``limit`` bytes of output. Raises :class:`_BodyError`."""
-    ctype = (sys_flag & COMPRESSION_TYPE_COMPARATOR) >> 8
-    if ctype in (0, 3):  # CompressionType.findByValue: 0 is ZLIB, for producers older than the type bits
-        return _inflate_zlib(body, limit)
-    if ctype == 1:
-        return _inflate_lz4(body, limit, sys_flag)
-    if ctype == 2:
-        return _inflate_zstd(body, limit, sys_flag)
-    raise _BodyError(f"unknown compression type {ctype} (sysFlag 0x{sys_flag & 0xFFFFFFFF:X})")
 
 
 def _decode_one(

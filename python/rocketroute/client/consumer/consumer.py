@@ -38,7 +38,8 @@ from ...net.tls import TLS, check_tls
 from ...protocol.acl import Credentials, check_credentials
 from ...rebalance import QueueAllocator
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
+from ..instance import ClientInstance
+from ..instances import acquire_instance, client_identity, forked_error, release_instance
 from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
@@ -399,7 +400,7 @@ class Consumer:
             )
 
     def _forked_away(self) -> None:
-        """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
+        """In the child of a fork (see :func:`~rocketroute.client.instances.forked_error`): unusable, and stopping it
         returns at once; its lock is new."""
         self._state_lock = threading.Lock()
         self._forked_from = os.getppid()

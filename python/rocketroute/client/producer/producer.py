@@ -43,7 +43,8 @@ from ...protocol.headers.send import send_header_v2, send_request
 from ...selector import MessageQueueSelector, SelectorFunction, as_selector
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
 from ..broker_addrs import BrokerAddrTable
-from ..instance import ClientInstance, acquire_instance, client_identity, forked_error, release_instance
+from ..instance import ClientInstance
+from ..instances import acquire_instance, client_identity, forked_error, release_instance
 from ..message import _CHECKED_TOPICS, Message
 from ..message_const import SYSTEM_PROPERTY_NAMES
 from ..message_encode import EncodedBatch, EncodedMessage, _native_send_properties, encode_batch, encode_for_send
@@ -406,7 +407,7 @@ class Producer:
         return self._instance
 
     def _forked_away(self) -> None:
-        """In the child of a fork (see :func:`~rocketroute.client.instance.forked_error`): unusable, and stopping it
+        """In the child of a fork (see :func:`~rocketroute.client.instances.forked_error`): unusable, and stopping it
         returns at once; its locks are new (another thread of the parent may have held them over the fork)."""
         self._lock = threading.Lock()
         self._inflight = SendsInFlight()  # accepts nothing
