@@ -89,6 +89,44 @@ def test_a_cancelled_async_wait_leaves_no_room_taken() -> None:
     assert w.in_flight == (0, 0) and not w._waiters
 
 
+def test_an_admission_gives_the_budget_left_and_refuses_in_java_s_words() -> None:
+    w = SendWindow(1, 100)
+    assert w.admit(10, 3000, wait=False) == 3000  # room at once: the whole budget is left
+    with pytest.raises(RemotingTooMuchRequestError, match=r"semaphoreAsyncNum timeout \(1 sends, 10 body bytes"):
+        w.admit(10, 3000, wait=False)  # no room now, and not waiting
+    with pytest.raises(RemotingTooMuchRequestError, match="a body of 101 bytes never fits"):
+        w.admit(101, 3000, wait=True)  # never fits: refused without waiting out the budget
+    begin = time.monotonic()
+    with pytest.raises(RemotingTooMuchRequestError, match="semaphoreAsyncNum timeout"):
+        w.admit(10, 50, wait=True)  # waited its 50 ms for the one send in flight
+    assert time.monotonic() - begin >= 0.05
+    w.release(10)
+    assert w.in_flight == (0, 0)
+
+
+def test_an_async_admission_waits_on_the_loop_and_counts_the_wait_in_the_budget() -> None:
+    w = SendWindow(1, 100)
+    assert w.try_acquire(100)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.03, w.release, 100)  # the room comes back after 30 ms, within the 1 s budget
+        try:
+            left = await w.admit_async(50, 1000)
+        except RemotingTooMuchRequestError:
+            raise AssertionError("the room came within the budget") from None
+        assert 0 < left <= 1000 - 30
+        w.release(50)
+        assert w.try_acquire(100)  # then a 10 ms budget runs out before the room comes back: nothing taken
+        loop.call_later(0.03, w.release, 100)
+        with pytest.raises(RemotingTooMuchRequestError, match="semaphoreAsyncNum timeout"):
+            await w.admit_async(50, 10)
+        await asyncio.sleep(0.05)
+        assert w.in_flight == (0, 0)
+
+    asyncio.run(main())
+
+
 # -- the settings --------------------------------------------------------------------------------------------------
 
 

@@ -193,7 +193,7 @@ class Producer:
             size = _body_size(msg.body)
             loop = p._running()[0].loop  # the running one (_on_its_loop)
             if window is not None:
-                timeout = await p._admit_async(size, timeout)
+                timeout = await window.admit_async(size, timeout)
         except BaseException:
             p._inflight.end()
             raise

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
+import time
 from typing import Any
+
+from ...protocol.errors import RemotingTooMuchRequestError
 
 __all__ = ["SendWindow"]
 
@@ -126,6 +129,47 @@ class SendWindow:
             wakes = self._grant()
         for wake in wakes:
             wake()
+
+    # -- a send's admission: the room, within its budget ----------------------------------------------------------
+
+    def admit(self, size: int, timeout_ms: int, *, wait: bool) -> int:
+        """Room for a send of ``size`` body bytes, waited for in this thread (``wait``) or taken if there is some
+        now; the send's budget left. No room: ``RemotingTooMuchRequestError``."""
+        begin = time.monotonic()
+        if size > self.max_bytes or not (self.acquire(size, timeout_ms / 1000) if wait else self.try_acquire(size)):
+            raise self.too_much(size)
+        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
+
+    async def admit_async(self, size: int, timeout_ms: int) -> int:
+        """:meth:`admit`, waiting on the running loop."""
+        begin = time.monotonic()
+        if size > self.max_bytes or not await self.acquire_async(size, timeout_ms / 1000):
+            raise self.too_much(size)
+        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
+
+    def _budget_left(self, size: int, timeout_ms: int, waited_s: float) -> int:
+        # the wait counts in the budget (Java passes timeout - costTime on); none left: the room goes back
+        left = timeout_ms - int(waited_s * 1000)
+        if left <= 0:
+            self.release(size)
+            raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
+        return left
+
+    def too_much(self, size: int) -> RemotingTooMuchRequestError:
+        """No room: Java's words (``semaphoreAsyncNum`` when the sends are the limit, else ``semaphoreAsyncSize``),
+        then what was in flight."""
+        if size > self.max_bytes:  # Java would wait out the budget for it
+            return RemotingTooMuchRequestError(
+                f"send message tryAcquire semaphoreAsyncSize: a body of {size} bytes never fits in "
+                f"back_pressure_for_async_send_size ({self.max_bytes})"
+            )
+        sends, size_in_flight = self.in_flight
+        which = "Num" if sends >= self.max_sends else "Size"
+        return RemotingTooMuchRequestError(
+            f"send message tryAcquire semaphoreAsync{which} timeout ({sends} sends, {size_in_flight} body bytes in "
+            f"flight; back_pressure_for_async_send_num {self.max_sends}, back_pressure_for_async_send_size "
+            f"{self.max_bytes})"
+        )
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -919,7 +919,7 @@ class Producer:
         if window is not None:
             try:
                 # on the I/O thread itself (a callback sending again) waiting would stop the answers that free room
-                timeout = self._admit(size, timeout, wait=not remoting.on_loop_thread())
+                timeout = window.admit(size, timeout, wait=not remoting.on_loop_thread())
             except RemotingTooMuchRequestError as e:
                 self._inflight.end()
                 return _failed(e)  # as Java's callback gets it
@@ -941,54 +941,6 @@ class Producer:
         ``backPressureForAsyncSendNum`` less the semaphore's available permits)."""
         return (0, 0) if self._window is None else self._window.in_flight
 
-    def _admit(self, size: int, timeout_ms: int, *, wait: bool) -> int:
-        """Room for a send of ``size`` body bytes, waited for in this thread (``wait``) or taken if there is some
-        now; the send's budget left. No room: ``RemotingTooMuchRequestError``."""
-        window = self._window
-        assert window is not None
-        begin = time.monotonic()
-        if size > window.max_bytes or not (
-            window.acquire(size, timeout_ms / 1000) if wait else window.try_acquire(size)
-        ):
-            raise self._too_much(size)
-        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
-
-    async def _admit_async(self, size: int, timeout_ms: int) -> int:
-        """:meth:`_admit`, waiting on the running loop."""
-        window = self._window
-        assert window is not None
-        begin = time.monotonic()
-        if size > window.max_bytes or not await window.acquire_async(size, timeout_ms / 1000):
-            raise self._too_much(size)
-        return self._budget_left(size, timeout_ms, time.monotonic() - begin)
-
-    def _budget_left(self, size: int, timeout_ms: int, waited_s: float) -> int:
-        # the wait counts in the budget (Java passes timeout - costTime on); none left: the room goes back
-        left = timeout_ms - int(waited_s * 1000)
-        if left <= 0:
-            assert self._window is not None
-            self._window.release(size)
-            raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
-        return left
-
-    def _too_much(self, size: int) -> RemotingTooMuchRequestError:
-        """No room: Java's words (``semaphoreAsyncNum`` when the sends are the limit, else ``semaphoreAsyncSize``),
-        then what was in flight."""
-        window = self._window
-        assert window is not None
-        if size > window.max_bytes:  # Java would wait out the budget for it
-            return RemotingTooMuchRequestError(
-                f"send message tryAcquire semaphoreAsyncSize: a body of {size} bytes never fits in "
-                f"back_pressure_for_async_send_size ({window.max_bytes})"
-            )
-        sends, size_in_flight = window.in_flight
-        which = "Num" if sends >= window.max_sends else "Size"
-        return RemotingTooMuchRequestError(
-            f"send message tryAcquire semaphoreAsync{which} timeout ({sends} sends, {size_in_flight} body bytes in "
-            f"flight; back_pressure_for_async_send_num {window.max_sends}, back_pressure_for_async_send_size "
-            f"{window.max_bytes})"
-        )
-
     async def _send_async_admitted(
         self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None, size: int
     ) -> SendResult:
@@ -996,7 +948,7 @@ class Producer:
         window = self._window
         if window is None:
             return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
-        timeout = await self._admit_async(size, self.settings.send_msg_timeout if timeout_ms is None else timeout_ms)
+        timeout = await window.admit_async(size, self.settings.send_msg_timeout if timeout_ms is None else timeout_ms)
         try:
             return await self._send_here(enc, msg, selector, arg, timeout)  # type: ignore[no-any-return]
         finally:
