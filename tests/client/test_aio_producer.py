@@ -127,15 +127,16 @@ def _compressible(size: int, tag: str) -> bytes:
 
 def test_large_compressed_bodies_are_encoded_off_the_loop_and_small_ones_on_it(monkeypatch, backend) -> None:
     from rocketroute.client.producer import producer as producer_module
+    from rocketroute.client.producer import send_wire
 
     ran_on: dict[bytes, str] = {}
-    real = producer_module.encode_for_send
+    real = send_wire.encode_for_send
 
     def spy(msg, **kwargs):  # the real encoding, and the thread that ran it
         ran_on[msg.body] = threading.current_thread().name
         return real(msg, **kwargs)
 
-    monkeypatch.setattr(producer_module, "encode_for_send", spy)
+    monkeypatch.setattr(send_wire, "encode_for_send", spy)
     big = {n: _compressible(producer_module.OFF_LOOP_MIN_BODY, n) for n in ("send", "oneway", "enqueue", "async")}
     small = _compressible(producer_module.OFF_LOOP_MIN_BODY - 1, "small")  # compressed (over 4 KiB), on the loop
 

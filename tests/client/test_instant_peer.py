@@ -207,13 +207,13 @@ def test_a_producer_s_result_is_the_same_read_either_way(backend) -> None:
         for namespace in (None, "ns1"):
             with Producer(addr, "pg-instant", namespace=namespace, backend=backend) as producer:
                 sent = producer.send(Message("T", b"x"))
-                enc = producer._encode(Message("T", b"y"))
+                enc = producer._wire.encode(Message("T", b"y"))
                 mq = backend.MessageQueue(enc.topic, "broker-a", 1)
                 response = RemotingCommand(
                     0, flag=1, ext_fields={"msgId": "AB", "queueId": "1", "queueOffset": "7", "MSG_REGION": "r"}
                 )
-                native = producer._result(enc, mq, addr, response)
-                producer._make_result = None
-                assert native == producer._result(enc, mq, addr, response)
+                native = producer._wire.result(enc, mq, addr, response)
+                producer._wire._make_result = None
+                assert native == producer._wire.result(enc, mq, addr, response)
             assert native.queue == backend.MessageQueue("T", "broker-a", 1) and native.queue_offset == 7
             assert sent.queue.topic == "T"

@@ -133,5 +133,5 @@ def test_refused_for_another_queue_class_or_the_reference_backend() -> None:
 
 def test_a_producer_reads_its_responses_natively() -> None:
     producer = rocketroute.Producer("127.0.0.1:9876", "g")
-    assert producer._make_result is not None
-    assert rocketroute.Producer("127.0.0.1:9876", "g", backend=rocketroute.reference)._make_result is None
+    assert producer._wire._make_result is not None
+    assert rocketroute.Producer("127.0.0.1:9876", "g", backend=rocketroute.reference)._wire._make_result is None

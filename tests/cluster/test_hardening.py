@@ -233,7 +233,7 @@ def _send_raw(producer: Producer, topic: str, body: bytes, sys_flag: int) -> Non
     plain = encode_for_send(Message(topic, b"-"), compress_over=1 << 30)
     enc = _Encoded.of(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
     info = producer.publish_info(topic)
-    addr, request = producer._request(enc, info.message_queues[0])
+    addr, request = producer._wire.request(enc, info.message_queues[0])
     producer._remoting.invoke_checked(addr, request, 5000)
 
 

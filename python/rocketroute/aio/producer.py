@@ -132,7 +132,7 @@ class Producer:
             if type(body) is bytes and len(body) >= p._off_loop_min:
                 enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
             else:
-                enc = p._encode(msg)
+                enc = p._wire.encode(msg)
             if p._window is None:  # on the producer's loop already: no hop to check for
                 return await p._send_async(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
             return await p._send_async_admitted(enc, msg, selector, arg, timeout_ms, _body_size(msg.body))
@@ -163,7 +163,7 @@ class Producer:
             if p._encodes_off_loop(msg):
                 enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
             else:
-                enc = p._encode(msg)
+                enc = p._wire.encode(msg)
             await p._send_async(enc, msg, selector, arg, timeout_ms, CommunicationMode.ONEWAY)
         finally:
             p._inflight.end()
@@ -187,7 +187,7 @@ class Producer:
             if p._encodes_off_loop(msg):
                 enc, timeout_ms = await p._encode_off_loop(msg, timeout_ms)
             else:
-                enc = p._encode(msg)
+                enc = p._wire.encode(msg)
             timeout = p.settings.send_msg_timeout if timeout_ms is None else timeout_ms
             window = p._window
             size = _body_size(msg.body)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
 import logging
 import os
 import threading
@@ -35,20 +34,14 @@ from ...net.bridge import loop_runs_here
 from ...net.runtime import RemotingClient
 from ...net.tls import TLS, check_tls
 from ...net.transport import AsyncRemotingClient
-from ...protocol import RemotingCommand, RemotingError, RemotingTooMuchRequestError, RequestCode
+from ...protocol import RemotingError, RemotingTooMuchRequestError
 from ...protocol.acl import Credentials, check_credentials
-from ...protocol.command import MQ_VERSIONS, RPC_ONEWAY, EncodedRequest, next_opaque
-from ...protocol.headers.send import _native_frame as _native_request_frame
-from ...protocol.headers.send import send_header_v2, send_request
-from ...selector import MessageQueueSelector, SelectorFunction, as_selector
+from ...protocol.command import RPC_ONEWAY
+from ...selector import MessageQueueSelector, SelectorFunction
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
-from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance
 from ..instances import acquire_instance, client_identity, forked_error, release_instance
-from ..message import _CHECKED_TOPICS, Message
-from ..message_const import SYSTEM_PROPERTY_NAMES
-from ..message_encode import EncodedBatch, EncodedMessage, _native_send_properties, encode_batch, encode_for_send
-from ..message_id import default_counter
+from ..message import Message
 from ..namespace import check_namespace, unwrap, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group, check_positive_ms
@@ -58,7 +51,8 @@ from .encoders import EncoderThreads, encoder_threads
 from .inflight import SendsInFlight
 from .route_change import RouteChange, route_change
 from .send_args import check_selector
-from .send_result import SendResult, SendStatus, result_maker, send_result_from_response
+from .send_result import SendResult
+from .send_wire import EncodedSend, SendWire
 from .settings import ProducerSettings
 
 if TYPE_CHECKING:
@@ -80,40 +74,6 @@ OFF_LOOP_MIN_BODY = 8 * 1024
 and at least this long is encoded on the producer's encoder threads, not on the loop: zlib takes ~30 µs for 4 KiB,
 ~60 µs for 8 KiB, ~125 µs for 16 KiB and ~1.3 ms for 64 KiB on a 2-core x86_64 machine, and the hand-over to a
 thread and back costs the loop ~20-30 µs. A smaller compressed body costs the loop less than the hand-over would."""
-
-
-class _Encoded:
-    """One send's wire form: request code, what goes into the header, the body and the ids for the result."""
-
-    __slots__ = ("batch_msg_ids", "body", "code", "flag", "msg_id", "properties", "sys_flag", "topic")
-
-    def __init__(
-        self,
-        topic: str,
-        body: bytes,
-        sys_flag: int,
-        properties: str,
-        msg_id: str | None,
-        flag: int,
-        code: int = RequestCode.SEND_MESSAGE_V2,
-        batch_msg_ids: tuple[str, ...] | None = None,
-    ) -> None:
-        self.topic = topic
-        self.body = body
-        self.sys_flag = sys_flag
-        self.properties = properties
-        self.msg_id = msg_id
-        self.flag = flag
-        self.code = code
-        self.batch_msg_ids = batch_msg_ids
-
-    @classmethod
-    def of(cls, topic: str, e: EncodedMessage | EncodedBatch, flag: int) -> _Encoded:
-        """The send of a message or batch encoded by :func:`encode_for_send` / :func:`encode_batch`."""
-        if isinstance(e, EncodedBatch):
-            batch = RequestCode.SEND_BATCH_MESSAGE
-            return cls(topic, e.body, e.sys_flag, e.properties, e.msg_id, flag, batch, e.msg_ids)
-        return cls(topic, e.body, e.sys_flag, e.properties, e.msg_id, flag)
 
 
 class Producer:
@@ -173,11 +133,9 @@ class Producer:
             import rocketroute as backend
         self._rr = backend
         self.on_route_change = on_route_change
-        self._make_result = result_maker(compat, backend.MessageQueue)
         self.strategy: MQFaultStrategy = backend.MQFaultStrategy(
             compat, send_latency_fault_enable=cfg.send_latency_fault_enable
         )
-        self._version = MQ_VERSIONS[compat]
         self._window = (
             SendWindow(cfg.back_pressure_for_async_send_num, cfg.back_pressure_for_async_send_size)
             if cfg.enable_backpressure_for_async_mode
@@ -185,9 +143,8 @@ class Producer:
         )
         self._lock = threading.Lock()
         self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
-        self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
-        # topicEndPointsTable: a static topic's logic queue -> the broker hosting it (5.3 only)
-        self._endpoints: dict[str, dict[Any, str]] = {}
+        # the requests and results; its brokerAddrTable is the instance's once started
+        self._wire = SendWire(self.group, self.namespace, compat, cfg, backend)
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._callbacks: CallbackThread | None = None
@@ -218,7 +175,7 @@ class Producer:
             # the client id's shared instance (one loop thread and one connection per broker for all its clients)
             self._instance = instance = acquire_instance(self, "producer")
             self._remoting = instance.remoting
-            self._broker_addrs = instance.broker_addrs
+            self._wire.broker_addrs = instance.broker_addrs
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             self._encoders = EncoderThreads(encoder_threads(), f"rocketroute-encoders-{self.group}")
             # a producer dropped without shutdown() is closed when collected: nothing of the client holds it
@@ -524,9 +481,9 @@ class Producer:
             # broker that holds it, as 5.3's topicEndPointsTable
             endpoints = route.endpoints_for_static_topic(topic)
             if endpoints:
-                self._endpoints[topic] = endpoints
+                self._wire.endpoints[topic] = endpoints
             else:
-                self._endpoints.pop(topic, None)
+                self._wire.endpoints.pop(topic, None)
         self._publish[topic] = new_info
         if info is None or not info.have_topic_router_info:
             return  # the topic's first route here: not a change
@@ -542,54 +499,14 @@ class Producer:
     def __repr__(self) -> str:
         return f"<Producer group={self.group!r} namesrv={';'.join(self.namesrv_addrs)!r} {self._state}>"
 
-    def _broker_name_of(self, mq: Any) -> str:
-        """``getBrokerNameFromMessageQueue``: the broker hosting a static topic's logic queue, else the queue's
-        own broker name."""
-        endpoints = self._endpoints.get(mq.topic)
-        if endpoints:
-            name = endpoints.get(mq)
-            if name is not None:
-                return name
-        return mq.broker_name
-
-    def _broker_addr(self, broker_name: str) -> str | None:
-        return self._broker_addrs.master(broker_name)
-
     # -- encoding ---------------------------------------------------------------------------------------------
-
-    def _encode(self, msg: Message, *, transaction: bool = False) -> _Encoded:
-        s = self.settings
-        if not isinstance(msg, Message):
-            raise TypeError(f"send takes a rocketroute.client.Message, not {type(msg).__name__}")
-        if self.namespace:
-            msg = self._in_namespace(msg)
-        if _native_send_properties is not None and not transaction:
-            # encode_for_send's native path written out (every send comes here): the usual message checked and its
-            # properties written in one call, else None and encode_for_send does it all (and raises its errors)
-            compat = self.compat
-            usual = _native_send_properties(
-                msg, compat == "4.9", s.compress_msg_body_over_howmuch, s.max_message_size, _CHECKED_TOPICS,
-                SYSTEM_PROPERTY_NAMES[compat], default_counter(), None,
-            )  # fmt: skip
-            if usual is not None:
-                return _Encoded(msg.topic, msg.body, 0, usual[0], usual[1], msg.flag)  # type: ignore[arg-type]
-        e = encode_for_send(
-            msg,
-            compat=self.compat,
-            compress_over=s.compress_msg_body_over_howmuch,
-            compress_level=s.compress_level,
-            compress_type=s.compress_type,
-            max_message_size=s.max_message_size,
-            transaction_group=self.group if transaction else None,
-        )
-        return _Encoded.of(msg.topic or "", e, msg.flag)
 
     def _encodes_off_loop(self, msg: Message) -> bool:
         """Whether a send of ``msg`` awaited on a loop is encoded on the encoder threads (:data:`OFF_LOOP_MIN_BODY`)."""
         body = msg.body if isinstance(msg, Message) else None
         return type(body) is bytes and len(body) >= self._off_loop_min
 
-    async def _encode_off_loop(self, msg: Message, timeout_ms: int | None) -> tuple[_Encoded, int]:
+    async def _encode_off_loop(self, msg: Message, timeout_ms: int | None) -> tuple[EncodedSend, int]:
         """:meth:`_encode` on one of the producer's encoder threads while the calling loop goes on (zlib releases
         Python's lock: the compressions of concurrent sends run on other cores), and the send's budget left after
         it. The wait for a thread and the encoding count against the budget, as the wait for Java's async sender
@@ -602,116 +519,16 @@ class Producer:
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
         try:
-            future = encoders.run(self._encode, msg)
+            future = encoders.run(self._wire.encode, msg)
         except RuntimeError:
             if not self._live:  # shut down since the check above: say so
                 raise self._not_live() from None
             raise
-        enc: _Encoded = await future
+        enc: EncodedSend = await future
         left = timeout - int((time.monotonic() - begin) * 1000)
         if left <= 0:
             raise RemotingTooMuchRequestError("DEFAULT ASYNC send call timeout")
         return enc, left
-
-    def _in_namespace(self, msg: Message) -> Message:
-        """``msg.setTopic(withNamespace(msg.getTopic()))``, on a copy: the user's message is left as it was."""
-        if not self.namespace or not isinstance(msg, Message) or not isinstance(msg.topic, str):
-            return msg
-        return dataclasses.replace(msg, topic=wrap(self.namespace, msg.topic))
-
-    def _user_selector(self, selector: Any) -> Any:
-        """A selector that shows ``selector`` the queues with their plain topic (Java's
-        ``parsePublishMessageQueues``) and maps its choice back to the queue as sent."""
-        if selector is None or not self.namespace:
-            return selector
-        chosen_by = as_selector(selector)
-        namespace, make_queue = self.namespace, self._rr.MessageQueue
-
-        def select(mqs: Sequence[Any], msg: Any, arg: Any) -> Any:
-            shown = [make_queue(unwrap(namespace, q.topic), q.broker_name, q.queue_id) for q in mqs]
-            mq = chosen_by.select(shown, msg, arg)
-            for q, sent in zip(shown, mqs, strict=True):
-                if q == mq:
-                    return sent
-            return mq
-
-        return select
-
-    def _encode_batch(self, msgs: Iterable[Message]) -> _Encoded:
-        msgs = [self._in_namespace(m) for m in msgs]
-        e = encode_batch(msgs, compat=self.compat, max_message_size=self.settings.max_message_size)
-        return _Encoded.of(e.topic, e, 0)
-
-    def _request(
-        self, enc: _Encoded, mq: Any, language: str | None = None, flag: int = 0
-    ) -> tuple[str, RemotingCommand | EncodedRequest]:
-        """The request of one attempt and the address it goes to. With ``language`` (the client's
-        :meth:`~rocketroute.net.transport.AsyncRemotingClient.frame_language`) the request is encoded now, with
-        ``flag`` (``RPC_ONEWAY`` for a oneway send) in it; else it is a command the client encodes (and signs)."""
-        # _broker_name_of and _broker_addr written out (every attempt of every send comes here)
-        broker_name = self._broker_name_of(mq) if self._endpoints else mq.broker_name
-        addr = self._broker_addrs.master(broker_name)
-        if addr is None:
-            raise SendFailedError(f"The broker[{broker_name}] not exist")
-        s = self.settings
-        if language is not None:
-            # send_request written out (every attempt comes here): the frame in one native call, else (the
-            # reference backend, or what only the Python encoder writes) send_request encodes it
-            opaque = next_opaque()
-            args = (
-                enc.code, opaque, flag, language, self._version, self.group, enc.topic, s.create_topic_key,
-                s.default_topic_queue_nums, mq.queue_id, enc.sys_flag, time.time_ns() // 1_000_000, enc.flag,
-                enc.properties, bool(s.unit_mode), enc.batch_msg_ids is not None,
-                broker_name if self.compat == "5.3" else None, enc.body,
-            )  # fmt: skip
-            frame = _native_request_frame(*args) if _native_request_frame is not None else None
-            if frame is None:
-                return addr, send_request(*args)
-            body = enc.body
-            return addr, EncodedRequest(enc.code, opaque, frame, len(body) if body else 0)
-        fields = send_header_v2(
-            producer_group=self.group,
-            topic=enc.topic,
-            queue_id=mq.queue_id,
-            born_timestamp=_now_ms(),
-            sys_flag=enc.sys_flag,
-            flag=enc.flag,
-            properties=enc.properties,
-            default_topic=s.create_topic_key,
-            default_topic_queue_nums=s.default_topic_queue_nums,
-            unit_mode=bool(s.unit_mode),
-            batch=enc.batch_msg_ids is not None,
-            broker_name=broker_name if self.compat == "5.3" else None,
-            compat=self.compat,
-        )
-        # send_header_v2 gives strings only: the command is built as request() builds it, without its conversion
-        return addr, RemotingCommand(enc.code, next_opaque(), 0, "PYTHON", self._version, None, fields, enc.body)
-
-    def _result(self, enc: _Encoded, mq: Any, addr: str, response: RemotingCommand) -> SendResult:
-        make = self._make_result
-        if make is not None and enc.batch_msg_ids is None and not self._endpoints:
-            topic = enc.topic if not self.namespace else unwrap(self.namespace, enc.topic)
-            result = make(response.code, response.ext_fields, mq, enc.msg_id, topic)
-            if result is not None:
-                return result
-        return send_result_from_response(
-            response.code,
-            response.ext_fields,
-            topic=unwrap(self.namespace, enc.topic),
-            broker_name=self._broker_name_of(mq),
-            msg_id=enc.msg_id,
-            batch_msg_ids=enc.batch_msg_ids,
-            remark=response.remark,
-            broker_addr=addr,
-            compat=self.compat,
-            request_code=enc.code,
-            message_queue=self._rr.MessageQueue,
-        )
-
-    def _retry_result(self) -> Callable[[SendResult], bool] | None:
-        if not self.settings.retry_another_broker_when_not_store_ok:
-            return None
-        return lambda r: r.send_status is not SendStatus.SEND_OK
 
     # -- sync sends -------------------------------------------------------------------------------------------
 
@@ -731,7 +548,7 @@ class Producer:
         ``arg`` without a ``selector``, and a ``selector`` that is none (a number: Java's ``send(msg, timeout)``
         is ``send(msg, timeout_ms=...)``), raise ``TypeError`` before anything is sent."""
         check_selector("send", selector, arg)
-        return self._send_sync(self._encode(msg), msg, selector, arg, timeout_ms, CommunicationMode.SYNC)
+        return self._send_sync(self._wire.encode(msg), msg, selector, arg, timeout_ms, CommunicationMode.SYNC)
 
     def send_oneway(
         self,
@@ -742,16 +559,16 @@ class Producer:
         """``sendOneway``: one attempt, no answer awaited (the request goes out with the oneway flag). ``selector``
         and ``arg`` as for :meth:`send`."""
         check_selector("send_oneway", selector, arg, timeout=False)
-        self._send_sync(self._encode(msg), msg, selector, arg, None, CommunicationMode.ONEWAY)
+        self._send_sync(self._wire.encode(msg), msg, selector, arg, None, CommunicationMode.ONEWAY)
 
     def send_batch(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """``send(Collection<Message>)``: the messages as one ``SEND_BATCH_MESSAGE`` (same topic, no delay; Java's
         checks), with the sync retry loop. The result's ``msg_id`` is the messages' ids joined by ``","``."""
-        return self._send_sync(self._encode_batch(msgs), None, None, None, timeout_ms, CommunicationMode.SYNC)
+        return self._send_sync(self._wire.encode_batch(msgs), None, None, None, timeout_ms, CommunicationMode.SYNC)
 
     def _send_sync(
         self,
-        enc: _Encoded,
+        enc: EncodedSend,
         msg: Message | None,
         selector: Any,
         arg: Any,
@@ -783,7 +600,7 @@ class Producer:
 
     def _send_sync_accepted(
         self,
-        enc: _Encoded,
+        enc: EncodedSend,
         msg: Message | None,
         selector: Any,
         arg: Any,
@@ -811,15 +628,15 @@ class Producer:
 
         def attempt(mq: Any) -> Any:
             left = _kernel_budget(timeout, begin)
-            addr, request = self._request(enc, mq, language, flag)
+            addr, request = self._wire.request(enc, mq, language, flag)
             if oneway:
                 remoting.invoke_oneway(addr, request, direct=True)
                 return None
             response = remoting.invoke(addr, request, left, direct=True)
-            return self._result(enc, mq, addr, response)
+            return self._wire.result(enc, mq, addr, response)
 
         if selector is not None:
-            return send_select(info, self._user_selector(selector), msg, arg, attempt, timeout_ms=rest)
+            return send_select(info, self._wire.user_selector(selector), msg, arg, attempt, timeout_ms=rest)
         return send_default(
             info,
             self.strategy,
@@ -827,7 +644,7 @@ class Producer:
             mode=mode,
             retry_times_when_send_failed=self.settings.retry_times_when_send_failed,
             timeout_ms=rest,
-            retry_result=self._retry_result(),
+            retry_result=self._wire.retry_result(),
         )
 
     def _no_route(self, topic: str, timeout_ms: int, error: BaseException | None) -> SendFailedError:
@@ -873,7 +690,7 @@ class Producer:
             if type(body) is bytes and len(body) >= self._off_loop_min:
                 enc, timeout_ms = await self._encode_off_loop(msg, timeout_ms)
             else:
-                enc = self._encode(msg)
+                enc = self._wire.encode(msg)
             if self._window is None:
                 # _send_async_admitted written out: one coroutine fewer held by each send in flight
                 return await self._send_here(enc, msg, selector, arg, timeout_ms)  # type: ignore[no-any-return]
@@ -883,7 +700,7 @@ class Producer:
 
     async def send_batch_async(self, msgs: Iterable[Message], *, timeout_ms: int | None = None) -> SendResult:
         """:meth:`send_batch` without blocking the caller's event loop."""
-        enc = self._encode_batch(msgs)
+        enc = self._wire.encode_batch(msgs)
         self._accept()
         try:
             return await self._send_async_admitted(enc, None, None, None, timeout_ms, len(enc.body))
@@ -909,7 +726,7 @@ class Producer:
         while ``submit`` and ``send_async`` work. A shutdown waits for the future (see :meth:`shutdown`).
         ``selector`` and ``arg`` as for :meth:`send`."""
         check_selector("submit", selector, arg)
-        enc = self._encode(msg)
+        enc = self._wire.encode(msg)
         self._accept()
         remoting = self._remoting
         assert remoting is not None
@@ -942,7 +759,7 @@ class Producer:
         return (0, 0) if self._window is None else self._window.in_flight
 
     async def _send_async_admitted(
-        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None, size: int
+        self, enc: EncodedSend, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None, size: int
     ) -> SendResult:
         """The async send, after waiting on the caller's loop for room when the back-pressure is on."""
         window = self._window
@@ -955,7 +772,7 @@ class Producer:
             window.release(size)
 
     def _send_here(
-        self, enc: _Encoded, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
+        self, enc: EncodedSend, msg: Message | None, selector: Any, arg: Any, timeout_ms: int | None
     ) -> Coroutine[Any, Any, Any]:
         """:meth:`_send_async` on the running loop: on the client's connections when it is the client's loop, else
         on connections of that loop's own (``net.caller_loops``: no hop to the client's thread and back)."""
@@ -971,7 +788,7 @@ class Producer:
 
     async def _send_async(
         self,
-        enc: _Encoded,
+        enc: EncodedSend,
         msg: Message | None,
         selector: Any,
         arg: Any,
@@ -1018,7 +835,7 @@ class Producer:
             flag = RPC_ONEWAY if oneway else 0
             sends: Any = None  # the send loop's state (send._send_loop), without a selector
             if selector is not None:
-                chosen_by = selector if not self.namespace else self._user_selector(selector)
+                chosen_by = selector if not self.namespace else self._wire.user_selector(selector)
                 mq = send_select(info, chosen_by, msg, arg, _chosen, timeout_ms=rest)
             else:
                 # _send_loop's choice of the native loop written out for the async sends (the same checks)
@@ -1045,7 +862,7 @@ class Producer:
             while mq is not None:
                 try:
                     left = _kernel_budget(timeout, begin)
-                    addr, request = self._request(enc, mq, language, flag)
+                    addr, request = self._wire.request(enc, mq, language, flag)
                     if oneway:
                         await client.invoke_oneway(addr, request)
                         result = None
@@ -1059,7 +876,7 @@ class Producer:
                             except asyncio.CancelledError:
                                 client.abandon(addr, request, waiter)
                                 raise
-                        result = self._result(enc, mq, addr, response)
+                        result = self._wire.result(enc, mq, addr, response)
                 except Exception as e:
                     if sends is None:
                         raise

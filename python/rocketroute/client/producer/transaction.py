@@ -153,7 +153,7 @@ class TransactionProducer(Producer):
         """``sendMessageInTransaction``: send ``msg`` as a half message, run the executor, end the transaction (see
         the module). A send that fails raises as :meth:`send` does, and the executor does not run. The result's
         ``local_transaction_state`` is what the producer told the broker."""
-        enc = self._encode(msg, transaction=True)
+        enc = self._wire.encode(msg, transaction=True)
         self._accept()  # the whole transaction: a shutdown waits for its END_TRANSACTION too
         try:
             return self._in_transaction(enc, msg, arg, timeout_ms)
@@ -208,8 +208,8 @@ class TransactionProducer(Producer):
         """``endTransaction``: END_TRANSACTION oneway to the broker that stored the half message."""
         topic = wrap(self.namespace, result.queue.topic)  # the result shows the plain topic
         sent_to = self._rr.MessageQueue(topic, result.queue.broker_name, result.queue.queue_id)
-        broker_name = self._broker_name_of(sent_to)
-        addr = self._broker_addr(broker_name)
+        broker_name = self._wire.broker_name_of(sent_to)
+        addr = self._wire.broker_addr(broker_name)
         if addr is None:
             raise LookupError(f"the broker {broker_name} is not in the route any more")
         header = EndTransactionRequestHeader(
