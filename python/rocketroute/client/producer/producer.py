@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 import os
 import threading
 import time
@@ -28,7 +27,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import send as _send_module
 from ...errors import BrokerUnreachableError, ProducerClosedError, SendFailedError
-from ...log_repeats import REPEATS
 from ...loggers import get_logger
 from ...net.bridge import loop_runs_here
 from ...net.runtime import RemotingClient
@@ -42,14 +40,15 @@ from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode
 from ..instance import ClientInstance
 from ..instances import acquire_instance, client_identity, forked_error, release_instance
 from ..message import Message
-from ..namespace import check_namespace, unwrap, wrap
+from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group, check_positive_ms
 from ..workers import CallbackThread
 from .backpressure import SendWindow
 from .encoders import EncoderThreads, encoder_threads
 from .inflight import SendsInFlight
-from .route_change import RouteChange, route_change
+from .publish_routes import PublishRoutes
+from .route_change import RouteChange
 from .send_args import check_selector
 from .send_result import SendResult
 from .send_wire import EncodedSend, SendWire
@@ -142,9 +141,9 @@ class Producer:
             else None
         )
         self._lock = threading.Lock()
-        self._publish: dict[str, Any] = {}  # topic -> TopicPublishInfo (topicPublishInfoTable)
         # the requests and results; its brokerAddrTable is the instance's once started
         self._wire = SendWire(self.group, self.namespace, compat, cfg, backend)
+        self._routes = PublishRoutes(compat, cfg, self.namespace, backend, self._wire)  # topicPublishInfoTable
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._callbacks: CallbackThread | None = None
@@ -190,7 +189,7 @@ class Producer:
             # lists the producer; a broker can check a transaction through it). Not waited for: a send fetches
             # what it needs itself.
             key = self.settings.create_topic_key
-            self._publish.setdefault(key, self._rr.TopicPublishInfo([], compat=self.compat))
+            self._routes.known(key)
             self._prefetch = instance.fetch_route_soon(key)
             self._state = "running"
             self._live = True
@@ -414,82 +413,42 @@ class Producer:
         """Fetch the routes of the topics this producer published to now (what the instance's poll does every
         ``poll_name_server_interval`` ms) and return the changes found, once ``on_route_change`` has been called
         for them (unless this is called from ``on_route_change`` itself)."""
-        before = {topic: info.message_queues for topic, info in list(self._publish.items())}
+        before = self._routes.queues()
         self._submit(self._refresh_all())
-        changes = []
-        for topic, old in before.items():
-            info = self._publish.get(topic)
-            if info is None or topic == self.settings.create_topic_key:  # fetched at start, not sent to
-                continue
-            change = route_change(unwrap(self.namespace, topic), old, info.message_queues)
-            if change is not None:
-                changes.append(change)
+        changes = self._routes.changes_since(before)
         if self._callbacks is not None:
             self._callbacks.flush(self.settings.mq_client_api_timeout / 1000)
         return changes
 
     async def _find_publish_info(self, topic: str) -> Any:
-        """``tryToFindTopicPublishInfo``: the topic's route, else (a topic the brokers may create at the first
-        send) ``create_topic_key``'s. Also while the producer is stopping: an accepted send's lookup."""
+        """``tryToFindTopicPublishInfo`` (:meth:`PublishRoutes.find`), also while the producer is stopping: an
+        accepted send's lookup."""
         instance = self._instance if self._live else None
         if instance is None:
             raise self._not_live()
-        timeout = self.settings.mq_client_api_timeout
-        info = self._publish.get(topic)
-        if info is None or not info.ok():
-            self._publish.setdefault(topic, self._rr.TopicPublishInfo([], compat=self.compat))
-            await instance.update_route(topic, timeout)
-            info = self._publish[topic]
-        if info.have_topic_router_info or info.ok():
-            return info
-        default = (self.settings.create_topic_key, self.settings.default_topic_queue_nums)
-        await instance.update_route(topic, timeout, default=default)
-        return self._publish[topic]
+        return await self._routes.find(instance, topic)
 
     async def _refresh_all(self) -> None:
-        _, instance = self._running()
-        for topic in list(self._publish):
-            try:
-                await instance.update_route(topic, self.settings.mq_client_api_timeout)
-            except Exception as e:  # a name server down: Java logs and tries again next round
-                REPEATS.log(log, logging.WARNING, "route refresh of %s failed: %s", topic, e, about=topic)
+        await self._routes.refresh_all(self._running()[1])
 
     # -- what the client instance asks of its clients ----------------------------------------------------------
 
     def _route_topics(self) -> list[str]:
         """The topics whose routes the instance keeps for this producer: those it knows (sent to, or fetched by
         another producer of the instance)."""
-        return list(self._publish)
+        return list(self._routes.table)
 
     def _takes_route(self, topic: str) -> bool:
         """Whether a changed route of ``topic`` is handed to this producer: every one (Java's)."""
         return True
 
     def _needs_route(self, topic: str) -> bool:
-        """``isPublishTopicNeedUpdate``: a topic it publishes to without a usable publish info yet."""
-        info = self._publish.get(topic)
-        return info is not None and not info.ok()
+        return self._routes.needs_route(topic)
 
     def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
-        """``updateTopicPublishInfo`` (on the loop): the topic's new route; a change of its publish queues is
-        logged and reported to ``on_route_change``."""
-        info = self._publish.get(topic)
-        new_info = self._rr.TopicPublishInfo.from_route(topic, route, compat=self.compat)
-        new_info.have_topic_router_info = True
-        if self.compat == "5.3" and not from_default:
-            # a static topic's publish queues are its logic queues (a mock broker name); each goes to the
-            # broker that holds it, as 5.3's topicEndPointsTable
-            endpoints = route.endpoints_for_static_topic(topic)
-            if endpoints:
-                self._wire.endpoints[topic] = endpoints
-            else:
-                self._wire.endpoints.pop(topic, None)
-        self._publish[topic] = new_info
-        if info is None or not info.have_topic_router_info:
-            return  # the topic's first route here: not a change
-        if topic == self.settings.create_topic_key:
-            return  # fetched at start for its brokers (Java's publish table has it), not a topic sent to
-        change = route_change(unwrap(self.namespace, topic), info.message_queues, new_info.message_queues)
+        """``updateTopicPublishInfo`` (on the loop): a change of the topic's publish queues is logged and reported
+        to ``on_route_change``."""
+        change = self._routes.update(topic, route, from_default=from_default)
         if change is not None:
             log.info("route change: %s", change.describe())
             if self.on_route_change is not None and self._callbacks is not None:
@@ -611,7 +570,7 @@ class Producer:
         assert remoting is not None
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
-        info = self._publish.get(enc.topic)
+        info = self._routes.table.get(enc.topic)
         if info is None or not info.ok():
             try:
                 info = self._submit(self._find_publish_info(enc.topic), timeout / 1000)
@@ -812,7 +771,7 @@ class Producer:
                 client = remoting.async_client
             timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
             begin = time.monotonic()
-            info = self._publish.get(enc.topic)
+            info = self._routes.table.get(enc.topic)
             if info is None or not info.ok():
                 find = self._find_publish_info(enc.topic)
                 if client is not remoting.async_client:
