@@ -22,6 +22,7 @@ from typing import Any
 from ...net.transport import AsyncRemotingClient
 from ...protocol.errors import RemotingCommandError, RemotingConnectError, response_error
 from ...protocol.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
+from ...protocol.message_queue_json import message_queue_fields, message_queue_json
 from ...protocol.response_code import ResponseCode
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore", "default_offset_store_dir"]
@@ -167,14 +168,9 @@ def default_offset_store_dir() -> Path:
     return Path(os.path.expanduser("~")) / ".rocketmq_offsets"
 
 
-def _mq_key_json(mq: Any) -> str:
-    # fastjson writes a MessageQueue with its properties sorted by name
-    return f'{{"brokerName":{json.dumps(mq.broker_name)},"queueId":{int(mq.queue_id)},"topic":{json.dumps(mq.topic)}}}'
-
-
 def dumps_offset_table(offsets: dict[Any, int]) -> str:
     """``OffsetSerializeWrapper`` as Java's fastjson writes it: ``{"offsetTable":{{...mq...}:offset,...}}``."""
-    entries = ",".join(f"{_mq_key_json(mq)}:{int(off)}" for mq, off in offsets.items())
+    entries = ",".join(f"{message_queue_json(mq)}:{int(off)}" for mq, off in offsets.items())
     return f'{{"offsetTable":{{{entries}}}}}'
 
 
@@ -197,7 +193,7 @@ def loads_offset_table(text: str) -> list[tuple[str, str, int, int]]:
         value, i = decoder.raw_decode(s, i + 1)
         if not isinstance(key, dict) or not isinstance(value, int):
             raise ValueError("offsets.json: an entry is not {message queue}: offset")
-        out.append((key["topic"], key["brokerName"], int(key["queueId"]), value))
+        out.append((*message_queue_fields(key), value))
         if s[i] == ",":
             i += 1
     return out

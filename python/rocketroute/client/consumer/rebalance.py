@@ -24,6 +24,7 @@ from ...protocol.headers import (
     SearchOffsetRequestHeader,
     UnlockBatchMqRequest,
 )
+from ...protocol.message_queue_json import message_queue_fields
 from ...rebalance import rebalance
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
@@ -355,7 +356,7 @@ class Rebalancer:
         request = LockBatchMqRequest.of(self.consumer.group, self.consumer.client_id, mqs).request(self.consumer.compat)
         response = await self.consumer._remoting.async_client.invoke_checked(addr, request, 1000)
         locked = json.loads(response.body or b"{}").get("lockOKMQSet") or []
-        return {self.consumer._rr.MessageQueue(m["topic"], m["brokerName"], int(m["queueId"])) for m in locked}
+        return {self.consumer._rr.MessageQueue(*message_queue_fields(m)) for m in locked}
 
     async def lock(self, mq: Any) -> bool:
         """``RebalanceImpl.lock(mq)``."""

@@ -19,6 +19,8 @@ import traceback
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ...protocol.message_queue_json import message_queue_json
+
 __all__ = ["CLIENT_VERSION_DESC", "encode_running_info", "python_stacks", "settings_properties"]
 
 CLIENT_VERSION_DESC = {"5.3": "V5_3_3", "4.9": "V4_9_8"}
@@ -50,10 +52,6 @@ def python_stacks() -> str:
     return "\n".join(parts)
 
 
-def _mq_key(mq: Any) -> str:
-    return json.dumps({"brokerName": mq.broker_name, "queueId": mq.queue_id, "topic": mq.topic}, separators=(",", ":"))
-
-
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -66,7 +64,8 @@ def encode_running_info(
 ) -> bytes:
     """``ConsumerRunningInfo.encode()``: ``queues`` are ``(MessageQueue, ProcessQueueInfo fields)`` pairs, written
     in ``MessageQueue`` order (a ``TreeMap``); the subscriptions in (topic, expression) order (a ``TreeSet``)."""
-    table = ",".join(f"{_mq_key(mq)}:{_compact(dict(info))}" for mq, info in sorted(queues, key=lambda p: p[0]))
+    ordered = sorted(queues, key=lambda p: p[0])
+    table = ",".join(f"{message_queue_json(mq)}:{_compact(dict(info))}" for mq, info in ordered)
     subs = sorted(subscriptions, key=lambda s: (s["topic"], s["subString"]))
     fields = [
         *([f'"jstack":{json.dumps(jstack)}'] if jstack is not None else []),
