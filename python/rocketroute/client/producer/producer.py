@@ -570,6 +570,7 @@ class Producer:
         assert remoting is not None
         timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
         begin = time.monotonic()
+        rest = timeout  # what the loop of attempts has: all of it, less a route lookup's time
         info = self._routes.table.get(enc.topic)
         if info is None or not info.ok():
             try:
@@ -580,7 +581,7 @@ class Producer:
                 raise self._no_route(enc.topic, timeout, e) from e
             if not info.ok():
                 raise self._unknown_topic(enc.topic)
-        rest = _loop_budget(timeout, begin)
+            rest = _loop_budget(timeout, begin)
         oneway = mode is CommunicationMode.ONEWAY
         language = remoting.async_client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
@@ -771,6 +772,7 @@ class Producer:
                 client = remoting.async_client
             timeout = self.settings.send_msg_timeout if timeout_ms is None else timeout_ms
             begin = time.monotonic()
+            rest = timeout  # what the loop of attempts has: all of it, less a route lookup's time
             info = self._routes.table.get(enc.topic)
             if info is None or not info.ok():
                 find = self._find_publish_info(enc.topic)
@@ -784,11 +786,11 @@ class Producer:
                     raise self._no_route(enc.topic, timeout, e) from e
                 if not info.ok():
                     raise self._unknown_topic(enc.topic)
+                rest = _loop_budget(timeout, begin)
 
             # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
             # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
             # flight, and the garbage collector walks each of them while a thousand sends wait
-            rest = _loop_budget(timeout, begin)
             oneway = mode is CommunicationMode.ONEWAY
             language = client.encoded_language
             flag = RPC_ONEWAY if oneway else 0
@@ -820,12 +822,15 @@ class Producer:
                 mq = sends.next_queue()
             while mq is not None:
                 try:
-                    left = _kernel_budget(timeout, begin)
+                    left = timeout - int((time.monotonic() - begin) * 1000)  # _kernel_budget written out
+                    if left < 0:
+                        raise RemotingTooMuchRequestError("sendKernelImpl call timeout")
                     addr, request = self._wire.request(enc, mq, language, flag)
                     if oneway:
                         await client.invoke_oneway(addr, request)
                         result = None
                     else:
+                        left = left or 1  # Java sends with the 0 ms left; the wait needs a deadline after now
                         waiter = client.start_invoke(addr, request, left)
                         if waiter is None:  # no connection yet
                             response = await client.invoke(addr, request, left)
