@@ -102,7 +102,7 @@ def test_no_modules_import_one_another_in_a_cycle():
 
 
 MAX_LINES = 600
-STILL_LONG = {"rocketroute.client.producer.producer": 911}
+STILL_LONG = {"rocketroute.client.producer.producer": 898}
 """Modules over :data:`MAX_LINES` not split yet (issue 54), at their size when this was written: each may shrink,
 none may grow, and no other module may pass the limit. An entry goes when its module is split."""
 

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from rocketroute.client import Message, Producer
+from rocketroute.client.producer.send_budget import kernel_budget, loop_budget
 from rocketroute.errors import SendFailedError
+from rocketroute.protocol import RemotingTooMuchRequestError
 
 from ._fake_cluster import GET_ROUTEINFO_BY_TOPIC, SEND_MESSAGE_V2, FakeCluster
 
@@ -52,3 +54,11 @@ def test_a_keyed_send_whose_lookup_and_selector_spent_the_budget_writes_nothing(
             for topic, send in sends.items():
                 assert send(producer, Message(topic, b"y")).send_status.name == "SEND_OK"
         assert len(cluster.brokers["broker-a"].requests(SEND_MESSAGE_V2)) == 1 + len(sends)
+
+
+def test_the_budget_counts_from_the_send_s_start() -> None:
+    begin = time.monotonic() - 0.5  # a send that began 500 ms ago
+    assert 0 < loop_budget(1000, begin) <= 500 and loop_budget(400, begin) == 0
+    assert 0 < kernel_budget(1000, begin) <= 500
+    with pytest.raises(RemotingTooMuchRequestError, match="sendKernelImpl call timeout"):
+        kernel_budget(400, begin)  # spent: nothing is written

@@ -50,6 +50,7 @@ from .inflight import SendsInFlight
 from .publish_routes import PublishRoutes
 from .route_change import RouteChange
 from .send_args import check_selector
+from .send_budget import kernel_budget, loop_budget
 from .send_result import SendResult
 from .send_wire import EncodedSend, SendWire
 from .settings import ProducerSettings
@@ -581,13 +582,13 @@ class Producer:
                 raise self._no_route(enc.topic, timeout, e) from e
             if not info.ok():
                 raise self._unknown_topic(enc.topic)
-            rest = _loop_budget(timeout, begin)
+            rest = loop_budget(timeout, begin)
         oneway = mode is CommunicationMode.ONEWAY
         language = remoting.async_client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
 
         def attempt(mq: Any) -> Any:
-            left = _kernel_budget(timeout, begin)
+            left = kernel_budget(timeout, begin)
             addr, request = self._wire.request(enc, mq, language, flag)
             if oneway:
                 remoting.invoke_oneway(addr, request, direct=True)
@@ -786,7 +787,7 @@ class Producer:
                     raise self._no_route(enc.topic, timeout, e) from e
                 if not info.ok():
                     raise self._unknown_topic(enc.topic)
-                rest = _loop_budget(timeout, begin)
+                rest = loop_budget(timeout, begin)
 
             # sendDefaultImpl's loop (send.send_default_async's) or, with a selector, one attempt on the queue it
             # picks, written out here: every coroutine and closure of an async send lives as long as the send is in
@@ -822,7 +823,7 @@ class Producer:
                 mq = sends.next_queue()
             while mq is not None:
                 try:
-                    left = timeout - int((time.monotonic() - begin) * 1000)  # _kernel_budget written out
+                    left = timeout - int((time.monotonic() - begin) * 1000)  # kernel_budget written out
                     if left < 0:
                         raise RemotingTooMuchRequestError("sendKernelImpl call timeout")
                     addr, request = self._wire.request(enc, mq, language, flag)
@@ -865,25 +866,6 @@ class Producer:
 
 _ASYNC = CommunicationMode.ASYNC
 _NO_THREAD_ID = object()  # a loop that does not say which thread runs it (not one of asyncio's)
-
-
-def _loop_budget(timeout_ms: int, begin: float) -> int:
-    """The budget of a send's loop of attempts (or of its selector), once its route is found: Java's
-    ``sendDefaultImpl`` and ``sendSelectImpl`` take their start before the route lookup, so the time it took is
-    spent (a lookup that took most of ``send_msg_timeout`` leaves no time to retry on another broker)."""
-    return max(timeout_ms - int((time.monotonic() - begin) * 1000), 0)
-
-
-def _kernel_budget(timeout_ms: int, begin: float) -> int:
-    """What is left of a send's budget (``timeout_ms`` from ``begin``, its route lookup included) for its next
-    request, checked before the request is built, as Java's ``sendKernelImpl`` does: none left (the lookup, a
-    selector, earlier attempts or a busy loop spent it) raises ``RemotingTooMuchRequestError("sendKernelImpl call
-    timeout")`` and nothing is written, where a request with no time to wait for its answer could be stored by the
-    broker and still reported failed."""
-    left = timeout_ms - int((time.monotonic() - begin) * 1000)
-    if left < 0:
-        raise RemotingTooMuchRequestError("sendKernelImpl call timeout")
-    return max(left, 1)  # Java sends with the 0 ms left; the wait needs a deadline after now
 
 
 def _chosen(mq: Any) -> Any:
