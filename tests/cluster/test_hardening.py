@@ -30,7 +30,7 @@ from rocketroute.client import (
 from rocketroute.client.compression import CompressionType
 from rocketroute.client.message_const import COMPRESSED_FLAG
 from rocketroute.client.message_encode import EncodedMessage, encode_for_send
-from rocketroute.client.producer.producer import _Encoded
+from rocketroute.client.producer.send_wire import EncodedSend
 from rocketroute.errors import BrokerResponseError
 from rocketroute.protocol.response_code import ResponseCode
 
@@ -231,7 +231,7 @@ def test_shutdown_from_inside_a_listener(cluster, fresh_topic):
 def _send_raw(producer: Producer, topic: str, body: bytes, sys_flag: int) -> None:
     """Send ``body`` as a Java producer with ``compressType`` set would: the body as given, the sysFlag bits."""
     plain = encode_for_send(Message(topic, b"-"), compress_over=1 << 30)
-    enc = _Encoded.of(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
+    enc = EncodedSend.of(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
     info = producer.publish_info(topic)
     addr, request = producer._wire.request(enc, info.message_queues[0])
     producer._remoting.invoke_checked(addr, request, 5000)
