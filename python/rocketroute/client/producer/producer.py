@@ -65,10 +65,6 @@ log = get_logger("producer")
 T = TypeVar("T")
 
 
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 OFF_LOOP_MIN_BODY = 8 * 1024
 """A send awaited on an event loop (:meth:`Producer.send_async`, :mod:`rocketroute.aio`) whose body is compressed
 and at least this long is encoded on the producer's encoder threads, not on the loop: zlib takes ~30 µs for 4 KiB,
