@@ -62,3 +62,29 @@ def test_the_budget_counts_from_the_send_s_start() -> None:
     assert 0 < kernel_budget(1000, begin) <= 500
     with pytest.raises(RemotingTooMuchRequestError, match="sendKernelImpl call timeout"):
         kernel_budget(400, begin)  # spent: nothing is written
+
+
+def _stalled_route(request: dict[str, Any]) -> None:
+    time.sleep(0.6)  # past the producer's mq_client_api_timeout, well within its send budget
+    return None
+
+
+def test_a_name_server_timeout_is_told_as_its_own_not_as_the_send_budget(backend: Any) -> None:
+    # RemotingTimeoutError is a TimeoutError (asyncio.TimeoutError, concurrent.futures.TimeoutError on 3.11): stop
+    # 62's CI said "did not answer within send_msg_timeout (60000 ms)" for a 3 s name server timeout
+    with FakeCluster() as cluster:
+        sends = {
+            "send": lambda p, m: p.send(m),
+            "submit": lambda p, m: p.submit(m).result(10),
+            "send_async": lambda p, m: asyncio.run(p.send_async(m)),
+        }
+        for topic in (*sends, "warm"):
+            cluster.topic(topic)
+        settings = {"send_msg_timeout": 8000, "mq_client_api_timeout": 300}
+        with Producer(cluster.namesrv_addr, "PG", backend=backend, **settings) as producer:
+            producer.send(Message("warm", b"w"))
+            cluster.namesrv.script[GET_ROUTEINFO_BY_TOPIC] = _stalled_route
+            for topic, send in sends.items():
+                with pytest.raises(SendFailedError, match=r"No route info of this topic: .* failed: .*timeout") as e:
+                    send(producer, Message(topic, b"x"))
+                assert "send_msg_timeout" not in str(e.value), send

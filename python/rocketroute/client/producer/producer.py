@@ -572,10 +572,10 @@ class Producer:
         if info is None or not info.ok():
             try:
                 info = self._submit(self._find_publish_info(enc.topic), timeout / 1000)
+            except (RemotingError, BrokerUnreachableError) as e:  # first: a name server's timeout is a TimeoutError
+                raise self._no_route(enc.topic, timeout, e) from e
             except concurrent.futures.TimeoutError:
                 raise self._no_route(enc.topic, timeout, None) from None
-            except (RemotingError, BrokerUnreachableError) as e:
-                raise self._no_route(enc.topic, timeout, e) from e
             if not info.ok():
                 raise self._unknown_topic(enc.topic)
             rest = loop_budget(timeout, begin)
@@ -777,10 +777,10 @@ class Producer:
                     find = remoting.returns.from_loop(find)
                 try:
                     info = await asyncio.wait_for(find, timeout / 1000)
+                except (RemotingError, BrokerUnreachableError) as e:  # first: RemotingTimeoutError is a TimeoutError
+                    raise self._no_route(enc.topic, timeout, e) from e
                 except asyncio.TimeoutError:
                     raise self._no_route(enc.topic, timeout, None) from None
-                except (RemotingError, BrokerUnreachableError) as e:
-                    raise self._no_route(enc.topic, timeout, e) from e
                 if not info.ok():
                     raise self._unknown_topic(enc.topic)
                 rest = loop_budget(timeout, begin)
