@@ -1,4 +1,35 @@
-"""x"""
+""":class:`ClientInstance`: what the producers and consumers of one client id share in a process, as Java's
+``MQClientInstance``: one remoting client (one event-loop thread, one connection per broker), one name-server
+client, one broker address table (the master and subscribe-node choice), and the dispatch of the requests
+brokers send (NOTIFY_CONSUMER_IDS_CHANGED, GET_CONSUMER_RUNNING_INFO, CONSUME_MESSAGE_DIRECTLY) to the consumer of
+the group they name.
+
+Which clients share one: Java's rule, the client id ``ip@instance_name``. The default instance name is
+``<pid>#<nanos>`` (as Java's 5.x clients), so clients share an instance only when they are given the same
+``instance_name`` (and IP); then they must also agree on the name servers, the compat profile and the
+``language``, and a group may have one producer and one consumer per instance (Java: "The consumer group has been
+created before, specify another name please"): two consumers of one group in one process need different instance
+names, and the second gets :class:`~rocketroute.client.consumer.DuplicateClientIdError` saying so. The first user
+starts the instance; the last one to shut down closes it.
+
+Routes: the instance keeps the one route table (Java's ``topicRouteTable``) and fetches routes for all its
+clients (:meth:`ClientInstance.update_route`: one fetch at a time per topic, the callers that need it meanwhile
+await that one). A fetched route that changed is handed to every client using the topic (a producer builds its
+publish info from it, a consumer its subscribe info); an unchanged one only to a client that has none yet. One
+poll (:meth:`ClientInstance.poll_routes`) refreshes every topic any client publishes to or subscribes, then forgets
+the brokers no route names (``cleanOfflineBroker``); one heartbeat (:meth:`ClientInstance.heartbeat_all`) carries
+every group of the instance.
+
+Timers: the poll runs every ``poll_name_server_interval`` ms and the heartbeat every ``heartbeat_broker_interval``
+ms, the smallest interval any client of the instance asks for (Java takes the first client's: here no client's
+setting is silently overridden by another's). The first heartbeat goes 1 s after the instance starts, as Java's,
+and within 1 s of a client joining. The first poll comes one interval after the start (Java's comes at 10 ms, when
+there is nothing to poll yet: a producer fetches a route at its first send to the topic, a consumer its
+subscriptions' as it starts).
+
+Each client's own requests (sends, pulls, its route fetches, ``refresh_routes()``) keep its own
+``mq_client_api_timeout``; the instance's (the first client's) bounds the connects, the poll and the timers'
+heartbeats."""
 
 from __future__ import annotations
 

@@ -1,4 +1,64 @@
-"""x"""
+"""Messages as a PULL_MESSAGE response carries them: stored messages in the broker's commit-log format.
+
+Follows RocketMQ 5.3.3 (``compat="5.3"``, the default) or 4.9.8 (``compat="4.9"``); Java sources, by class:
+
+- ``MessageDecoder.decode`` / ``decodes`` / ``decodesBatch`` (what ``PullAPIWrapper.processPullResult`` calls):
+  the layout, read field by field, big-endian; ``MessageVersion``: the magic code picks a 1-byte (V1) or 2-byte
+  (V2) topic length; ``MessageSysFlag``: IPv6 born/store hosts, compression and its type; ``CompressionType``:
+  type 0 (older producers) and 3 are ZLIB.
+- ``MessageDecoder.createMessageId`` / ``decodeMessageId``: the offset message id (store host and commit-log
+  offset as upper-case hex).
+- ``MessageExt`` / ``MessageClientExt``: the decoded message; ``getMsgId()`` is the ``UNIQ_KEY`` property when
+  there is one, else the offset message id. ``Message``: the property accessors.
+- ``DefaultMQPushConsumerImpl.resetRetryAndNamespace``: a retry message gets its original topic back.
+
+Where this differs from Java, on purpose:
+
+- Java's ``decodes`` swallows a message it cannot read and returns the messages before it. Here any malformed
+  message raises :class:`MessageDecodeError` (naming its offset), so a corrupt response is never half-consumed
+  silently. It is raised for: fewer bytes left than a message needs or than its TOTALSIZE says, a TOTALSIZE
+  smaller than the fixed part or not equal to what the fields take (Java never looks at TOTALSIZE), an unknown
+  magic code (4.9.8 reads any magic code as V1; 4.9.8 brokers only write V1), a negative length (Java skips a
+  negative body or properties length and then misreads what follows), a port outside 0..65535, a bad CRC with
+  ``check_crc``, and a compressed body that cannot be decompressed (below).
+- ``body`` is ``b""`` for an empty body where Java leaves ``null``; with ``read_body=False`` it is ``None``
+  (Java skips the body and leaves ``null``).
+- Text is decoded as UTF-8 with U+FFFD for malformed bytes, as ``new String(bytes, UTF_8)``; a CESU-8 encoded
+  surrogate gives three U+FFFD here and one in Java (Java clients never write those).
+
+Compressed bodies (``decompress_body=True``, the default; :mod:`.decompression` inflates them): the compression
+type is in the sysFlag bits ``COMPRESSION_TYPE_COMPARATOR`` (``CompressionType``, ``CompressorFactory``), as Java's
+compressors write them:
+
+- ZLIB (type 3, and 0 from producers older than the type bits): a zlib stream (``ZlibCompressor``, ``Deflater``),
+  with the standard library's :mod:`zlib`. Bytes after the end of the stream are ignored, as
+  ``InflaterInputStream`` ignores them.
+- LZ4 (type 1): the LZ4 frame format (``Lz4Compressor``: lz4-java's ``LZ4FrameOutputStream``), with the ``lz4``
+  package (``lz4.frame``); concatenated and skippable frames are read, as ``LZ4FrameInputStream`` reads them.
+- ZSTD (type 2): the Zstandard frame format (``ZstdCompressor``: zstd-jni's ``ZstdOutputStream``), with the
+  ``zstandard`` package; concatenated and skippable frames are read, as ``ZstdInputStream`` reads them.
+
+``lz4`` and ``zstandard`` are the optional extra ``rocketroute[compression]``
+(``pip install 'rocketroute[compression]'``); without them an LZ4 or ZSTD body is undecodable and the error says
+which package to install. A body is also undecodable when its compressed data is corrupt or truncated, when the
+compression type is unknown (4 to 7), or when it inflates to more than ``max_body_size`` bytes
+(:data:`DEFAULT_MAX_BODY_SIZE`, 16 MiB, four times the largest body a Java producer sends by default): Java
+inflates any size, so a small "compression bomb" could take a consumer to gigabytes. The limit is checked while
+inflating, so such a body never costs more than about ``max_body_size`` bytes of memory.
+
+What happens to an undecodable body is ``undecodable``'s choice: ``"raise"`` (the default) raises
+:class:`MessageDecodeError` for the whole response, as for any malformed message; ``"mark"`` returns that message
+with its stored (compressed) bytes as ``body``, its sysFlag as stored (``COMPRESSED_FLAG`` still set) and the
+reason in :attr:`MessageExt.decode_error`, and decodes the others as usual, so one message that cannot be read
+does not stop its queue. Only the body is in question there: a message whose layout is malformed (lengths,
+TOTALSIZE, magic code, truncation) or whose CRC is wrong with ``check_crc`` still raises for the whole response,
+since what follows it cannot be trusted.
+
+Hosts are ``"ip:port"``: Java's ``InetSocketAddress.toString()`` without the leading ``/``. An IPv6 address is
+written as ``Inet6Address.getHostAddress()`` does (eight groups, lower-case hex, no ``::``) and without brackets,
+as JDK 8 and 11 print it (JDK 14+ adds brackets): ``"0:0:0:0:0:0:0:1:10911"``; split it with ``rsplit(":", 1)``.
+An IPv4-mapped IPv6 address (``::ffff:a.b.c.d``) is printed as IPv4, because Java's ``InetAddress.getByAddress``
+turns it into an ``Inet4Address``."""
 
 from __future__ import annotations
 
