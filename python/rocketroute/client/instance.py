@@ -41,7 +41,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import AccessDeniedError
 from ..log_repeats import REPEATS
@@ -53,6 +53,7 @@ from ..protocol.acl import Credentials
 from ..protocol.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..protocol.response_code import ResponseCode
 from .broker_addrs import BrokerAddrTable
+from .inner import ClientInner, ConsumerInner, ProducerInner, TransactionInner
 from .message_id import local_ip_candidates
 from .namesrv import NameServerClient, TopicNotExistError, connect_name_servers
 
@@ -135,16 +136,16 @@ class ClientInstance:
         # the poll and heartbeat timers ("poll", "heartbeat") and the tasks they run; on the loop only
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._timer_tasks: dict[str, asyncio.Task[None]] = {}
-        # (kind, group) -> the user, held weakly: a producer dropped without shutdown() can still be collected
-        self._users: dict[tuple[str, str], weakref.ReferenceType[Any]] = {}
+        # group -> the producer / consumer of that group, held weakly: one dropped without shutdown() can still be
+        # collected
+        self._producers: dict[str, weakref.ReferenceType[ProducerInner]] = {}
+        self._consumers: dict[str, weakref.ReferenceType[ConsumerInner]] = {}
         self.closed = False
-        for code, name in (
-            (RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, "_on_notify"),
-            (RequestCode.GET_CONSUMER_RUNNING_INFO, "_on_running_info"),
-            (RequestCode.CONSUME_MESSAGE_DIRECTLY, "_on_consume_directly"),
-        ):
-            self.remoting.register_processor(code, self._dispatcher(name))
-        self.remoting.register_processor(RequestCode.CHECK_TRANSACTION_STATE, self._on_check_transaction)
+        register = self.remoting.register_processor
+        register(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
+        register(RequestCode.GET_CONSUMER_RUNNING_INFO, self._to_consumer(lambda c, r, a: c._on_running_info(r, a)))
+        register(RequestCode.CONSUME_MESSAGE_DIRECTLY, self._to_consumer(lambda c, r, a: c._on_consume_directly(r, a)))
+        register(RequestCode.CHECK_TRANSACTION_STATE, self._on_check_transaction)
 
     def forked_away(self) -> None:
         """In the child of a fork: this instance, its remoting client and its users are the parent's (see
@@ -155,19 +156,44 @@ class ClientInstance:
         for user in self._kept:
             user._forked_away()
 
-    def users(self, kind: str | None = None) -> list[Any]:
+    @overload
+    def users(self, kind: Literal["consumer"]) -> list[ConsumerInner]: ...
+    @overload
+    def users(self, kind: Literal["producer"]) -> list[ProducerInner]: ...
+    @overload
+    def users(self, kind: None = None) -> list[ClientInner]: ...
+    def users(self, kind: str | None = None) -> Sequence[ClientInner]:
         """The producers and consumers registered (``kind``: ``"producer"`` or ``"consumer"`` only)."""
-        found = []
-        for (k, _), ref in list(self._users.items()):
-            user = ref()
-            if user is not None and (kind is None or k == kind):
-                found.append(user)
-        return found
+        producers = [p for ref in list(self._producers.values()) if (p := ref()) is not None]
+        consumers = [c for ref in list(self._consumers.values()) if (c := ref()) is not None]
+        if kind is None:
+            return [*producers, *consumers]
+        return producers if kind == "producer" else consumers
 
-    def consumer(self, group: str) -> Any:
-        """The consumer of ``group`` registered here, or ``None``."""
-        ref = self._users.get(("consumer", group))
+    def registered(self, kind: str, group: str) -> ClientInner | None:
+        """The ``kind`` (``"producer"`` or ``"consumer"``) of ``group`` registered here, or ``None``."""
+        ref = self._table(kind).get(group)
         return ref() if ref is not None else None
+
+    def consumer(self, group: str) -> ConsumerInner | None:
+        """The consumer of ``group`` registered here, or ``None``."""
+        ref = self._consumers.get(group)
+        return ref() if ref is not None else None
+
+    def join(self, kind: str, user: ProducerInner | ConsumerInner) -> None:
+        """Register ``user``, the ``kind`` of its group (by :func:`~rocketroute.client.instances.acquire_instance`,
+        which checked that the group has none here yet)."""
+        self._table(kind)[user.group] = weakref.ref(user)
+
+    def leave(self, kind: str, group: str) -> bool:
+        """Unregister the ``kind`` of ``group``; whether a client is left."""
+        self._table(kind).pop(group, None)
+        return bool(self.users())
+
+    def _table(self, kind: str) -> dict[str, weakref.ReferenceType[Any]]:
+        if kind not in ("producer", "consumer"):
+            raise ValueError(f"a client instance has producers and consumers, not {kind!r}")
+        return self._producers if kind == "producer" else self._consumers
 
     # -- routes ----------------------------------------------------------------------------------------------
 
@@ -391,23 +417,31 @@ class ClientInstance:
             except Exception as e:
                 log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 
-    def _dispatcher(self, method: str) -> Callable[[RemotingCommand, str], Any]:
-        """A processor that hands a broker's request to the consumer of the group it names."""
+    def _to_consumer(
+        self, answer: Callable[[ConsumerInner, RemotingCommand, str], Any]
+    ) -> Callable[[RemotingCommand, str], Any]:
+        """A processor that hands a broker's request to the consumer of the group it names (``answer``: what it
+        asks of that consumer); a group not here is answered SYSTEM_ERROR, as Java's ``ClientRemotingProcessor``."""
 
         def dispatch(cmd: RemotingCommand, addr: str) -> Any:
             group = cmd.ext_fields.get("consumerGroup")
             consumer = self.consumer(group) if group is not None else None
             if consumer is not None:
-                return getattr(consumer, method)(cmd, addr)
-            if method == "_on_notify":  # no group named: every consumer rebalances
-                for c in self.users("consumer") if group is None else ():
-                    c._on_notify(cmd, addr)
-                return None
+                return answer(consumer, cmd, addr)
             return RemotingCommand.response_to(
                 cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
             )
 
         return dispatch
+
+    def _on_notify(self, cmd: RemotingCommand, addr: str) -> Any:
+        """NOTIFY_CONSUMER_IDS_CHANGED: the consumer of the group it names rebalances; one naming no group, every
+        consumer here."""
+        if cmd.ext_fields.get("consumerGroup") is None:
+            for c in self.users("consumer"):
+                c._on_notify(cmd, addr)
+            return None
+        return self._to_consumer(lambda c, cmd, a: c._on_notify(cmd, a))(cmd, addr)
 
     def _on_check_transaction(self, cmd: RemotingCommand, addr: str) -> None:
         """CHECK_TRANSACTION_STATE (oneway): the half message in the body names its producer group (``PGROUP``);
@@ -423,9 +457,8 @@ class ClientInstance:
             log.warning("a transaction check from %s without a readable half message: %s", addr, e)
             return None
         group = msg.properties.get("PGROUP")
-        ref = self._users.get(("producer", group)) if group is not None else None
-        producer = ref() if ref is not None else None
-        if producer is None or not hasattr(producer, "_on_check_transaction"):
+        producer = self.registered("producer", group) if group is not None else None
+        if not isinstance(producer, TransactionInner):
             log.warning("a transaction check from %s for producer group %s, which has no transactional producer "
                         "here", addr, group)  # fmt: skip
             return None
@@ -455,7 +488,7 @@ class ClientInstance:
                 )
 
     def __repr__(self) -> str:
-        users = ", ".join(f"{k} {g}" for k, g in self._users)
+        users = ", ".join([*(f"producer {g}" for g in self._producers), *(f"consumer {g}" for g in self._consumers)])
         return f"ClientInstance({self.client_id!r}, users=[{users}]{', closed' if self.closed else ''})"
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
-from typing import Any
 
+from .inner import ConsumerInner, ProducerInner
 from .instance import ClientInstance, default_client_ip, default_instance_name
 
 __all__ = [
@@ -87,7 +86,7 @@ def instances() -> dict[str, ClientInstance]:
         return dict(_instances)
 
 
-def acquire_instance(user: Any, kind: str) -> ClientInstance:
+def acquire_instance(user: ProducerInner | ConsumerInner, kind: str) -> ClientInstance:
     """Register ``user`` (a producer or a consumer: ``kind``) with the instance of its ``client_id``, starting the
     instance when it is the first; the instance is built from the user's name servers, compat, ``language``,
     ``mq_client_api_timeout`` and backend. ``RuntimeError`` when the user was given an instance (``instance=``)
@@ -115,8 +114,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                     f"an asyncio-native client and a threaded one (or two on different loops) cannot share a client "
                     f"id; give this {kind} another instance_name"
                 )
-            ref = instance._users.get((kind, group))
-            if ref is not None and ref() is not None:
+            if instance.registered(kind, group) is not None:
                 raise DuplicateClientIdError(
                     f"{kind} group {group} already runs with client id {client_id!r} in this process (Java: the "
                     f"{kind} group has been created before): give this {kind} another instance_name"
@@ -135,7 +133,7 @@ def acquire_instance(user: Any, kind: str) -> ClientInstance:
                 loop=loop,
             )
             _instances[client_id] = instance
-        instance._users[(kind, group)] = weakref.ref(user)
+        instance.join(kind, user)
     instance.user_joined()
     return instance
 
@@ -145,8 +143,7 @@ def release_instance(instance: ClientInstance, kind: str, group: str, *, close: 
     loop thread) and returns True. ``close=False`` leaves the connections to the caller (``await
     instance.remoting.aclose()`` on the caller's loop, for an asyncio-native client)."""
     with _registry:
-        instance._users.pop((kind, group), None)
-        if any(ref() is not None for ref in instance._users.values()) or instance.closed:
+        if instance.leave(kind, group) or instance.closed:
             return False
         instance.closed = True
         if _instances.get(instance.client_id) is instance:

@@ -1,0 +1,64 @@
+"""The Protocols a client instance talks to its producers and consumers through (``client/inner.py``, Java's
+``MQProducerInner`` / ``MQConsumerInner``): a type checker confirms that the classes users build implement them,
+and that a plain producer is not taken for a transactional one; the instance tells the two apart at run time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import rocketroute
+from rocketroute.client import Consumer, Producer, TransactionProducer
+from rocketroute.client.inner import TransactionInner
+
+PACKAGE = Path(rocketroute.__file__).parent
+
+SNIPPET = """
+from rocketroute.client import Consumer, Producer, TransactionProducer
+from rocketroute.client.inner import ConsumerInner, ProducerInner, TransactionInner
+
+
+def producer(p: Producer) -> ProducerInner:
+    return p
+
+
+def transactional(p: TransactionProducer) -> TransactionInner:
+    return p
+
+
+def consumer(c: Consumer) -> ConsumerInner:
+    return c
+
+
+def not_transactional(p: Producer) -> TransactionInner:
+    return p  # type: ignore[return-value]
+"""
+
+
+def test_the_clients_implement_what_their_instance_asks_of_them(tmp_path):
+    # --strict warns of an unused ignore: the last function fails the run if a plain Producer were a TransactionInner
+    (tmp_path / "snippet.py").write_text(SNIPPET)
+    cache = Path(tempfile.gettempdir()) / "rocketroute-test-inner-mypy-cache"
+    (tmp_path / "mypy.ini").write_text(
+        f"[mypy]\nmypy_path = {PACKAGE.parent}\ncache_dir = {cache}\n\n[mypy-rocketroute.*]\nfollow_imports = silent\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--strict", "snippet.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_instance_tells_a_transactional_producer_from_a_plain_one():
+    plain = Producer("127.0.0.1:9876", "PG_PLAIN")
+    transactional = TransactionProducer(
+        "127.0.0.1:9876", "PG_TX", executor=lambda msg, arg: None, checker=lambda msg: None
+    )
+    assert isinstance(transactional, TransactionInner)
+    assert not isinstance(plain, TransactionInner)
+    assert not isinstance(Consumer("127.0.0.1:9876", "CG", ["T"], listener=lambda msgs: None), TransactionInner)
