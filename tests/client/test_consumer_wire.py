@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from rocketroute.client.api import BrokerAPI
 from rocketroute.client.consumer.offset_store import (
     LocalFileOffsetStore,
     RemoteBrokerOffsetStore,
@@ -216,7 +217,8 @@ def test_persist_all_writes_what_is_held_when_each_write_goes(backend: Any) -> N
                 store.remove_offset(mq2)
                 store.update_offset(mq3, 40)
 
-    store = RemoteBrokerOffsetStore("G", Remoting(), lambda name: "127.0.0.1:1")  # type: ignore[arg-type]
+    api = BrokerAPI(Remoting(), "5.3")  # type: ignore[arg-type]
+    store = RemoteBrokerOffsetStore("G", api, lambda name: "127.0.0.1:1")
     for mq, offset in ((mq1, 10), (mq2, 20), (mq3, 30)):
         store.update_offset(mq, offset)
     asyncio.run(store.persist_all([mq1, mq2, mq3]))

@@ -28,7 +28,7 @@ from ..net.tls import TLS
 from ..protocol import RemotingError
 from ..protocol.acl import Credentials
 from ..views import ViewReport, analyse_views
-from .consumer.subscription import query_consumer_ids
+from .api import BrokerAPI
 from .namesrv import NameServerClient, TopicNotExistError, master_or_first, parse_namesrv_addrs
 
 T = TypeVar("T")
@@ -196,8 +196,10 @@ async def fetch_group_snapshot(
             if addr is not None:
                 broker_addrs.setdefault(b.broker_name, addr)
 
+    api = BrokerAPI(remoting, compat)
+
     async def members_of(addr: str) -> tuple[str, ...]:
-        return tuple(await query_consumer_ids(remoting, addr, group, compat=compat, timeout_ms=timeout_ms))
+        return tuple(await api.consumer_ids(addr, group, timeout_ms))
 
     members, member_errors = await _ask_each(sorted(broker_addrs), lambda name: members_of(broker_addrs[name]))
     return GroupSnapshot(topic, group, compat, routes, members, broker_addrs, route_errors, member_errors)

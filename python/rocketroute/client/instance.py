@@ -50,8 +50,8 @@ from ..net.runtime import RemotingClient
 from ..net.tls import TLS
 from ..protocol import RemotingCommand, RequestCode
 from ..protocol.acl import Credentials
-from ..protocol.headers import HeartbeatRequest, UnregisterClientRequestHeader
 from ..protocol.response_code import ResponseCode
+from .api import BrokerAPI
 from .broker_addrs import BrokerAddrTable
 from .inner import ClientInner, ConsumerInner, ProducerInner, TransactionInner
 from .message_id import local_ip_candidates
@@ -129,6 +129,7 @@ class ClientInstance:
             tls=tls,
             loop=loop,
         )
+        self.api = BrokerAPI(self.remoting.async_client, compat)  # mQClientAPIImpl: the brokers' requests
         self.broker_addrs = BrokerAddrTable()  # brokerAddrTable
         self.routes: dict[str, Any] = {}  # topicRouteTable
         # route fetches under way, by (topic, default): callers that need the same route await the one fetch
@@ -393,9 +394,8 @@ class ClientInstance:
         body = heartbeat_body(self.client_id, [c._consumer_data() for c in consumers], [p.group for p in producers])
         refused: list[AccessDeniedError] = []
         for name, addr in self.broker_addrs.nodes(masters_only=not consumers):
-            request = HeartbeatRequest(heartbeat_data=body).request(self.compat)
             try:
-                await self.remoting.async_client.invoke_checked(addr, request, timeout_ms)
+                await self.api.heartbeat(addr, body, timeout_ms)
             except AccessDeniedError as e:
                 REPEATS.log(log, logging.ERROR, "heartbeat to %s refused: %s", name, e, about=addr)
                 refused.append(e)
@@ -408,12 +408,15 @@ class ClientInstance:
     ) -> None:
         """``unregisterClient``: tell every broker node that a group of this client id leaves (a failure is logged
         at DEBUG: the broker forgets a silent client after its channel expiry anyway)."""
-        request = UnregisterClientRequestHeader(
-            client_id=self.client_id, producer_group=producer_group, consumer_group=consumer_group
-        ).request(self.compat)
         for name, addr in self.broker_addrs.nodes():
             try:
-                await self.remoting.async_client.invoke(addr, request, timeout_ms)
+                await self.api.unregister_client(
+                    addr,
+                    self.client_id,
+                    producer_group=producer_group,
+                    consumer_group=consumer_group,
+                    timeout_ms=timeout_ms,
+                )
             except Exception as e:
                 log.debug("unregister from %s (%s) failed: %s", name, addr, e)
 

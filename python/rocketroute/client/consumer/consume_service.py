@@ -16,9 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import RemotingCommand
-from ...protocol.headers import (
-    ConsumerSendMsgBackRequestHeader,
-)
+from ..api import send_back_request
 from ..message_const import PROPERTY_RETRY_TOPIC as _RETRY_TOPIC
 from ..message_decode import reset_retry_topic
 from ..namespace import unwrap, wrap
@@ -283,6 +281,7 @@ class ConsumeService:
             return False
         addr, request = self.send_back_request(msg, delay_level)
         try:
+            # a listener thread blocks on it: the runtime's blocking invoke (BrokerAPI.send_back is the loop's)
             remoting.invoke_checked(addr, request, self.consumer.settings.mq_client_api_timeout)
             return True
         except Exception as e:
@@ -342,25 +341,23 @@ class ConsumeService:
 
     async def send_back_async(self, msg: Any, delay_level: int) -> None:
         """:meth:`_send_back` on the loop; raises what the broker or the connection answered."""
-        assert self.consumer._remoting is not None
+        instance = self.consumer._instance
+        assert instance is not None
         addr, request = self.send_back_request(msg, delay_level)
-        await self.consumer._remoting.async_client.invoke_checked(
-            addr, request, self.consumer.settings.mq_client_api_timeout
-        )
+        await instance.api.send_back(addr, request, self.consumer.settings.mq_client_api_timeout)
 
     def send_back_request(self, msg: Any, delay_level: int) -> tuple[str, RemotingCommand]:
         addr = self.consumer._coordinator.master_addr(msg.broker_name) if msg.broker_name else None
         if addr is None:
             addr = msg.store_host
-        request = ConsumerSendMsgBackRequestHeader(
-            offset=msg.commit_log_offset,
+        request = send_back_request(
+            msg,
             group=self.consumer.group,
             delay_level=delay_level,
-            origin_msg_id=msg.msg_id,
             origin_topic=wrap(self.consumer.namespace, msg.topic),  # Java: msg.setTopic(withNamespace(...))
             max_reconsume_times=self.max_reconsume_times(),
-            broker_name=msg.broker_name,
-        ).request(self.consumer.compat)
+            compat=self.consumer.compat,
+        )
         return addr, request
 
     def mq_lock(self, mq: Any) -> threading.Lock:

@@ -241,11 +241,7 @@ class Consumer:
             self._broker_addrs = instance.broker_addrs
             if self.model == "CLUSTERING":
                 self._offsets = RemoteBrokerOffsetStore(
-                    self.group,
-                    self._remoting.async_client,
-                    self._coordinator.master_addr,
-                    timeout_ms=timeout,
-                    compat=self.compat,
+                    self.group, instance.api, self._coordinator.master_addr, timeout_ms=timeout
                 )
             else:
                 root = self.settings.offset_store_dir or default_offset_store_dir()

@@ -19,11 +19,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ...net.transport import AsyncRemotingClient
-from ...protocol.errors import RemotingCommandError, RemotingConnectError, response_error
-from ...protocol.headers import QueryConsumerOffsetRequestHeader, UpdateConsumerOffsetRequestHeader
+from ...protocol.errors import RemotingConnectError
 from ...protocol.message_queue_json import message_queue_fields, message_queue_json
-from ...protocol.response_code import ResponseCode
+from ..api import BrokerAPI
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore", "default_offset_store_dir"]
 
@@ -74,23 +72,16 @@ class OffsetStore:
 
 class RemoteBrokerOffsetStore(OffsetStore):
     """Offsets of ``group`` on the brokers. ``addr_of(broker_name)`` gives the broker's master address (``None``
-    when unknown); requests go through ``remoting`` (use it from its loop)."""
+    when unknown); requests go through ``api`` (use it from its loop)."""
 
     def __init__(
-        self,
-        group: str,
-        remoting: AsyncRemotingClient,
-        addr_of: Callable[[str], str | None],
-        *,
-        timeout_ms: int = 3000,
-        compat: str = "5.3",
+        self, group: str, api: BrokerAPI, addr_of: Callable[[str], str | None], *, timeout_ms: int = 3000
     ) -> None:
         super().__init__()
         self.group = group
-        self.remoting = remoting
+        self.api = api
         self.addr_of = addr_of
         self.timeout_ms = timeout_ms
-        self.compat = compat
 
     def _addr(self, mq: Any) -> str:
         addr = self.addr_of(mq.broker_name)
@@ -101,35 +92,16 @@ class RemoteBrokerOffsetStore(OffsetStore):
     async def read_from_store(self, mq: Any) -> int:
         """``readOffset(mq, READ_FROM_STORE)``: QUERY_CONSUMER_OFFSET; -1 when the broker has none
         (QUERY_NOT_FOUND). The offset read is also put in memory. Other failures raise."""
-        addr = self._addr(mq)
-        request = QueryConsumerOffsetRequestHeader(
-            consumer_group=self.group, topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
-        ).request(self.compat)
-        response = await self.remoting.invoke(addr, request, self.timeout_ms)
-        if response.code == ResponseCode.QUERY_NOT_FOUND:
+        offset = await self.api.query_consumer_offset(self._addr(mq), self.group, mq, self.timeout_ms)
+        if offset is None:
             return -1
-        if response.code != ResponseCode.SUCCESS:
-            raise response_error(response.code, response.remark, addr, request_code=request.code)
-        try:
-            offset = int(response.ext_fields["offset"])
-        except (KeyError, ValueError):
-            raise RemotingCommandError(response.code, "QUERY_CONSUMER_OFFSET answered no offset", addr) from None
         self.update_offset(mq, offset)
         return offset
 
     async def _update_on_broker(self, mq: Any, offset: int, oneway: bool) -> None:
-        addr = self._addr(mq)
-        request = UpdateConsumerOffsetRequestHeader(
-            consumer_group=self.group,
-            topic=mq.topic,
-            queue_id=mq.queue_id,
-            commit_offset=offset,
-            broker_name=mq.broker_name,
-        ).request(self.compat)
-        if oneway:
-            await self.remoting.invoke_oneway(addr, request)
-        else:
-            await self.remoting.invoke_checked(addr, request, self.timeout_ms)
+        await self.api.update_consumer_offset(
+            self._addr(mq), self.group, mq, offset, oneway=oneway, timeout_ms=self.timeout_ms
+        )
 
     async def persist(self, mq: Any) -> None:
         """``persist(mq)``: write the queue's offset to its broker (acknowledged), if one is held."""

@@ -10,31 +10,20 @@ parts through it."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...log_repeats import REPEATS
-from ...protocol.headers import (
-    GetMaxOffsetRequestHeader,
-    LockBatchMqRequest,
-    RequestHeader,
-    SearchOffsetRequestHeader,
-    UnlockBatchMqRequest,
-)
-from ...protocol.message_queue_json import message_queue_fields
 from ...rebalance import rebalance
+from ..api import BrokerAPI
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
 from .errors import DuplicateClientIdError
 from .process_queue import ProcessQueue
 from .settings import parse_java_timestamp
-from .subscription import (
-    query_consumer_ids,
-    retry_topic,
-)
+from .subscription import retry_topic
 
 __all__ = ["Rebalancer"]
 
@@ -77,7 +66,6 @@ class Rebalancer:
     async def find_consumer_ids(self, topic: str) -> list[str]:
         """``findConsumerIdList``: GET_CONSUMER_LIST_BY_GROUP to a broker of the topic. Java asks one broker
         picked at random and gives up if it fails; this asks the others in turn before giving up."""
-        assert self.consumer._remoting is not None
         route = self.consumer._coordinator.routes.get(topic)
         names = [b.broker_name for b in (route.broker_datas if route is not None else None) or ()]
         random.shuffle(names)
@@ -87,12 +75,8 @@ class Rebalancer:
             if addr is None:
                 continue
             try:
-                ids = await query_consumer_ids(
-                    self.consumer._remoting.async_client,
-                    addr,
-                    self.consumer.group,
-                    compat=self.consumer.compat,
-                    timeout_ms=self.consumer.settings.mq_client_api_timeout,
+                ids = await self._api().consumer_ids(
+                    addr, self.consumer.group, self.consumer.settings.mq_client_api_timeout
                 )
             except Exception as e:
                 last = e
@@ -324,39 +308,29 @@ class Rebalancer:
         is_retry = mq.topic.startswith("%RETRY%")
         if where == "CONSUME_FROM_FIRST_OFFSET" or (where == "CONSUME_FROM_LAST_OFFSET" and is_retry):
             return 0
-        if where == "CONSUME_FROM_LAST_OFFSET" or is_retry:
-            header: RequestHeader = GetMaxOffsetRequestHeader(
-                topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name
-            )
-        else:
-            ts = parse_java_timestamp(self.consumer.settings.consume_timestamp)
-            header = SearchOffsetRequestHeader(
-                topic=mq.topic, queue_id=mq.queue_id, timestamp=ts, broker_name=mq.broker_name
-            )
-        return await self.queue_offset(mq, header)
-
-    async def queue_offset(self, mq: Any, header: RequestHeader) -> int:
-        assert self.consumer._remoting is not None
         addr = self.consumer._coordinator.master_addr(mq.broker_name)
         if addr is None:
             raise RuntimeError(f"The broker[{mq.broker_name}] not exist")
-        request = header.request(self.consumer.compat)
-        response = await self.consumer._remoting.async_client.invoke_checked(
-            addr, request, self.consumer.settings.mq_client_api_timeout
-        )
-        return int(response.ext_fields["offset"])
+        timeout = self.consumer.settings.mq_client_api_timeout
+        if where == "CONSUME_FROM_LAST_OFFSET" or is_retry:
+            return await self._api().max_offset(addr, mq, timeout)
+        ts = parse_java_timestamp(self.consumer.settings.consume_timestamp)
+        return await self._api().search_offset(addr, mq, ts, timeout)
+
+    def _api(self) -> BrokerAPI:
+        """The requests to the brokers, the consumer's instance's (while it runs)."""
+        instance = self.consumer._instance
+        assert instance is not None
+        return instance.api
 
     # -- orderly locks -----------------------------------------------------------------------------------------
 
     async def lock_batch(self, broker_name: str, mqs: list[Any]) -> set[Any]:
-        assert self.consumer._remoting is not None
         addr = self.consumer._coordinator.master_addr(broker_name)
         if addr is None:
             return set()
-        request = LockBatchMqRequest.of(self.consumer.group, self.consumer.client_id, mqs).request(self.consumer.compat)
-        response = await self.consumer._remoting.async_client.invoke_checked(addr, request, 1000)
-        locked = json.loads(response.body or b"{}").get("lockOKMQSet") or []
-        return {self.consumer._rr.MessageQueue(*message_queue_fields(m)) for m in locked}
+        locked = await self._api().lock_batch(addr, self.consumer.group, self.consumer.client_id, mqs, 1000)
+        return {self.consumer._rr.MessageQueue(*fields) for fields in locked}
 
     async def lock(self, mq: Any) -> bool:
         """``RebalanceImpl.lock(mq)``."""
@@ -397,7 +371,6 @@ class Rebalancer:
                     pq.locked = False
 
     async def unlock_all(self, mqs: Iterable[Any]) -> None:
-        assert self.consumer._remoting is not None
         by_broker: dict[str, list[Any]] = {}
         for mq in mqs:
             by_broker.setdefault(mq.broker_name, []).append(mq)
@@ -405,11 +378,8 @@ class Rebalancer:
             addr = self.consumer._coordinator.master_addr(broker_name)
             if addr is None:
                 continue
-            request = UnlockBatchMqRequest.of(self.consumer.group, self.consumer.client_id, group).request(
-                self.consumer.compat
-            )
             try:
-                await self.consumer._remoting.async_client.invoke_checked(addr, request, 1000)
+                await self._api().unlock_batch(addr, self.consumer.group, self.consumer.client_id, group, 1000)
             except Exception as e:
                 log.warning("unlocking %s on %s failed: %s", group, broker_name, e)
             for mq in group:

@@ -17,12 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import IllegalArgumentError
-from ...protocol.headers import GetConsumerListByGroupRequestHeader
 from ...reference.java import java_string_hash
 
 __all__ = [
     "SUB_ALL",
-    "query_consumer_ids",
     "ConsumerData",
     "SubscriptionData",
     "build_subscription",
@@ -129,12 +127,3 @@ def heartbeat_body(
         "consumerDataSet": [c.to_json() for c in consumers],
     }
     return json.dumps(data, separators=(",", ":")).encode()
-
-
-async def query_consumer_ids(remoting: Any, addr: str, group: str, *, compat: str, timeout_ms: int) -> list[str]:
-    """GET_CONSUMER_LIST_BY_GROUP (38) to one broker on ``remoting`` (an ``AsyncRemotingClient``, from its loop):
-    the client ids of ``group`` it knows (empty when it knows none). An error answer raises
-    ``RemotingCommandError``."""
-    request = GetConsumerListByGroupRequestHeader(consumer_group=group).request(compat)
-    response = await remoting.invoke_checked(addr, request, timeout_ms)
-    return [str(c) for c in json.loads(response.body or b"{}").get("consumerIdList") or ()]
