@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from ..._plural import counted
-from .common import int_arg, log, require, spark_session, spark_start
+from ...cli.args import int_arg, log
+from .common import require, spark_session, spark_start
 
 
 def rows_list(text: str) -> list[int]:

@@ -24,21 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._plural import counted
-from ...cli.args import (  # noqa: F401 (the command modules of the pipeline import them from here)
-    ACCESS_OPTIONS,
-    CREDENTIALS_ENV,
-    JAVA_INT_MAX,
-    DefaultsHelpFormatter,
-    Parser,
-    add_access_args,
-    check_json_out,
-    credentials_from_args,
-    given_access_options,
-    int_arg,
-    log,
-    positive_float_arg,
-    tls_from_args,
-)
+from ...cli.args import add_access_args, credentials_from_args, given_access_options, log, tls_from_args
 from ...errors import RocketRouteError
 from .inputs import input_format
 

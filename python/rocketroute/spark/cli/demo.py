@@ -11,19 +11,9 @@ from types import ModuleType
 from typing import Any
 
 from ..._plural import counted
+from ...cli.args import Parser, int_arg, log
 from . import plan, replay, route
-from .common import (
-    Parser,
-    add_overwrite_arg,
-    add_spark_args,
-    check_out,
-    int_arg,
-    log,
-    require,
-    spark_session,
-    spark_start,
-    staged_output,
-)
+from .common import add_overwrite_arg, add_spark_args, check_out, require, spark_session, spark_start, staged_output
 from .plan import check_plan, print_plan, run_plan
 from .replay import check_replay, print_replay, run_replay
 from .route import check_route, run_route

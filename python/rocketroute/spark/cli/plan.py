@@ -12,16 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..._plural import counted
+from ...cli.args import ACCESS_OPTIONS, add_access_args, int_arg, log
 from ...cli.plan_options import plan_params
 from ...errors import RocketRouteError
 from .common import (
-    ACCESS_OPTIONS,
-    add_access_args,
     add_overwrite_arg,
     add_spark_args,
     check_out,
-    int_arg,
-    log,
     output_folder,
     read_input,
     require,

@@ -8,8 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...cli.args import int_arg
 from ...errors import RocketRouteError
-from .common import check_writable_parent, int_arg, require
+from .common import check_writable_parent, require
 
 
 def cmd_report(args: argparse.Namespace) -> int:

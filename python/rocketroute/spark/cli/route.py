@@ -7,16 +7,14 @@ import time
 from typing import Any
 
 from ..._plural import counted
+from ...cli.args import JAVA_INT_MAX, int_arg, log
 from ...errors import RocketRouteError
 from ..jobs.route import HASH_PATHS
 from .common import (
-    JAVA_INT_MAX,
     add_overwrite_arg,
     add_queue_args,
     add_spark_args,
     check_out,
-    int_arg,
-    log,
     output_folder,
     queue_spec_from_args,
     read_input,
