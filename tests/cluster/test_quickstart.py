@@ -93,6 +93,10 @@ def test_the_get_started_page_runs_as_written(tmp_path, capsys):
     try:
         _wait_for(tmp_path / "namesrv.log", "boot success", pids)
         _wait_for(tmp_path / "broker.log", "boot success", pids)
+        # the page's next step: the broker registered (stop 62's CI sent 2 s after boot success, before it had)
+        registered = ("logs/rocketmqlogs/broker_default.log", "new broker registered")
+        assert all(text in PAGE.read_text() for text in registered)
+        _wait_for(tmp_path / registered[0], registered[1], pids)
         (code,) = python_blocks(PAGE, "quickstart")
         code = code.replace("127.0.0.1:9876", f"127.0.0.1:{namesrv_port}")
         exec(compile(code, "the Get started page's Python block", "exec"), {"__name__": "quickstart"})
