@@ -46,6 +46,8 @@ from ..settings_check import check_compat, check_group
 from ..workers import CallbackThread, ConsumePool
 from ._shared import _STOP_TIMEOUT_S, _now_ms, log
 from .constants import CONSUMER_CONSTANTS
+from .consume_concurrently import ConcurrentConsumeService
+from .consume_orderly import OrderlyConsumeService
 from .consume_service import ConsumeService
 from .coordinator import Coordinator
 from .errors import DuplicateClientIdError
@@ -196,7 +198,7 @@ class Consumer:
         self._coordinator = Coordinator(self)
         self._rebalancer = Rebalancer(self)
         self._puller = Puller(self)
-        self._consume_service = ConsumeService(self)
+        self._consume_service: ConsumeService = self._consume_service_for(orderly)
         # set by rocketroute.aio before start(): the instance then runs on that (the caller's) loop, the listener is
         # a coroutine function awaited there, or the feed that ``async for`` reads
         self._bind_loop: asyncio.AbstractEventLoop | None = None
@@ -210,6 +212,11 @@ class Consumer:
             raise RuntimeError("the listener is registered before start()")
         self.listener = listener
         self.orderly = orderly
+        self._consume_service = self._consume_service_for(orderly)
+
+    def _consume_service_for(self, orderly: bool) -> ConsumeService:
+        """The consume service the listener asks for (Java's ``start`` picks it by the listener's type)."""
+        return OrderlyConsumeService(self) if orderly else ConcurrentConsumeService(self)
 
     def start(self) -> Consumer:
         """Fetch the routes, heartbeat to the brokers, run the first rebalance (so the consumer owns its queues
@@ -522,10 +529,9 @@ class Consumer:
                     self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._rebalancer.lock_all)
                 )
             )
-        if not self.orderly:  # ConsumeMessageConcurrentlyService.cleanExpireMsg, every consume_timeout minutes
-            self._tasks.append(
-                asyncio.ensure_future(self._every(s.consume_timeout * 60_000, self._consume_service.clean_expired))
-            )
+        service = self._consume_service
+        if isinstance(service, ConcurrentConsumeService):  # its cleanExpireMsg, every consume_timeout minutes
+            self._tasks.append(asyncio.ensure_future(self._every(s.consume_timeout * 60_000, service.clean_expired)))
         self._log_lifecycle("started")
 
     async def _stop_pulls(self) -> None:
