@@ -286,19 +286,20 @@ class Rebalancer:
 
     async def commit_and_forget(self, mq: Any) -> bool:
         """Commit the queue's offset and forget it; returns whether the commit was acknowledged."""
-        assert self.consumer._offsets is not None
+        offsets = self.consumer._offsets
+        assert offsets is not None
         try:
-            await self.consumer._offsets.persist(mq)
+            await offsets.persist(mq)
             # once more, acknowledged again, as at shutdown (Consumer._final_commit_and_unregister): Apache's broker
             # runs UPDATE_CONSUMER_OFFSET on a pool of threads, so the periodic (oneway) commit sent just before,
             # one message older, can be applied after the first and win; the next owner then consumed that message
             # again (stop 62's CI: an orderly key's seq 13 from both members of a hand-over)
-            await self.consumer._offsets.persist(mq)
+            await offsets.persist(mq)
         except Exception as e:
             REPEATS.log(log, logging.WARNING, "committing the offset of %s failed: %s", mq, e, about=mq)
             return False
         finally:
-            self.consumer._offsets.remove_offset(mq)
+            offsets.remove_offset(mq)
         return True
 
     async def compute_pull_from_where(self, mq: Any) -> int:
