@@ -15,12 +15,13 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 import rocketroute
+
+from ._mypy import run_mypy
 
 PACKAGE = Path(rocketroute.__file__).parent
 
@@ -192,20 +193,7 @@ def _need(module: str) -> None:
 
 def test_mypy_strict_sees_the_documented_style_with_no_any(tmp_path):
     _need("mypy")
-    (tmp_path / "snippet.py").write_text(SNIPPET)
-    # the package the tests import (its stubs included), its own modules' errors not reported (as for any
-    # installed package): only the snippet's are; the cache outlives the test so a second run takes ~2 s
-    cache = Path(tempfile.gettempdir()) / "rocketroute-test-typing-mypy-cache"
-    (tmp_path / "mypy.ini").write_text(
-        f"[mypy]\nmypy_path = {PACKAGE.parent}\ncache_dir = {cache}\n\n[mypy-rocketroute.*]\nfollow_imports = silent\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--strict", "--disallow-any-expr", "snippet.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_mypy(tmp_path, SNIPPET, "--strict", "--disallow-any-expr", cache="rocketroute-test-typing-mypy-cache")
     out = done.stdout + done.stderr
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert not errors, out

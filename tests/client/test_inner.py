@@ -4,16 +4,10 @@ and that a plain producer is not taken for a transactional one; the instance tel
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
-import rocketroute
 from rocketroute.client import Consumer, Producer, TransactionProducer
 from rocketroute.client.inner import TransactionInner
 
-PACKAGE = Path(rocketroute.__file__).parent
+from .._mypy import run_mypy
 
 SNIPPET = """
 from rocketroute.client import Consumer, Producer, TransactionProducer
@@ -39,18 +33,7 @@ def not_transactional(p: Producer) -> TransactionInner:
 
 def test_the_clients_implement_what_their_instance_asks_of_them(tmp_path):
     # --strict warns of an unused ignore: the last function fails the run if a plain Producer were a TransactionInner
-    (tmp_path / "snippet.py").write_text(SNIPPET)
-    cache = Path(tempfile.gettempdir()) / "rocketroute-test-inner-mypy-cache"
-    (tmp_path / "mypy.ini").write_text(
-        f"[mypy]\nmypy_path = {PACKAGE.parent}\ncache_dir = {cache}\n\n[mypy-rocketroute.*]\nfollow_imports = silent\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--strict", "snippet.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_mypy(tmp_path, SNIPPET, "--strict", cache="rocketroute-test-inner-mypy-cache")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
