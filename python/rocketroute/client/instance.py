@@ -143,6 +143,7 @@ class ClientInstance:
         self._consumers: dict[str, weakref.ReferenceType[ConsumerInner]] = {}
         self.closed = False
         register = self.remoting.register_processor
+        self._notify_named = self._to_consumer(lambda c, r, a: c._on_notify(r, a))
         register(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED, self._on_notify)
         register(RequestCode.GET_CONSUMER_RUNNING_INFO, self._to_consumer(lambda c, r, a: c._on_running_info(r, a)))
         register(RequestCode.CONSUME_MESSAGE_DIRECTLY, self._to_consumer(lambda c, r, a: c._on_consume_directly(r, a)))
@@ -444,7 +445,7 @@ class ClientInstance:
             for c in self.users("consumer"):
                 c._on_notify(cmd, addr)
             return None
-        return self._to_consumer(lambda c, cmd, a: c._on_notify(cmd, a))(cmd, addr)
+        return self._notify_named(cmd, addr)
 
     def _on_check_transaction(self, cmd: RemotingCommand, addr: str) -> None:
         """CHECK_TRANSACTION_STATE (oneway): the half message in the body names its producer group (``PGROUP``);
