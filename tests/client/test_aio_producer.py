@@ -109,7 +109,7 @@ def test_a_cancelled_send_is_forgotten_and_its_late_answer_dropped() -> None:
     async def main(addr: str) -> None:
         async with rr.aio.Producer(addr, "pg-aio") as producer:
             await producer.send(rr.Message("T", b"connects"))
-            remoting = producer._producer._remoting
+            remoting = producer._life.remoting
             conns = remoting.async_client._conns
             with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(producer.send(rr.Message("T", b"slow")), 0.05)
@@ -126,8 +126,8 @@ def _compressible(size: int, tag: str) -> bytes:
 
 
 def test_large_compressed_bodies_are_encoded_off_the_loop_and_small_ones_on_it(monkeypatch, backend) -> None:
-    from rocketroute.client.producer import producer as producer_module
     from rocketroute.client.producer import send_wire
+    from rocketroute.client.producer import sender as sender_module
 
     ran_on: dict[bytes, str] = {}
     real = send_wire.encode_for_send
@@ -137,8 +137,8 @@ def test_large_compressed_bodies_are_encoded_off_the_loop_and_small_ones_on_it(m
         return real(msg, **kwargs)
 
     monkeypatch.setattr(send_wire, "encode_for_send", spy)
-    big = {n: _compressible(producer_module.OFF_LOOP_MIN_BODY, n) for n in ("send", "oneway", "enqueue", "async")}
-    small = _compressible(producer_module.OFF_LOOP_MIN_BODY - 1, "small")  # compressed (over 4 KiB), on the loop
+    big = {n: _compressible(sender_module.OFF_LOOP_MIN_BODY, n) for n in ("send", "oneway", "enqueue", "async")}
+    small = _compressible(sender_module.OFF_LOOP_MIN_BODY - 1, "small")  # compressed (over 4 KiB), on the loop
 
     async def main(addr: str) -> list[rr.SendResult]:
         loop_thread = threading.current_thread().name

@@ -10,11 +10,16 @@ from rocketroute.client.inner import TransactionInner
 from .._mypy import run_mypy
 
 SNIPPET = """
+import rocketroute.aio
 from rocketroute.client import Consumer, Producer, TransactionProducer
 from rocketroute.client.inner import ConsumerInner, ProducerInner, TransactionInner
 
 
 def producer(p: Producer) -> ProducerInner:
+    return p
+
+
+def aio_producer(p: rocketroute.aio.Producer) -> ProducerInner:  # it joins its instance itself
     return p
 
 

@@ -46,8 +46,9 @@ def test_clients_with_one_instance_name_share_one_instance_and_one_connection_pe
         consumer = _consumer(cluster, "G1", **SAME).start()
         try:
             assert p1.client_id == p2.client_id == consumer.client_id == "10.1.2.3@shared"
-            assert p1._instance is p2._instance is consumer._instance is instances()["10.1.2.3@shared"]
-            assert p1._remoting is consumer._remoting and p1._remoting._thread is p2._remoting._thread
+            assert p1.instance is p2.instance is consumer._instance is instances()["10.1.2.3@shared"]
+            remoting = p1.instance.remoting
+            assert remoting is consumer._remoting and remoting._thread is p2.instance.remoting._thread
             p1.send(Message("T", b"1"))
             p2.send(Message("T", b"2"))
             # the consumer's pulls and heartbeats and everything else on one connection; both producers' sync sends
@@ -56,20 +57,20 @@ def test_clients_with_one_instance_name_share_one_instance_and_one_connection_pe
             assert broker.peer.connections == (2 if rocketroute.BACKEND == "native" else 1)
             p1.shutdown()
             consumer.shutdown()
-            assert p2._instance is not None and not p2._instance.closed
+            assert p2.instance is not None and not p2.instance.closed
             p2.send(Message("T", b"3"))  # the instance stays open for its last client
-            thread = p2._remoting._thread
+            thread = p2.instance.remoting._thread
         finally:
             for client in (p1, p2, consumer):
                 client.shutdown()
-        assert p2._instance.closed and not thread.is_alive() and "10.1.2.3@shared" not in instances()
+        assert p2.instance.closed and not thread.is_alive() and "10.1.2.3@shared" not in instances()
 
 
 def test_clients_by_default_each_have_their_own_instance():
     with _cluster() as cluster:
         with Producer(cluster.namesrv_addr, "PG") as p1, Producer(cluster.namesrv_addr, "PG") as p2:
-            assert p1.client_id != p2.client_id and p1._instance is not p2._instance
-            assert p1._remoting._thread is not p2._remoting._thread
+            assert p1.client_id != p2.client_id and p1.instance is not p2.instance
+            assert p1.instance.remoting._thread is not p2.instance.remoting._thread
 
 
 def test_a_group_runs_once_per_instance_as_in_java():
@@ -187,7 +188,7 @@ def test_the_clients_of_an_instance_share_one_route_table_and_fetch_a_route_once
             fetched = _route_requests(cluster, "T")
             p2.send(Message("T", b"2"))  # the instance has the route: p2 takes it without asking again ...
             assert _route_requests(cluster, "T") == fetched
-            assert p1.route("T") is p2.route("T") is p1._instance.routes["T"]
+            assert p1.route("T") is p2.route("T") is p1.instance.routes["T"]
             # ... and one route poll serves both: a change one client's refresh finds reaches the other
             changes: list[Any] = []
             with Producer(cluster.namesrv_addr, "PG3", on_route_change=changes.append, **SAME) as p3:
@@ -239,7 +240,7 @@ def test_an_instance_polls_once_per_interval_at_the_smallest_interval_its_client
 def test_a_client_given_another_s_instance_joins_it():
     with _cluster() as cluster:
         with Producer(cluster.namesrv_addr, "PG") as producer:
-            assert producer.instance is producer._instance and producer.instance is not None
+            assert producer.instance is producer._life.instance and producer.instance is not None
             with _consumer(cluster, "G1", instance=producer.instance) as consumer:
                 assert consumer.instance is producer.instance and consumer.client_id == producer.client_id
                 assert consumer.instance_name == producer.instance_name

@@ -71,7 +71,7 @@ def test_blocking_calls_on_the_loop_thread_fail_at_once(stalled_namesrv) -> None
                 outcome.append(e)
             done.set()
 
-        producer._remoting.loop.call_soon_threadsafe(on_loop)
+        producer._life.remoting.loop.call_soon_threadsafe(on_loop)
         assert done.wait(5)
         assert isinstance(outcome[0], RuntimeError) and "event-loop thread" in str(outcome[0])
 

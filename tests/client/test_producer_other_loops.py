@@ -20,7 +20,7 @@ from .._loop_thread import loop_in_thread, until_closed
 
 def test_send_async_from_another_loop_is_sent_on_that_loop_s_own_connection(backend) -> None:
     with instant_peer("--queues", "2") as addr, Producer(addr, "pg-loops", backend=backend) as producer:
-        remoting, _ = producer._running()
+        remoting, _ = producer._life.running()
         on_its_loop = remoting.async_client._seq
 
         async def main() -> tuple[list[SendStatus], int, bool]:
@@ -60,7 +60,7 @@ def test_shutdown_closes_another_running_loop_s_connections_and_later_sends_rais
     with loop_in_thread() as loop, instant_peer() as addr:
         producer = Producer(addr, "pg-loops-stop")
         producer.start()
-        remoting, _ = producer._running()
+        remoting, _ = producer._life.running()
 
         async def send() -> SendStatus:
             return (await producer.send_async(Message("T", b"x"))).send_status
@@ -82,7 +82,7 @@ def test_shutdown_closes_another_running_loop_s_connections_and_later_sends_rais
 def test_a_cancelled_send_on_another_loop_leaves_nothing_waiting() -> None:
     with instant_peer("--queues", "1", "--delay-us", "200000") as addr, Producer(addr, "pg-loops-cancel") as producer:
         producer.send(Message("T", b"route"), timeout_ms=5000)
-        remoting, _ = producer._running()
+        remoting, _ = producer._life.running()
 
         async def main() -> int:
             send = asyncio.ensure_future(producer.send_async(Message("T", b"x")))

@@ -12,7 +12,7 @@ import rocketroute as rr
 from rocketroute.client import Message, SendStatus
 from rocketroute.client.message_decode import decode_messages
 from rocketroute.client.producer import Producer
-from rocketroute.client.producer.producer import OFF_LOOP_MIN_BODY
+from rocketroute.client.producer.sender import OFF_LOOP_MIN_BODY
 
 
 def test_the_aio_producer_stores_what_it_sends_where_the_threaded_one_would(cluster, fresh_topic):

@@ -81,7 +81,7 @@ def test_sync_sends_that_timed_out_are_not_stored_when_the_broker_resumes(cluste
                     producer.send(Message(topic, body))
                 except Exception:
                     failed += 1
-            conn = producer._remoting.async_client._conns[cluster.broker_addr("broker-a")]
+            conn = producer._life.remoting.async_client._conns[cluster.broker_addr("broker-a")]
             assert conn._out_bytes == 0  # nothing of a failed send is kept to be written later
         finally:
             cluster.resume_broker("broker-a")
@@ -234,7 +234,7 @@ def _send_raw(producer: Producer, topic: str, body: bytes, sys_flag: int) -> Non
     enc = EncodedSend.of(topic, EncodedMessage(body, sys_flag, plain.properties, plain.msg_id), 0)
     info = producer.publish_info(topic)
     addr, request = producer._wire.request(enc, info.message_queues[0])
-    producer._remoting.invoke_checked(addr, request, 5000)
+    producer._life.remoting.invoke_checked(addr, request, 5000)
 
 
 def test_an_undecodable_message_goes_to_the_dead_letter_queue_and_lz4_decodes(cluster, fresh_topic, caplog):

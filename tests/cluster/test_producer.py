@@ -101,9 +101,9 @@ def test_a_burst_of_async_sends_to_a_new_topic_fetches_its_route_once(cluster, f
     # 300 never answered); Java serialises route fetches under one lock, the producer shares one fetch
     topic = fresh_topic(queues=2)
     with Producer(cluster.namesrv_addrs, "pg-burst") as producer:
-        assert producer._instance is not None and producer._prefetch is not None
+        assert producer._life.instance is not None and producer._prefetch is not None
         producer._prefetch.result(10)  # TBW102's route, fetched at start as Java's first poll does
-        names = producer._instance.names  # the client instance's: it fetches routes for all its clients
+        names = producer._life.instance.names  # the client instance's: it fetches routes for all its clients
         asked: list[str] = []
         real = names.get_route
 

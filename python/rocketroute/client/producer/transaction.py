@@ -154,14 +154,16 @@ class TransactionProducer(Producer):
         the module). A send that fails raises as :meth:`send` does, and the executor does not run. The result's
         ``local_transaction_state`` is what the producer told the broker."""
         enc = self._wire.encode(msg, transaction=True)
-        self._accept()  # the whole transaction: a shutdown waits for its END_TRANSACTION too
+        life = self._life
+        life.accept()  # the whole transaction: a shutdown waits for its END_TRANSACTION too
         try:
             return self._in_transaction(enc, msg, arg, timeout_ms)
         finally:
-            self._inflight.end()
+            life.inflight.end()
 
     def _in_transaction(self, enc: Any, msg: Message, arg: Any, timeout_ms: int | None) -> TransactionSendResult:
-        result: SendResult = self._send_sync(enc, msg, None, None, timeout_ms, CommunicationMode.SYNC, accepted=True)
+        sync = CommunicationMode.SYNC
+        result: SendResult = self._sender.send_sync(enc, msg, None, None, timeout_ms, sync, accepted=True)
         failure: BaseException | None = None
         if result.send_status is SendStatus.SEND_OK:
             copy = dataclasses.replace(msg, transaction_id=enc.msg_id)
@@ -195,9 +197,7 @@ class TransactionProducer(Producer):
     def _send_end(self, addr: str, header: EndTransactionRequestHeader, failure: BaseException | None) -> None:
         """END_TRANSACTION, oneway (Java's ``endTransactionOneway``), the executor's or checker's exception in the
         remark as Java puts it there. Also while the producer is stopping: a transaction accepted before ends."""
-        remoting = self._remoting if self._live else None
-        if remoting is None:
-            raise self._not_live()
+        remoting = self._life.live_remoting()
         request = header.request(self.compat)
         if failure is not None:
             branch = "checkLocalTransactionState" if header.from_transaction_check else "executeLocalTransactionBranch"
@@ -232,7 +232,7 @@ class TransactionProducer(Producer):
         (the checker sees the message's plain topic, as Java's)."""
         msg.topic = unwrap(self.namespace, msg.topic)
         pool = self._checks
-        if pool is None or self._state != "running":
+        if pool is None or self._life.state != "running":
             return
         header = CheckTransactionStateRequestHeader.from_ext_fields(cmd.ext_fields)
         with self._checks_lock:
