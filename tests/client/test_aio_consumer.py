@@ -105,7 +105,7 @@ def test_an_async_listener_is_awaited_on_the_loop_at_most_consume_thread_min_at_
                 return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
             consumer = _consumer(cluster, backend, consume_thread_min=3, consume_thread_max=3)
-            consumer._consumer.listener = listener
+            consumer.listener = listener
             async with consumer:
                 await _until(lambda: len(seen) == 40, 10, "40 messages consumed")
                 return consumer.stats

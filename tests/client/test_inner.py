@@ -31,6 +31,10 @@ def consumer(c: Consumer) -> ConsumerInner:
     return c
 
 
+def aio_consumer(c: rocketroute.aio.Consumer) -> ConsumerInner:
+    return c
+
+
 def not_transactional(p: Producer) -> TransactionInner:
     return p  # type: ignore[return-value]
 """

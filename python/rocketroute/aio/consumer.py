@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..client.consumer.consumer import Consumer as _ThreadedConsumer
+from ..client.consumer.base import STOP_TIMEOUT_S, ConsumerBase
 from ..client.consumer.feed import Feed
 from ..client.consumer.listener import AsyncMessageListener
-from ..client.consumer.process_queue import ProcessQueue
+from ..client.consumer.loop_pool import LoopConsumePool
 from ..client.consumer.settings import ConsumerSettings
-from ..client.consumer.stats import ConsumerStats
+from ..client.instances import release_instance
 from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
+from ..loggers import get_logger
 from ..net.bridge import loop_runs_here
 from ..rebalance import QueueAllocator
 
@@ -23,8 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncMessageListener", "Consumer"]
 
+log = get_logger("consumer")
 
-class Consumer:
+
+class Consumer(ConsumerBase[AsyncMessageListener]):
     """``DefaultMQPushConsumer`` for asyncio: the arguments and settings of :class:`rocketroute.Consumer`
     (``strategy``, ``compat``, ``credentials``, ``tls``, ``namespace``, ``message_model``, the pull and flow-control
     settings, ...) and the same pulls, rebalance, offsets and retries, run on the loop that awaits :meth:`start`.
@@ -72,82 +76,88 @@ class Consumer:
                 f"the listener of a rocketroute.aio.Consumer is a coroutine function (async def), not {listener!r}; "
                 "a plain function is rocketroute.Consumer's"
             )
-        self._consumer = _ThreadedConsumer(
-            namesrv, group, subscriptions, strategy, on_rebalance=on_rebalance, settings=settings, **kwargs
-        )
-        self._consumer.listener = listener
-
-    # -- what the threaded consumer has, read-only --------------------------------------------------------------
-
-    @property
-    def group(self) -> str:
-        return self._consumer.group
-
-    @property
-    def settings(self) -> ConsumerSettings:
-        return self._consumer.settings
-
-    @property
-    def client_id(self) -> str:
-        return self._consumer.client_id
-
-    @property
-    def model(self) -> str:
-        return self._consumer.model
-
-    @property
-    def stats(self) -> ConsumerStats:
-        """Counts of messages pulled, consumed, failed and sent back."""
-        return self._consumer.stats
-
-    @property
-    def running(self) -> bool:
-        return self._consumer.running
-
-    def assignment(self, topic: str | None = None) -> tuple[MessageQueue, ...]:
-        """The queues this consumer owns now (:meth:`rocketroute.Consumer.assignment`)."""
-        return self._consumer.assignment(topic)
-
-    def committed_offsets(self) -> dict[MessageQueue, int]:
-        """The offsets held in memory (the next message to consume of each owned queue)."""
-        return self._consumer.committed_offsets()
-
-    def process_queue(self, mq: MessageQueue) -> ProcessQueue | None:
-        """The queue's cache of messages pulled and not consumed yet."""
-        return self._consumer.process_queue(mq)
+        super().__init__(
+            namesrv, group, subscriptions, strategy, listener=listener, on_rebalance=on_rebalance, settings=settings,
+            **kwargs,
+        )  # fmt: skip
 
     async def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""
-        c = self._on_its_loop()
-        return await c._rebalancer.find_consumer_ids(wrap(c.namespace, topic))
+        self._on_its_loop()
+        return await self._rebalancer.find_consumer_ids(wrap(self.namespace, topic))
 
     async def rebalance_now(self) -> None:
         """Run a rebalance now and return when it is done."""
-        await self._on_its_loop()._rebalancer.rebalance_all()
+        self._on_its_loop()
+        await self._rebalancer.rebalance_all()
 
     async def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now."""
-        await self._on_its_loop()._coordinator.refresh_routes()
+        self._on_its_loop()
+        await self._coordinator.refresh_routes()
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
     async def start(self) -> Consumer:
         """Start on the running loop: routes, heartbeats, the first rebalance (the consumer owns its queues when
         this returns), then the pulls. Without a listener, messages wait for ``async for``."""
-        c = self._consumer
-        if c.running:
+        if self.running:
             return self
-        c._bind_loop = asyncio.get_running_loop()
-        if c.listener is None and c._feed is None:
-            c._feed = Feed(c._consume_service.prepare, c._consume_service.settle_fed, c._bind_loop)
-        await c._start_on_loop()
+        self._bind_loop = asyncio.get_running_loop()
+        if self.listener is None and self._feed is None:
+            self._feed = Feed(self._consume_service.prepare, self._consume_service.settle_fed, self._bind_loop)
+        if not self._begin_start():
+            return self
+        try:
+            await self._start()
+            await self._flush_callbacks()  # on_rebalance has run
+        except BaseException:
+            await self.stop()
+            raise
         return self
 
     async def stop(self) -> None:
         """Stop pulling, end the ``async for`` loops (what they hold is not committed), wait for the listener
         calls under way (bounded as :meth:`rocketroute.Consumer.shutdown`), commit the offsets, unregister and
         close the connections (awaited)."""
-        await self._consumer._shutdown_on_loop()
+        if not self._begin_stop():
+            return
+        remoting, executor = self._remoting, self._executor
+        assert remoting is not None and isinstance(executor, LoopConsumePool)
+        try:
+            await asyncio.wait_for(self._stop_pulls(), STOP_TIMEOUT_S)
+        except Exception as e:
+            log.warning("stopping the pulls and timers did not finish: %r", e)
+        if self._feed is not None:  # what async for holds or has not taken yet is not consumed
+            self._feed.close()
+        wait_ms = self._listener_wait_ms()
+        self._abandoned(await executor.shutdown(wait_ms / 1000), wait_ms)
+        try:
+            await asyncio.wait_for(self._final_commit_and_unregister(), self._final_bound_s())
+        except Exception as e:
+            log.warning("the final commit or unregister did not finish: %r", e)
+        if self._callbacks is not None:
+            self._callbacks.close()
+        if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
+            await remoting.aclose()
+        self._state = "shut down"
+        self._log_lifecycle("shut down")
+
+    async def _flush_callbacks(self) -> None:
+        """Wait (the loop goes on) until the callback thread has run what was posted before: the callback thread
+        wakes the loop when it reaches this point."""
+        if self._callbacks is None:
+            return
+        loop = asyncio.get_running_loop()
+        reached: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(lambda: reached.done() or reached.set_result(None))
+
+        self._callbacks.post("flush", wake)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(reached, self.settings.mq_client_api_timeout / 1000)
 
     async def __aenter__(self) -> Consumer:
         return await self.start()
@@ -155,29 +165,26 @@ class Consumer:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    def _on_its_loop(self) -> _ThreadedConsumer:
-        c = self._consumer
-        if c._remoting is None or not c.running:
-            raise RuntimeError(f"the consumer is {c._state}: await start() first (or use async with)")
+    def _on_its_loop(self) -> None:
+        if self._remoting is None or not self.running:
+            raise RuntimeError(f"the consumer is {self._state}: await start() first (or use async with)")
         self._refuse_other_loop()
-        return c
 
     def _refuse_other_loop(self) -> None:
         """Its connections' futures belong to the loop that started it: awaited from another they never wake. Asks
         the bridge about the client's loop directly (each message or batch of an ``async for`` comes here)."""
-        remoting = self._consumer._remoting
+        remoting = self._remoting
         if remoting is not None and not loop_runs_here(remoting.loop):
             raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
 
     def _reading(self) -> Feed:
-        c = self._consumer
-        if c._feed is None:
-            if c.listener is not None:
+        if self._feed is None:
+            if self.listener is not None:
                 raise RuntimeError("this consumer has a listener: its messages go there, not to async for")
             raise RuntimeError("await start() before iterating the consumer (or use async with)")
-        if c.running:
+        if self.running:
             self._refuse_other_loop()
-        return c._feed
+        return self._feed
 
     # -- async for ----------------------------------------------------------------------------------------------
 
@@ -187,7 +194,7 @@ class Consumer:
     async def __anext__(self) -> MessageExt:
         """The next message (the one before it, taken by this task, is consumed); ends when the consumer stops."""
         # _reading written out for a task on the consumer's loop (every message comes here): the feed's loop is it
-        feed = self._consumer._feed
+        feed = self._feed
         task = feed.task_here() if feed is not None else None
         if task is not None:
             return await feed.next_message(task)  # type: ignore[union-attr]
@@ -206,7 +213,7 @@ class Consumer:
         self._reading().ack()
 
     def __repr__(self) -> str:
-        return f"rocketroute.aio.{self._consumer!r}"
+        return f"rocketroute.aio.{super().__repr__()}"
 
 
 class _Batches:
@@ -217,7 +224,7 @@ class _Batches:
         return self
 
     async def __anext__(self) -> list[MessageExt]:
-        feed = self._consumer._consumer._feed  # Consumer.__anext__'s shortcut
+        feed = self._consumer._feed  # Consumer.__anext__'s shortcut
         task = feed.task_here() if feed is not None else None
         if task is not None:
             return await feed.next_batch(task)  # type: ignore[union-attr]

@@ -105,7 +105,7 @@ def acquire_instance(user: ProducerInner | ConsumerInner, kind: str) -> ClientIn
                 f"the client instance {client_id!r} given as instance= was closed (its last client shut down) before "
                 f"this {kind} started"
             )
-        loop = getattr(user, "_bind_loop", None)  # an asyncio-native client: its instance runs on the caller's loop
+        loop = user._bind_loop  # an asyncio-native client: its instance runs on the caller's loop
         if instance is not None:
             instance._check_same(namesrv_addrs, compat, language, user.credentials, user.tls)
             if (None if instance.remoting.owns_loop else instance.remoting.loop) is not loop:

@@ -14,9 +14,6 @@ from .listener import (
 log = get_logger("consumer")
 
 
-_STOP_TIMEOUT_S = 10.0  # cancelled pulls and timers end at once; this bounds a shutdown if one does not
-
-
 _RAISED = object()  # what _call_listener returns when the listener raised
 _DIRECT_RESULTS = {
     ConsumeConcurrentlyStatus.CONSUME_SUCCESS: "CR_SUCCESS",

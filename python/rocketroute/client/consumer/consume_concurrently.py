@@ -18,7 +18,7 @@ from .process_queue import ProcessQueue
 __all__ = ["ConcurrentConsumeService"]
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 _SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
@@ -28,7 +28,7 @@ _ACK_ALL = ConsumeConcurrentlyContext.ack_index  # the context's default: every 
 class ConcurrentConsumeService(ConsumeService):
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         super().__init__(consumer)
         self._settling: set[asyncio.Task[None]] = set()  # send-backs of async for's batches under way
 

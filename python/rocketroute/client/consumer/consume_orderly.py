@@ -18,13 +18,13 @@ from .process_queue import ProcessQueue
 __all__ = ["OrderlyConsumeService"]
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 class OrderlyConsumeService(ConsumeService):
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         super().__init__(consumer)
         self._mq_async_locks: dict[Any, asyncio.Lock] = {}  # an asyncio-native consumer's, per queue
 

@@ -4,7 +4,7 @@ thread, awaited on the loop). :class:`~.consume_concurrently.ConcurrentConsumeSe
 :class:`~.consume_orderly.OrderlyConsumeService` are the two services (Java's
 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService``); the
 :class:`~rocketroute.client.consumer.Consumer` builds the one its listener asks for (its ``_consume_service``).
-Each works on the consumer's state (queues, offsets, connections, set up in ``Consumer.__init__`` and
+Each works on the consumer's state (queues, offsets, connections, set up in ``ConsumerBase.__init__`` and
 ``start``) through its ``consumer``, and asks the other parts through it."""
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from .process_queue import ProcessQueue
 __all__ = ["ConsumeService"]
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 class ConsumeService(ABC):
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         self.consumer = consumer
 
     @abstractmethod

@@ -4,7 +4,7 @@ of ``DefaultMQPushConsumer``.
 
 A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
 :class:`Coordinator` (its ``_coordinator``): it works on the consumer's state (queues,
-offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+offsets, connections, set up in ``ConsumerBase.__init__`` and ``start``) through its ``consumer``, and asks the other
 parts through it."""
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from .subscription import (
 __all__ = ["Coordinator"]
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 class Coordinator:
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         self.consumer = consumer
 
     def master_addr(self, broker_name: str) -> str | None:

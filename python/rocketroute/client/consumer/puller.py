@@ -3,7 +3,7 @@ PULL_MESSAGE in flight per owned queue, with Java's flow control.
 
 A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
 :class:`Puller` (its ``_puller``): it works on the consumer's state (queues,
-offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+offsets, connections, set up in ``ConsumerBase.__init__`` and ``start``) through its ``consumer``, and asks the other
 parts through it."""
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ _DECODE_ERROR = attrgetter("decode_error")
 _NONE = partial(is_, None)
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 class Puller:
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         self.consumer = consumer
 
     def start_pull(self, mq: Any, pq: ProcessQueue, offset: int) -> None:

@@ -4,7 +4,7 @@ queues' broker locks.
 
 A part of the :class:`~rocketroute.client.consumer.Consumer`, which builds one
 :class:`Rebalancer` (its ``_rebalancer``): it works on the consumer's state (queues,
-offsets, connections, set up in ``Consumer.__init__`` and ``start``) through its ``consumer``, and asks the other
+offsets, connections, set up in ``ConsumerBase.__init__`` and ``start``) through its ``consumer``, and asks the other
 parts through it."""
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from .subscription import retry_topic
 __all__ = ["Rebalancer"]
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .base import ConsumerBase
 
 
 class Rebalancer:
     """See the module."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: ConsumerBase[Any]) -> None:
         self.consumer = consumer
 
     async def check_unique_client_id(self, *, registered: bool) -> None:
@@ -290,7 +290,7 @@ class Rebalancer:
         assert offsets is not None
         try:
             await offsets.persist(mq)
-            # once more, acknowledged again, as at shutdown (Consumer._final_commit_and_unregister): Apache's broker
+            # once more, acknowledged again, as at shutdown (ConsumerBase._final_commit_and_unregister): Apache's broker
             # runs UPDATE_CONSUMER_OFFSET on a pool of threads, so the periodic (oneway) commit sent just before,
             # one message older, can be applied after the first and win; the next owner then consumed that message
             # again (stop 62's CI: an orderly key's seq 13 from both members of a hand-over)
