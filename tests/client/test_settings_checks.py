@@ -8,6 +8,7 @@ import pytest
 
 import rocketroute as rr
 from rocketroute.client import Consumer, ConsumerSettings, Producer
+from rocketroute.client.consumer.queue_limits import QueueLimits
 from rocketroute.errors import UnsupportedSettingError
 
 NS = "127.0.0.1:1"
@@ -150,14 +151,15 @@ def test_producer_accepts_good_values() -> None:
 
 
 def test_topic_thresholds_are_shared_among_the_owned_queues() -> None:
-    c = consumer(pull_threshold_for_topic=100, pull_threshold_size_for_topic=10)
-    c._rebalancer.set_topic_thresholds("T", 8)
-    assert c._thresholds["T"] == (12, 1 * 1024 * 1024)  # Java: max(1, 100 / 8), max(1, 10 / 8) MiB
-    c._rebalancer.set_topic_thresholds("T", 200)
-    assert c._thresholds["T"] == (1, 1024 * 1024)
-    plain = consumer()
-    plain._rebalancer.set_topic_thresholds("T", 8)
-    assert plain._thresholds["T"] == (1000, 100 * 1024 * 1024)  # -1: the per-queue limits
+    limits = QueueLimits(consumer(pull_threshold_for_topic=100, pull_threshold_size_for_topic=10).settings)
+    limits.share("T", 8)
+    assert limits.of("T") == (12, 1 * 1024 * 1024)  # Java: max(1, 100 / 8), max(1, 10 / 8) MiB
+    limits.share("T", 200)
+    assert limits.of("T") == (1, 1024 * 1024)
+    assert limits.of("U") == (1000, 100 * 1024 * 1024)  # a topic not shared yet: the per-queue limits
+    plain = QueueLimits(consumer().settings)
+    plain.share("T", 8)
+    assert plain.of("T") == (1000, 100 * 1024 * 1024)  # -1: the per-queue limits
 
 
 def test_a_4_9_consumer_reads_and_inflates_bodies() -> None:

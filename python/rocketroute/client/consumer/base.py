@@ -40,6 +40,7 @@ from .loop_pool import LoopConsumePool
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .puller import Puller
+from .queue_limits import QueueLimits
 from .rebalance import Rebalancer
 from .settings import ConsumerSettings, java_timestamp_string
 from .stats import ConsumerStats
@@ -148,23 +149,20 @@ class ConsumerBase(Generic[L]):
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
         self._pqs: dict[Any, ProcessQueue] = {}  # processQueueTable
-        self._pull_tasks: dict[Any, asyncio.Task[None]] = {}
-        self._pull_from: dict[Any, int] = {}  # pullFromWhichNodeTable
         self._tasks: list[asyncio.Task[None]] = []
         self._rebalance_wakeup: asyncio.Event | None = None
         self._rebalance_lock: asyncio.Lock | None = None
         self._mq_locks: dict[Any, threading.Lock] = {}  # MessageQueueLock (orderly)
         self._mq_locks_guard = threading.Lock()
         # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
-        # pull_threshold_*_for_topic among the queues this consumer owns (set at each rebalance)
-        self._queue_thresholds = (cfg.pull_threshold_for_queue, cfg.pull_threshold_size_for_queue * 1024 * 1024)
-        self._thresholds: dict[str, tuple[int, int]] = {}
+        # pull_threshold_*_for_topic among the queues this consumer owns (shared at each rebalance)
+        self._limits = QueueLimits(cfg)
         self._duplicate_logged: set[str] = set()
         # the parts, each an object over this consumer's state (Java's RebalancePushImpl, the pull of
         # DefaultMQPushConsumerImpl, the ConsumeMessage*Service; the coordinator is its MQClientInstance side)
         self._coordinator = Coordinator(self)
         self._rebalancer = Rebalancer(self)
-        self._puller = Puller(self)
+        self._puller: Puller | None = None  # built at start, over the connections and the offset store
         self._consume_service: ConsumeService = self._consume_service_for(orderly)
         # rocketroute.aio's, set at start: the instance then runs on that (the caller's) loop, the listener is a
         # coroutine function awaited there, or the feed that ``async for`` reads
@@ -204,6 +202,22 @@ class ConsumerBase(Generic[L]):
             n = self.settings.consume_thread_min
             self._executor = LoopConsumePool(n, name) if self._bind_loop is not None else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
+            self._puller = Puller(
+                self.group,
+                self.settings,
+                self.compat,
+                self._subs,
+                orderly=self.orderly,
+                clustering=self.model == "CLUSTERING",
+                client=instance.remoting.async_client,
+                broker_addrs=instance.broker_addrs,
+                offsets=self._offsets,
+                limits=self._limits,
+                consume=self._consume_service,
+                process_queues=self._pqs,
+                stats=self.stats,
+                running=self._is_running,
+            )
             self._started_ms = _now_ms()
             self._state = "running"
         return True
@@ -262,6 +276,10 @@ class ConsumerBase(Generic[L]):
 
     @property
     def running(self) -> bool:
+        return self._state == "running"
+
+    def _is_running(self) -> bool:
+        """:attr:`running` as a call, for the parts that ask it (a bound method of the state's one reader)."""
         return self._state == "running"
 
     def _forked_away(self) -> None:
@@ -352,10 +370,8 @@ class ConsumerBase(Generic[L]):
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for task in list(self._pull_tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks, *self._pull_tasks.values(), return_exceptions=True)
-        self._pull_tasks.clear()
+        pulls = [] if self._puller is None else self._puller.cancel_all()
+        await asyncio.gather(*self._tasks, *pulls, return_exceptions=True)
 
     async def _final_commit_and_unregister(self) -> None:
         assert self._offsets is not None and self._remoting is not None

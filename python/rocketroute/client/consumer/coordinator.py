@@ -22,7 +22,6 @@ from ...protocol import RemotingCommand
 from ...protocol.response_code import ResponseCode
 from ..message_decode import decode_messages, reset_retry_topic
 from ..namespace import unwrap
-from ..namesrv import MASTER_ID
 from ._shared import _DIRECT_RESULTS, _now_ms, log
 from .listener import (
     ConsumeConcurrentlyContext,
@@ -50,10 +49,6 @@ class Coordinator:
 
     def master_addr(self, broker_name: str) -> str | None:
         return self.consumer._broker_addrs.master(broker_name)
-
-    def subscribe_addr(self, mq: Any) -> tuple[str | None, bool]:
-        """The node ``pullFromWhichNode`` suggests for ``mq`` (the master at first)."""
-        return self.consumer._broker_addrs.subscribe_addr(mq.broker_name, self.consumer._pull_from.get(mq, MASTER_ID))
 
     @property
     def routes(self) -> dict[str, Any]:

@@ -158,7 +158,7 @@ class Rebalancer:
             assigned = rebalance(
                 self.consumer.strategy, self.consumer.group, self.consumer.client_id, mqs, cids, owned
             ).assigned
-        self.set_topic_thresholds(topic, len(assigned))
+        self.consumer._limits.share(topic, len(assigned))
         before = self.owned(topic)
         changed = await self.update_process_queues(topic, set(assigned))
         self.log_change(topic, before, len(mqs), len(cids))
@@ -194,18 +194,6 @@ class Rebalancer:
             queues_text(before - after),
         )
 
-    def set_topic_thresholds(self, topic: str, owned: int) -> None:
-        """``RebalancePushImpl.messageQueueChanged``: with ``pull_threshold_for_topic`` (or ``_size_for_topic``)
-        set, each owned queue of the topic may cache that divided by the number of owned queues (at least 1).
-        Java sets the consumer-wide per-queue limit from the last topic rebalanced; here each topic keeps its own."""
-        s = self.consumer.settings
-        count, size = self.consumer._queue_thresholds
-        if owned > 0 and s.pull_threshold_for_topic != -1:
-            count = max(1, s.pull_threshold_for_topic // owned)
-        if owned > 0 and s.pull_threshold_size_for_topic != -1:
-            size = max(1, s.pull_threshold_size_for_topic // owned) * 1024 * 1024
-        self.consumer._thresholds[topic] = (count, size)
-
     async def update_process_queues(self, topic: str, assigned: set[Any]) -> bool:
         """``updateProcessQueueTableInRebalance``: give up the queues no longer assigned (and those not pulled
         for ``PULL_MAX_IDLE_TIME``), take the new ones from where their offsets say."""
@@ -240,7 +228,9 @@ class Rebalancer:
                 pq.locked = True
                 pq.last_lock_timestamp = _now_ms()
             self.consumer._pqs[mq] = pq
-            self.consumer._puller.start_pull(mq, pq, offset)
+            puller = self.consumer._puller
+            assert puller is not None  # built at start, before the first rebalance
+            puller.start_pull(mq, pq, offset)
             changed = True
         if changed:
             self.consumer.stats.last_change_ms = _now_ms()
@@ -254,9 +244,8 @@ class Rebalancer:
         if pq is None:
             return False
         pq.dropped = True
-        task = self.consumer._pull_tasks.pop(mq, None)
-        if task is not None:
-            task.cancel()
+        if self.consumer._puller is not None:
+            self.consumer._puller.stop_pull(mq)
         assert self.consumer._offsets is not None
         if self.consumer.orderly and self.consumer.model == "CLUSTERING":
             got = await asyncio.to_thread(pq.consume_lock.acquire, True, 1.0)
