@@ -104,8 +104,6 @@ class Consumer(ConsumerBase[AsyncMessageListener]):
         if self.running:
             return self
         self._bind_loop = asyncio.get_running_loop()
-        if self.listener is None and self._feed is None:
-            self._feed = Feed(self._consume_service.prepare, self._consume_service.settle_fed, self._bind_loop)
         if not self._begin_start():
             return self
         try:

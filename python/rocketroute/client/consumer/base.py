@@ -152,8 +152,6 @@ class ConsumerBase(Generic[L]):
         self._tasks: list[asyncio.Task[None]] = []
         self._rebalance_wakeup: asyncio.Event | None = None
         self._rebalance_lock: asyncio.Lock | None = None
-        self._mq_locks: dict[Any, threading.Lock] = {}  # MessageQueueLock (orderly)
-        self._mq_locks_guard = threading.Lock()
         # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
         # pull_threshold_*_for_topic among the queues this consumer owns (shared at each rebalance)
         self._limits = QueueLimits(cfg)
@@ -163,7 +161,7 @@ class ConsumerBase(Generic[L]):
         self._coordinator = Coordinator(self)
         self._rebalancer = Rebalancer(self)
         self._puller: Puller | None = None  # built at start, over the connections and the offset store
-        self._consume_service: ConsumeService = self._consume_service_for(orderly)
+        self._consume_service: ConsumeService | None = None  # built at start: the one the listener asks for
         # rocketroute.aio's, set at start: the instance then runs on that (the caller's) loop, the listener is a
         # coroutine function awaited there, or the feed that ``async for`` reads
         self._bind_loop: asyncio.AbstractEventLoop | None = None
@@ -171,9 +169,29 @@ class ConsumerBase(Generic[L]):
 
     # -- joining and leaving the instance ----------------------------------------------------------------------
 
-    def _consume_service_for(self, orderly: bool) -> ConsumeService:
-        """The consume service the listener asks for (Java's ``start`` picks it by the listener's type)."""
-        return OrderlyConsumeService(self) if orderly else ConcurrentConsumeService(self)
+    def _consume_service_for(self, instance: ClientInstance, offsets: OffsetStore) -> ConsumeService:
+        """The consume service the listener asks for (Java's ``start`` picks it by the listener's type), over
+        the started instance's connections and requests."""
+        assert self._executor is not None
+        args = (self.group, self.settings, self.compat, self.namespace, self.listener)
+        parts: dict[str, Any] = {
+            "clustering": self.model == "CLUSTERING",
+            "on_loop": self._bind_loop is not None,
+            "executor": self._executor,
+            "remoting": instance.remoting,
+            "api": instance.api,
+            "master_addr": self._coordinator.master_addr,
+            "offsets": offsets,
+            "stats": self.stats,
+            "running": self._is_running,
+        }
+        if self.orderly:
+            return OrderlyConsumeService(*args, lock=self._rebalancer.lock, **parts)
+        service = ConcurrentConsumeService(*args, process_queues=self._pqs, **parts)
+        if self.listener is None:  # rr.aio's async for: the iterating tasks take the batches
+            assert self._bind_loop is not None
+            self._feed = service.feed = Feed(service.prepare, service.settle_fed, self._bind_loop)
+        return service
 
     def _begin_start(self) -> bool:
         """Join the client instance and build the offset store and the pools; False when already running."""
@@ -182,7 +200,7 @@ class ConsumerBase(Generic[L]):
                 return False
             if self._state != "created":
                 raise RuntimeError(f"the consumer is {self._state}; a consumer starts once")
-            if self.listener is None and self._feed is None:
+            if self.listener is None and self._bind_loop is None:  # an asyncio-native one reads by async for
                 raise RuntimeError("register a message listener before start()")
             timeout = self.settings.mq_client_api_timeout
             # the client id's shared instance (one loop thread and one connection per broker for all its clients);
@@ -202,6 +220,7 @@ class ConsumerBase(Generic[L]):
             n = self.settings.consume_thread_min
             self._executor = LoopConsumePool(n, name) if self._bind_loop is not None else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
+            self._consume_service = consume = self._consume_service_for(instance, self._offsets)
             self._puller = Puller(
                 self.group,
                 self.settings,
@@ -213,7 +232,7 @@ class ConsumerBase(Generic[L]):
                 broker_addrs=instance.broker_addrs,
                 offsets=self._offsets,
                 limits=self._limits,
-                consume=self._consume_service,
+                consume=consume,
                 process_queues=self._pqs,
                 stats=self.stats,
                 running=self._is_running,

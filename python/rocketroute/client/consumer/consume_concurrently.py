@@ -18,7 +18,7 @@ from .process_queue import ProcessQueue
 __all__ = ["ConcurrentConsumeService"]
 
 if TYPE_CHECKING:
-    from .base import ConsumerBase
+    from .feed import Feed
 
 
 _SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
@@ -28,23 +28,27 @@ _ACK_ALL = ConsumeConcurrentlyContext.ack_index  # the context's default: every 
 class ConcurrentConsumeService(ConsumeService):
     """See the module."""
 
-    def __init__(self, consumer: ConsumerBase[Any]) -> None:
-        super().__init__(consumer)
+    def __init__(self, *args: Any, process_queues: dict[Any, ProcessQueue], **kwargs: Any) -> None:
+        """:class:`~.consume_service.ConsumeService`'s arguments, and the process-queue table that
+        :meth:`clean_expired` walks."""
+        super().__init__(*args, **kwargs)
+        self.process_queues = process_queues
+        # async for's feed, when the asyncio-native consumer has no listener (given once the feed is built)
+        self.feed: Feed | None = None
         self._settling: set[asyncio.Task[None]] = set()  # send-backs of async for's batches under way
 
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
         """The messages in slices of ``consume_message_batch_max_size``, each a listener call on the pool (a
         coroutine on the loop for an asyncio-native consumer), or, for ``async for``, into its feed. Not queued
         once the pool is shut down: the consumer is stopping."""
-        executor = self.consumer._executor
-        assert executor is not None
-        n = self.consumer.settings.consume_message_batch_max_size
-        feed = self.consumer._feed
+        executor = self.executor
+        n = self.settings.consume_message_batch_max_size
+        feed = self.feed
         if feed is not None:  # async for: the iterating tasks take the batches and settle them
             for i in range(0, len(msgs), n):
                 feed.put(msgs[i : i + n], pq, mq)
             return
-        consume = self.consume_concurrently_async if self.consumer._bind_loop else self.consume_concurrently
+        consume = self.consume_concurrently_async if self.on_loop else self.consume_concurrently
         executor.submit_slices(consume, msgs, n, pq, mq)
 
     def settle_fed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: ConsumeConcurrentlyStatus) -> None:
@@ -65,7 +69,7 @@ class ConcurrentConsumeService(ConsumeService):
 
     async def refeed(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
         """Messages whose send-back failed, consumed again: back into the feed."""
-        feed = self.consumer._feed
+        feed = self.feed
         if feed is not None and not pq.dropped:
             feed.put(msgs, pq, mq)
 
@@ -75,7 +79,7 @@ class ConcurrentConsumeService(ConsumeService):
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
-        listener = self.consumer.listener
+        listener = self.listener
         assert listener is not None
         self.prepare(msgs)
         try:
@@ -134,8 +138,8 @@ class ConcurrentConsumeService(ConsumeService):
             ack = min(context.ack_index, len(msgs) - 1)
         else:
             ack = -1
-        self.consumer.stats.add_result(ack + 1, len(msgs) - ack - 1)
-        if self.consumer.model == "CLUSTERING":
+        self.stats.add_result(ack + 1, len(msgs) - ack - 1)
+        if self.clustering:
             return msgs[ack + 1 :]
         if ack + 1 < len(msgs):
             log.warning("BROADCASTING: %d message(s) failed and are dropped (no retry)", len(msgs) - ack - 1)
@@ -148,18 +152,16 @@ class ConcurrentConsumeService(ConsumeService):
         the offset moves. False (nothing done) for any other call: the general path's."""
         if status is not _SUCCESS or ack_index < len(msgs) - 1 or pq.dropped:
             return False
-        consumer = self.consumer
-        consumer.stats.add_result(len(msgs), 0)
+        self.stats.add_result(len(msgs), 0)
         offset = pq.remove_messages(msgs)
-        offsets = consumer._offsets
-        if offset >= 0 and offsets is not None and not pq.dropped:
-            offsets.update_offset(mq, offset, True)
+        if offset >= 0 and not pq.dropped:
+            self.offsets.update_offset(mq, offset, True)
         return True
 
     def sent_back(self, msg: Any, ok: bool) -> bool:
         """Count a send-back; one that failed is consumed again here (its reconsume times + 1). Returns ``ok``."""
         if ok:
-            self.consumer.stats.add(sent_back=1)
+            self.stats.add(sent_back=1)
         else:
             msg.reconsume_times += 1
         return ok
@@ -175,8 +177,8 @@ class ConcurrentConsumeService(ConsumeService):
         else:
             done = msgs
         offset = pq.remove_messages(done)
-        if offset >= 0 and not pq.dropped and self.consumer._offsets is not None:
-            self.consumer._offsets.update_offset(mq, offset, True)
+        if offset >= 0 and not pq.dropped:
+            self.offsets.update_offset(mq, offset, True)
         if retry_later:
             self.later(5000, again, retry_later, pq, mq)
 
@@ -185,8 +187,8 @@ class ConcurrentConsumeService(ConsumeService):
         still the first of its queue's cache is sent back (delay level 3) and removed from the cache, so one stuck
         listener call does not hold its queue's committed offset for ever (at most 16 per queue per round, as
         Java's). Concurrent consumption only."""
-        timeout_ms = self.consumer.settings.consume_timeout * 60_000
-        for mq, pq in list(self.consumer._pqs.items()):
+        timeout_ms = self.settings.consume_timeout * 60_000
+        for mq, pq in list(self.process_queues.items()):
             for _ in range(16):
                 if pq.dropped:
                     break
@@ -202,7 +204,7 @@ class ConcurrentConsumeService(ConsumeService):
                     "message %s of %s has been in its listener over consume_timeout (%d min): sent back",
                     msg.msg_id,
                     mq,
-                    self.consumer.settings.consume_timeout,
+                    self.settings.consume_timeout,
                 )
                 pq.remove_messages([msg])
-                self.consumer.stats.add(sent_back=1)
+                self.stats.add(sent_back=1)

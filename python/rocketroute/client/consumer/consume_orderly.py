@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from .constants import CONSUMER_CONSTANTS
 from .consume_service import ConsumeService
@@ -17,44 +17,45 @@ from .process_queue import ProcessQueue
 
 __all__ = ["OrderlyConsumeService"]
 
-if TYPE_CHECKING:
-    from .base import ConsumerBase
-
 
 class OrderlyConsumeService(ConsumeService):
     """See the module."""
 
-    def __init__(self, consumer: ConsumerBase[Any]) -> None:
-        super().__init__(consumer)
+    def __init__(self, *args: Any, lock: Callable[[Any], Awaitable[bool]], **kwargs: Any) -> None:
+        """:class:`~.consume_service.ConsumeService`'s arguments, and ``lock(mq)``: the queue locked on its broker
+        again (the rebalancer's LOCK_BATCH_MQ), whether it was."""
+        super().__init__(*args, **kwargs)
+        self.lock = lock
+        self._mq_locks: dict[Any, threading.Lock] = {}  # MessageQueueLock: one call at a time per queue
+        self._mq_locks_guard = threading.Lock()
         self._mq_async_locks: dict[Any, asyncio.Lock] = {}  # an asyncio-native consumer's, per queue
 
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
         """A call that consumes the queue in order, when its cache was empty before these (``dispatch``): one
         already under way takes what comes meanwhile."""
-        executor = self.consumer._executor
-        assert executor is not None
+        executor = self.executor
         if dispatch:
-            orderly = self.consume_orderly_async if self.consumer._bind_loop else self.consume_orderly
+            orderly = self.consume_orderly_async if self.on_loop else self.consume_orderly
             executor.submit(orderly, pq, mq)
 
     def mq_lock(self, mq: Any) -> threading.Lock:
-        with self.consumer._mq_locks_guard:
-            lock = self.consumer._mq_locks.get(mq)
+        with self._mq_locks_guard:
+            lock = self._mq_locks.get(mq)
             if lock is None:
-                lock = self.consumer._mq_locks[mq] = threading.Lock()
+                lock = self._mq_locks[mq] = threading.Lock()
             return lock
 
     def try_lock_later(self, mq: Any, pq: ProcessQueue, delay_ms: int) -> None:
         """``tryLockLaterAndReconsume``: lock the queue on its broker after ``delay_ms``; consume again soon if
         it worked, else in 3 s."""
-        remoting = self.consumer._remoting
-        if remoting is None or self.consumer._state != "running":
+        remoting = self.remoting
+        if not self.running():
             return
-        again = self.consume_orderly_async if self.consumer._bind_loop else self.consume_orderly
+        again = self.consume_orderly_async if self.on_loop else self.consume_orderly
 
         async def relock() -> None:
             await asyncio.sleep(delay_ms / 1000)
-            ok = await self.consumer._rebalancer.lock(mq)
+            ok = await self.lock(mq)
             self.later(10 if ok else 3000, again, pq, mq)
 
         try:
@@ -124,11 +125,11 @@ class OrderlyConsumeService(ConsumeService):
         if (time.monotonic() - begin) * 1000 > CONSUMER_CONSTANTS["MAX_TIME_CONSUME_CONTINUOUSLY"]:
             self.later(10, again, pq, mq)
             return None
-        return pq.take_messages(self.consumer.settings.consume_message_batch_max_size) or None
+        return pq.take_messages(self.settings.consume_message_batch_max_size) or None
 
     def lock_lost(self, pq: ProcessQueue) -> bool:
         """Whether a clustering consumer no longer holds the queue's broker lock (never had it, or it expired)."""
-        return self.consumer.model == "CLUSTERING" and (not pq.locked or pq.is_lock_expired())
+        return self.clustering and (not pq.locked or pq.is_lock_expired())
 
     def orderly_status(self, status: Any) -> bool:
         """Whether an orderly listener's answer is ``SUCCESS`` (anything but a status is Java's
@@ -151,20 +152,20 @@ class OrderlyConsumeService(ConsumeService):
     ) -> bool:
         """``processConsumeResult`` of an orderly call: committed when it succeeded or every message went to the
         dead-letter queue, else the same messages again after the suspend time. True: the queue goes on now."""
-        self.consumer.stats.add(**({"consumed": len(msgs)} if success else {"failed": len(msgs)}))
+        self.stats.add(**({"consumed": len(msgs)} if success else {"failed": len(msgs)}))
         if not success and not moved_away:
             pq.make_message_to_consume_again(msgs)
             suspend = context.suspend_current_queue_time_millis
             if suspend < 0:
-                suspend = self.consumer.settings.suspend_current_queue_time_millis
+                suspend = self.settings.suspend_current_queue_time_millis
             self.later(suspend, again, pq, mq)
             return False
         offset = pq.commit()
         # Java skips this when the queue was dropped during the listener call, so the next owner consumes those
         # messages again. Here the give-up waits for the consume lock before it commits, so the offset is
         # recorded even then and the commit includes these messages.
-        if offset >= 0 and self.consumer._offsets is not None:
-            self.consumer._offsets.update_offset(mq, offset, False)
+        if offset >= 0:
+            self.offsets.update_offset(mq, offset, False)
         return True
 
     def mq_async_lock(self, mq: Any) -> asyncio.Lock:
@@ -177,7 +178,7 @@ class OrderlyConsumeService(ConsumeService):
         """``checkReconsumeTimes``' first half: the messages consumed ``max_reconsume_times`` times already (the
         default -1 is no limit for orderly consumers, as Java's), each marked with its ``RECONSUME_TIME``; they are
         sent back with delay level -1, to the dead-letter queue."""
-        limit = self.consumer.settings.max_reconsume_times
+        limit = self.settings.max_reconsume_times
         limit = 2**31 - 1 if limit == -1 else limit
         dead = [m for m in msgs if m.reconsume_times >= limit]
         for m in dead:
@@ -189,7 +190,7 @@ class OrderlyConsumeService(ConsumeService):
         counted once more; True when every message went away (nothing to suspend for)."""
         gone = {id(m) for m, ok in zip(dead, sent, strict=True) if ok}
         if gone:
-            self.consumer.stats.add(sent_back=len(gone))
+            self.stats.add(sent_back=len(gone))
         for m in msgs:
             if id(m) not in gone:
                 m.reconsume_times += 1

@@ -2,10 +2,9 @@
 checked, the messages made ready for it, a call put off, and the send-backs to the broker (blocking on a listener
 thread, awaited on the loop). :class:`~.consume_concurrently.ConcurrentConsumeService` and
 :class:`~.consume_orderly.OrderlyConsumeService` are the two services (Java's
-``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService``); the
-:class:`~rocketroute.client.consumer.Consumer` builds the one its listener asks for (its ``_consume_service``).
-Each works on the consumer's state (queues, offsets, connections, set up in ``ConsumerBase.__init__`` and
-``start``) through its ``consumer``, and asks the other parts through it."""
+``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService``); the consumer builds the one its
+listener asks for when it starts (:class:`~.base.ConsumerBase`), with what it needs in its constructor: the
+listener, the pool its calls run on, the connections, the broker requests, the offset store and the counters."""
 
 from __future__ import annotations
 
@@ -24,14 +23,52 @@ from .process_queue import ProcessQueue
 __all__ = ["ConsumeService"]
 
 if TYPE_CHECKING:
-    from .base import ConsumerBase
+    from ...net.runtime import RemotingClient
+    from ..api import BrokerAPI
+    from ..workers import ConsumePool
+    from .loop_pool import LoopConsumePool
+    from .offset_store import OffsetStore
+    from .settings import ConsumerSettings
+    from .stats import ConsumerStats
 
 
 class ConsumeService(ABC):
-    """See the module."""
+    """See the module. ``on_loop``: the listener is a coroutine function awaited on the loop (an asyncio-native
+    consumer) instead of a function called on a pool thread; ``master_addr(broker_name)`` is where a send-back
+    goes; ``running()`` whether the consumer still runs (a call put off is dropped once it does not)."""
 
-    def __init__(self, consumer: ConsumerBase[Any]) -> None:
-        self.consumer = consumer
+    def __init__(
+        self,
+        group: str,
+        settings: ConsumerSettings,
+        compat: str,
+        namespace: str | None,
+        listener: Callable[..., Any] | None,
+        *,
+        clustering: bool,
+        on_loop: bool,
+        executor: ConsumePool | LoopConsumePool,
+        remoting: RemotingClient,
+        api: BrokerAPI,
+        master_addr: Callable[[str], str | None],
+        offsets: OffsetStore,
+        stats: ConsumerStats,
+        running: Callable[[], bool],
+    ) -> None:
+        self.group = group
+        self.settings = settings
+        self.compat = compat
+        self.namespace = namespace
+        self.listener = listener
+        self.clustering = clustering
+        self.on_loop = on_loop
+        self.executor = executor
+        self.remoting = remoting
+        self.api = api
+        self.master_addr = master_addr
+        self.offsets = offsets
+        self.stats = stats
+        self.running = running
 
     @abstractmethod
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
@@ -40,12 +77,12 @@ class ConsumeService(ABC):
 
     def later(self, delay_ms: int, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``)."""
-        remoting, executor = self.consumer._remoting, self.consumer._executor
-        if remoting is None or executor is None or self.consumer._state != "running":
+        remoting, executor = self.remoting, self.executor
+        if not self.running():
             return
 
         def submit() -> None:
-            if self.consumer._state == "running":
+            if self.running():
                 executor.submit(fn, *args)
 
         try:
@@ -55,8 +92,8 @@ class ConsumeService(ABC):
 
     def prepare(self, msgs: list[Any]) -> None:
         """``resetRetryAndNamespace`` and the consume start time, before the listener sees the messages."""
-        namespace = self.consumer.namespace
-        group = self.consumer.group
+        namespace = self.namespace
+        group = self.group
         now = str(_now_ms())
         for m in msgs:
             properties = m.properties
@@ -69,7 +106,7 @@ class ConsumeService(ABC):
     def listener_raised(self, msgs: list[Any], context: Any) -> Any:
         log.warning(
             "the listener %s raised on %d message(s) of %s",
-            _name_of(self.consumer.listener),
+            _name_of(self.listener),
             len(msgs),
             context.message_queue,
             exc_info=True,
@@ -77,7 +114,7 @@ class ConsumeService(ABC):
         return _RAISED
 
     def call_listener(self, msgs: list[Any], context: Any) -> Any:
-        listener = self.consumer.listener
+        listener = self.listener
         assert listener is not None
         self.prepare(msgs)
         try:
@@ -88,7 +125,7 @@ class ConsumeService(ABC):
     async def call_listener_async(self, msgs: list[Any], context: Any) -> Any:
         """The asyncio-native consumer's listener call: a coroutine function awaited on the loop."""
         self.prepare(msgs)
-        listener = self.consumer.listener
+        listener = self.listener
         assert listener is not None
         try:
             return await listener(msgs, context)
@@ -102,7 +139,7 @@ class ConsumeService(ABC):
         if status is not _RAISED:
             log.warning(
                 "the listener %s returned %r, not a %s: treated as %s",
-                _name_of(self.consumer.listener),
+                _name_of(self.listener),
                 status,
                 expected.__name__,
                 instead.name,
@@ -110,20 +147,18 @@ class ConsumeService(ABC):
         return instead
 
     def max_reconsume_times(self) -> int:
-        n = self.consumer.settings.max_reconsume_times
+        n = self.settings.max_reconsume_times
         return 16 if n == -1 else n
 
     def send_back(self, msg: Any, delay_level: int) -> bool:
         """CONSUMER_SEND_MSG_BACK to the message's broker: the broker stores it again in the retry topic (or
         the dead-letter queue). Java falls back to sending it as a new message through its internal producer
         when this fails; here it is consumed again locally after 5 s instead."""
-        remoting = self.consumer._remoting
-        if remoting is None:
-            return False
+        remoting = self.remoting
         addr, request = self.send_back_request(msg, delay_level)
         try:
             # a listener thread blocks on it: the runtime's blocking invoke (BrokerAPI.send_back is the loop's)
-            remoting.invoke_checked(addr, request, self.consumer.settings.mq_client_api_timeout)
+            remoting.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
             return True
         except Exception as e:
             log.warning("sending back %s failed: %s", msg.msg_id, e)
@@ -140,37 +175,35 @@ class ConsumeService(ABC):
                 m.msg_id,
                 m.queue_offset,
                 mq,
-                "sent to the dead-letter queue" if self.consumer.model == "CLUSTERING" else "skipped (broadcasting)",
+                "sent to the dead-letter queue" if self.clustering else "skipped (broadcasting)",
                 m.decode_error,
             )
-            if self.consumer.model != "CLUSTERING":
+            if not self.clustering:
                 continue
             try:
                 await self.send_back_async(m, -1)
             except Exception as e:
                 log.error("sending the undecodable message %s to the dead-letter queue failed: %s", m.msg_id, e)
                 return False
-        self.consumer.stats.add(undecodable=len(msgs))
+        self.stats.add(undecodable=len(msgs))
         return True
 
     async def send_back_async(self, msg: Any, delay_level: int) -> None:
         """:meth:`_send_back` on the loop; raises what the broker or the connection answered."""
-        instance = self.consumer._instance
-        assert instance is not None
         addr, request = self.send_back_request(msg, delay_level)
-        await instance.api.send_back(addr, request, self.consumer.settings.mq_client_api_timeout)
+        await self.api.send_back(addr, request, self.settings.mq_client_api_timeout)
 
     def send_back_request(self, msg: Any, delay_level: int) -> tuple[str, RemotingCommand]:
-        addr = self.consumer._coordinator.master_addr(msg.broker_name) if msg.broker_name else None
+        addr = self.master_addr(msg.broker_name) if msg.broker_name else None
         if addr is None:
             addr = msg.store_host
         request = send_back_request(
             msg,
-            group=self.consumer.group,
+            group=self.group,
             delay_level=delay_level,
-            origin_topic=wrap(self.consumer.namespace, msg.topic),  # Java: msg.setTopic(withNamespace(...))
+            origin_topic=wrap(self.namespace, msg.topic),  # Java: msg.setTopic(withNamespace(...))
             max_reconsume_times=self.max_reconsume_times(),
-            compat=self.consumer.compat,
+            compat=self.compat,
         )
         return addr, request
 

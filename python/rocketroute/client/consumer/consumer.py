@@ -71,7 +71,6 @@ class Consumer(ConsumerBase[MessageListener]):
             raise RuntimeError("the listener is registered before start()")
         self.listener = listener
         self.orderly = orderly
-        self._consume_service = self._consume_service_for(orderly)
 
     def start(self) -> Consumer:
         """Fetch the routes, heartbeat to the brokers, run the first rebalance (so the consumer owns its queues
