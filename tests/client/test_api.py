@@ -27,19 +27,6 @@ from ._stored import stored
 CLIENT = "127.0.0.1@api-test"
 
 
-@pytest.fixture
-def broker():
-    b = FakeBroker("broker-a")
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def client():
-    with RemotingClient() as c:
-        yield c
-
-
 def test_a_member_heartbeats_is_listed_and_leaves(broker: FakeBroker, client: RemotingClient) -> None:
     api = BrokerAPI(client.async_client, "5.3")
     body = b'{"clientID":"%s","producerDataSet":[],"consumerDataSet":[{"groupName":"G"}]}' % CLIENT.encode()

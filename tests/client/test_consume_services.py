@@ -32,19 +32,6 @@ MQ = rr.MessageQueue("T", "broker-a", 0)
 
 
 @pytest.fixture
-def broker():
-    b = FakeBroker("broker-a")
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def client():
-    with RemotingClient() as c:
-        yield c
-
-
-@pytest.fixture
 def pool():
     p = ConsumePool(4, "test-consume")
     yield p

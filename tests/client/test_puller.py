@@ -10,8 +10,6 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
 import rocketroute as rr
 from rocketroute.client.broker_addrs import BrokerAddrTable
 from rocketroute.client.consumer.offset_store import LocalFileOffsetStore
@@ -41,19 +39,6 @@ class Taken:
 
     def bodies(self) -> list[bytes]:
         return [m.body for msgs, _, _ in self.batches for m in msgs]
-
-
-@pytest.fixture
-def broker():
-    b = FakeBroker("broker-a")
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def client():
-    with RemotingClient() as c:
-        yield c
 
 
 def _puller(broker: FakeBroker, client: RemotingClient, tmp_path: Any, taken: Taken, **settings: Any) -> Puller:
