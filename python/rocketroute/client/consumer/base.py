@@ -295,10 +295,10 @@ class ConsumerBase(Generic[L]):
 
     @property
     def running(self) -> bool:
-        return self._state == "running"
+        return self._is_running()
 
     def _is_running(self) -> bool:
-        """:attr:`running` as a call, for the parts that ask it (a bound method of the state's one reader)."""
+        """Whether the consumer runs: :attr:`running`, and a call the parts are given in their constructors."""
         return self._state == "running"
 
     def _forked_away(self) -> None:

@@ -329,9 +329,7 @@ class Sender:
         """:meth:`attempts` on the running loop: on the client's connections when it is the client's loop, else
         on connections of that loop's own (``net.caller_loops``: no hop to the client's thread and back).
         :meth:`Producer.send_async` awaits it, once its sender has accepted and encoded the message."""
-        remoting = self.life.remoting if self.life.live else None
-        if remoting is None:
-            raise self.life.not_live()
+        remoting = self.life.live_remoting()
         loop = remoting.loop
         # remoting.loop_runs_here() written out: the standard loops say which thread runs them
         thread_id = getattr(loop, "_thread_id", _NO_THREAD_ID)
@@ -355,9 +353,7 @@ class Sender:
         client's) on that loop: its route lookups still run on the client's loop (its name server connections).
         ``track``: this coroutine is the task of a send nobody awaits (``submit``): cancelled if the shutdown stops
         waiting for it. An accepted send the shutdown gave up on raises :class:`ProducerClosedError`."""
-        remoting = self.life.remoting if self.life.live else None
-        if remoting is None:
-            raise self.life.not_live()
+        remoting = self.life.live_remoting()
         if track:
             self.life.inflight.track(asyncio.current_task(remoting.loop))  # type: ignore[arg-type]
         try:
