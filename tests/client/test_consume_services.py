@@ -1,8 +1,9 @@
-"""The consume services on their own, without a consumer: built as a consumer builds them at start (the listener,
-the consume pool, the connections, the broker requests, an offset store, the counters), over process queues filled
-by hand, with a fake broker over TCP taking the send-backs. The concurrent service settles each listener call's
-status (the offset moves; failed messages go back to the broker); the orderly one consumes a queue one call at a time
-in queue order and delivers the same messages again after a suspend."""
+"""The consume services on their own, without a consumer, on both backends (their ``MessageQueue``): built as a
+consumer builds them at start (the listener, the consume pool, the connections, the broker requests, an offset
+store, the counters), over process queues filled by hand, with a fake broker over TCP taking the send-backs. The
+concurrent service settles each listener call's status (the offset moves; failed messages go back to the broker);
+the orderly one consumes a queue one call at a time in queue order and delivers the same messages again after a
+suspend."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import rocketroute as rr
 from rocketroute.client.api import BrokerAPI
 from rocketroute.client.consumer.consume_concurrently import ConcurrentConsumeService
 from rocketroute.client.consumer.consume_orderly import OrderlyConsumeService
@@ -28,8 +28,6 @@ from rocketroute.net import RemotingClient
 from ._fake_cluster import CONSUMER_SEND_MSG_BACK, FakeBroker
 from ._stored import stored
 
-MQ = rr.MessageQueue("T", "broker-a", 0)
-
 
 @pytest.fixture
 def pool():
@@ -38,7 +36,9 @@ def pool():
     p.shutdown(5)
 
 
-def _parts(broker: FakeBroker, client: RemotingClient, pool: ConsumePool, tmp_path: Any, **settings: Any) -> Any:
+def _parts(
+    broker: FakeBroker, client: RemotingClient, pool: ConsumePool, tmp_path: Any, backend: Any, **settings: Any
+) -> Any:
     cfg = ConsumerSettings.resolve("5.3", None, settings)
     args = ("G", cfg, "5.3", None)
     parts = {
@@ -48,7 +48,7 @@ def _parts(broker: FakeBroker, client: RemotingClient, pool: ConsumePool, tmp_pa
         "remoting": client,
         "api": BrokerAPI(client.async_client, "5.3"),
         "master_addr": lambda name: broker.addr,
-        "offsets": LocalFileOffsetStore(str(tmp_path / "offsets.json"), rr.MessageQueue),
+        "offsets": LocalFileOffsetStore(str(tmp_path / "offsets.json"), backend.MessageQueue),
         "stats": ConsumerStats(),
         "running": lambda: True,
     }
@@ -73,7 +73,8 @@ def _until(check: Any, what: str, timeout_s: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def test_consumed_calls_leave_the_cache_and_move_the_offset(broker, client, pool, tmp_path) -> None:
+def test_consumed_calls_leave_the_cache_and_move_the_offset(broker, client, pool, tmp_path, backend) -> None:
+    queue = backend.MessageQueue("T", "broker-a", 0)
     calls: list[list[bytes]] = []
     lock = threading.Lock()
 
@@ -82,39 +83,44 @@ def test_consumed_calls_leave_the_cache_and_move_the_offset(broker, client, pool
             calls.append([m.body for m in msgs])
         return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
-    args, parts = _parts(broker, client, pool, tmp_path, consume_message_batch_max_size=2)
+    args, parts = _parts(broker, client, pool, tmp_path, backend, consume_message_batch_max_size=2)
     pq = ProcessQueue()
-    service = ConcurrentConsumeService(*args, listener, process_queues={MQ: pq}, **parts)
+    service = ConcurrentConsumeService(*args, listener, process_queues={queue: pq}, **parts)
     msgs = _messages(5, first_offset=10)
-    service.submit_consume(msgs, pq, MQ, pq.put_messages(msgs))
+    service.submit_consume(msgs, pq, queue, pq.put_messages(msgs))
     _until(lambda: pq.msg_count == 0, "every message consumed")
     assert sorted(b for call in calls for b in call) == [b"m%d" % i for i in range(10, 15)]
     assert sorted(len(call) for call in calls) == [1, 2, 2]  # slices of consume_message_batch_max_size
-    assert parts["offsets"].read_memory(MQ) == 15 and parts["stats"].consumed == 5
+    assert parts["offsets"].read_memory(queue) == 15 and parts["stats"].consumed == 5
     assert broker.requests(CONSUMER_SEND_MSG_BACK) == []
 
 
-def test_a_failed_call_sends_its_messages_back_and_the_offset_still_moves(broker, client, pool, tmp_path) -> None:
+def test_a_failed_call_sends_its_messages_back_and_the_offset_still_moves(
+    broker, client, pool, tmp_path, backend
+) -> None:
+    queue = backend.MessageQueue("T", "broker-a", 0)
+
     def listener(msgs: list[Any], context: Any) -> ConsumeConcurrentlyStatus:
         context.delay_level_when_next_consume = 2
         return ConsumeConcurrentlyStatus.RECONSUME_LATER
 
-    args, parts = _parts(broker, client, pool, tmp_path)
+    args, parts = _parts(broker, client, pool, tmp_path, backend)
     pq = ProcessQueue()
-    service = ConcurrentConsumeService(*args, listener, process_queues={MQ: pq}, **parts)
+    service = ConcurrentConsumeService(*args, listener, process_queues={queue: pq}, **parts)
     msgs = _messages(3)
-    service.submit_consume(msgs, pq, MQ, pq.put_messages(msgs))
+    service.submit_consume(msgs, pq, queue, pq.put_messages(msgs))
     _until(lambda: pq.msg_count == 0, "the failed messages settled")
     sent = [r["extFields"] for r in broker.requests(CONSUMER_SEND_MSG_BACK)]
     assert sorted(f["offset"] for f in sent) == ["1000", "1001", "1002"]  # each message's commit log offset
     assert {(f["group"], f["delayLevel"], f["originTopic"]) for f in sent} == {("G", "2", "T")}
-    assert parts["offsets"].read_memory(MQ) == 3  # stored again by the broker: consumed here
+    assert parts["offsets"].read_memory(queue) == 3  # stored again by the broker: consumed here
     assert parts["stats"].sent_back == 3 and parts["stats"].failed == 3
 
 
 def test_an_orderly_queue_is_consumed_one_call_at_a_time_in_order_and_again_after_a_suspend(
-    broker, client, pool, tmp_path
+    broker, client, pool, tmp_path, backend
 ) -> None:
+    queue = backend.MessageQueue("T", "broker-a", 0)
     calls: list[list[bytes]] = []
     running = [0, 0]  # now, most at once
 
@@ -134,13 +140,13 @@ def test_an_orderly_queue_is_consumed_one_call_at_a_time_in_order_and_again_afte
     async def lock(mq: Any) -> bool:  # the rebalancer's LOCK_BATCH_MQ: always granted here
         return True
 
-    args, parts = _parts(broker, client, pool, tmp_path, consume_message_batch_max_size=3)
+    args, parts = _parts(broker, client, pool, tmp_path, backend, consume_message_batch_max_size=3)
     parts["clustering"] = False  # no broker lock to hold: the queue's order is the service's alone
     service = OrderlyConsumeService(*args, listener, lock=lock, **parts)
     pq = ProcessQueue()
     first, second = _messages(6), _messages(3, first_offset=6)
-    service.submit_consume(first, pq, MQ, pq.put_messages(first))
-    service.submit_consume(second, pq, MQ, pq.put_messages(second))  # not dispatched: the call under way takes it
+    service.submit_consume(first, pq, queue, pq.put_messages(first))
+    service.submit_consume(second, pq, queue, pq.put_messages(second))  # not dispatched: the call under way takes it
     _until(lambda: pq.msg_count == 0, "the queue consumed")
     assert calls == [[b"m0", b"m1", b"m2"], [b"m3", b"m4", b"m5"], [b"m3", b"m4", b"m5"], [b"m6", b"m7", b"m8"]]
-    assert running[1] == 1 and parts["offsets"].read_memory(MQ) == 9
+    assert running[1] == 1 and parts["offsets"].read_memory(queue) == 9

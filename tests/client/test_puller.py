@@ -1,7 +1,7 @@
-"""The puller on its own, without a consumer: built as a consumer builds it at start (connections, the brokers'
-addresses, an offset store, the queues' limits, a consume service, the process-queue table), pulling from a fake
-broker over TCP. It hands what it pulls to the consume service in queue order, holds a queue at its limit, and
-stops pulling a queue it is told to stop."""
+"""The puller on its own, without a consumer, on both backends (their ``MessageQueue``): built as a consumer builds it
+at start (connections, the brokers' addresses, an offset store, the queues' limits, a consume service, the
+process-queue table), pulling from a fake broker over TCP. It hands what it pulls to the consume service in queue order,
+holds a queue at its limit, and stops pulling a queue it is told to stop."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-import rocketroute as rr
 from rocketroute.client.broker_addrs import BrokerAddrTable
 from rocketroute.client.consumer.offset_store import LocalFileOffsetStore
 from rocketroute.client.consumer.process_queue import ProcessQueue
@@ -41,7 +40,9 @@ class Taken:
         return [m.body for msgs, _, _ in self.batches for m in msgs]
 
 
-def _puller(broker: FakeBroker, client: RemotingClient, tmp_path: Any, taken: Taken, **settings: Any) -> Puller:
+def _puller(
+    broker: FakeBroker, client: RemotingClient, tmp_path: Any, taken: Taken, backend: Any, **settings: Any
+) -> Puller:
     cfg = ConsumerSettings.resolve("5.3", None, {"pull_batch_size": 4, **settings})
     addrs = BrokerAddrTable()
     addrs.update(SimpleNamespace(broker_datas=[SimpleNamespace(broker_name="broker-a", broker_addrs={0: broker.addr})]))
@@ -54,7 +55,7 @@ def _puller(broker: FakeBroker, client: RemotingClient, tmp_path: Any, taken: Ta
         clustering=False,
         client=client.async_client,
         broker_addrs=addrs,
-        offsets=LocalFileOffsetStore(str(tmp_path / "offsets.json"), rr.MessageQueue),
+        offsets=LocalFileOffsetStore(str(tmp_path / "offsets.json"), backend.MessageQueue),
         limits=QueueLimits(cfg),
         consume=taken,  # type: ignore[arg-type]
         process_queues={},
@@ -78,11 +79,11 @@ def _start(client: RemotingClient, puller: Puller, mq: Any, pq: ProcessQueue, of
     client.run(start())
 
 
-def test_it_hands_a_queue_s_messages_to_the_consume_service_in_order(broker, client, tmp_path) -> None:
+def test_it_hands_a_queue_s_messages_to_the_consume_service_in_order(broker, client, tmp_path, backend) -> None:
     for i in range(10):
         broker.append("T", 0, b"m%d" % i)
-    taken, pq, mq = Taken(), ProcessQueue(), rr.MessageQueue("T", "broker-a", 0)
-    puller = _puller(broker, client, tmp_path, taken)
+    taken, pq, mq = Taken(), ProcessQueue(), backend.MessageQueue("T", "broker-a", 0)
+    puller = _puller(broker, client, tmp_path, taken, backend)
     _start(client, puller, mq, pq, 2)  # from queue offset 2
     _until(lambda: len(taken.bodies()) == 8, "the 8 messages from offset 2")
     assert taken.bodies() == [b"m%d" % i for i in range(2, 10)]
@@ -93,11 +94,11 @@ def test_it_hands_a_queue_s_messages_to_the_consume_service_in_order(broker, cli
     client.run(_cancel_all(puller))
 
 
-def test_a_queue_at_its_limit_is_not_pulled_until_it_has_room(broker, client, tmp_path) -> None:
+def test_a_queue_at_its_limit_is_not_pulled_until_it_has_room(broker, client, tmp_path, backend) -> None:
     for i in range(10):
         broker.append("T", 0, b"m%d" % i)
-    taken, pq, mq = Taken(), ProcessQueue(), rr.MessageQueue("T", "broker-a", 0)
-    puller = _puller(broker, client, tmp_path, taken, pull_threshold_for_queue=3)
+    taken, pq, mq = Taken(), ProcessQueue(), backend.MessageQueue("T", "broker-a", 0)
+    puller = _puller(broker, client, tmp_path, taken, backend, pull_threshold_for_queue=3)
     _start(client, puller, mq, pq, 0)
     _until(lambda: len(taken.bodies()) == 4, "the first pull")
     time.sleep(0.3)  # six flow-control pauses (50 ms each): none of them pulls
@@ -108,10 +109,10 @@ def test_a_queue_at_its_limit_is_not_pulled_until_it_has_room(broker, client, tm
     client.run(_cancel_all(puller))
 
 
-def test_a_stopped_queue_is_pulled_no_more_and_the_others_go_on(broker, client, tmp_path) -> None:
+def test_a_stopped_queue_is_pulled_no_more_and_the_others_go_on(broker, client, tmp_path, backend) -> None:
     taken = Taken()
-    puller = _puller(broker, client, tmp_path, taken)
-    q0, q1 = rr.MessageQueue("T", "broker-a", 0), rr.MessageQueue("T", "broker-a", 1)
+    puller = _puller(broker, client, tmp_path, taken, backend)
+    q0, q1 = backend.MessageQueue("T", "broker-a", 0), backend.MessageQueue("T", "broker-a", 1)
     _start(client, puller, q0, ProcessQueue(), 0)
     _start(client, puller, q1, ProcessQueue(), 0)
     _until(lambda: {r["extFields"]["queueId"] for r in broker.requests(PULL_MESSAGE)} == {"0", "1"}, "both pulled")
