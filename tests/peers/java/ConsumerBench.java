@@ -63,6 +63,14 @@ public final class ConsumerBench {
                 started.countDown();
             }
             if (before < skip + count && after >= skip + count) {
+                // the window's start is another listener thread's, which may not have read its marks yet when a
+                // short window (a quick run's 200 messages) is already over: the end waits for it, never before it
+                try {
+                    started.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                }
                 marks[4] = System.nanoTime();
                 marks[5] = OS.getProcessCpuTime();
                 marks[6] = JIT.getTotalCompilationTime();
