@@ -124,35 +124,39 @@ def test_every_module_says_what_it_holds():
     assert bare == []
 
 
-CONSUMER_PARTS = ("coordinator", "rebalance", "puller", "consume_service", "consume_concurrently", "consume_orderly")
-STATE_READS_LEFT = {
-    "coordinator": 26,
-    "rebalance": 48,
-    "puller": 0,  # built at start with what it needs (tests/client/test_puller.py builds one alone)
-    "consume_service": 0,  # the consume services too (tests/client/test_consume_services.py)
-    "consume_concurrently": 0,
-    "consume_orderly": 0,
-}
-"""Lines of each consumer part that reach into the Consumer's private state (``self.consumer._x``): 128 when
-issue 54 was filed, none once each part owns its state. A count may fall, never rise."""
+CONSUMER_FRONT = frozenset({"rocketroute.client.consumer.base", "rocketroute.client.consumer.consumer"})
+"""The consumer's front: :class:`ConsumerBase` (the state, and the parts built at start) and the threaded
+``Consumer``. Every other module of ``client/consumer`` is a part or what the parts share. (A part importing
+``Consumer`` from the package would close an import cycle, which ``test_no_modules_import_one_another_in_a_cycle``
+finds.)"""
 
 
-def _state_reads(module: Module) -> int:
-    return len(
-        {
-            node.lineno
-            for node in ast.walk(module.tree)
-            if isinstance(node, ast.Attribute)
-            and node.attr.startswith("_")
-            and ast.unparse(node.value) == "self.consumer"
-        }
-    )
+def _reaches_the_consumer(module: Module, front: frozenset[str] = CONSUMER_FRONT) -> list[int]:
+    """The lines of ``module`` that reach the consumer from a part: ``self.consumer`` (a bag of state handed in:
+    128 reads of its private state when issue 54 was filed), or an import of the consumer's front (under
+    ``TYPE_CHECKING`` too: a part typed against the consumer can read anything of it)."""
+    lines = set()
+    package = module.name if module.is_package else module.name.rsplit(".", 1)[0]
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Attribute) and node.attr == "consumer" and ast.unparse(node.value) == "self":
+            lines.add(node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+            named = {f"{target}.{alias.name}" for alias in node.names}
+            if {target, *named} & front:
+                lines.add(node.lineno)
+    return sorted(lines)
 
 
-def test_the_consumer_s_parts_reach_into_its_state_no_more_than_before():
-    reads = {part: _state_reads(MODULES[f"rocketroute.client.consumer.{part}"]) for part in CONSUMER_PARTS}
-    assert {part: n for part, n in reads.items() if n > STATE_READS_LEFT[part]} == {}
-    assert sum(reads.values()) > 0  # the day it is 0 the rule becomes "none", and this table goes
+def test_the_consumer_s_parts_own_their_state_and_never_reach_the_consumer():
+    """Each part gets its collaborators in its constructor (tests/client builds each alone: test_rebalancer,
+    test_puller, test_consume_services, test_running_info (the direct consumption))."""
+    parts = [m for m in MODULES.values() if m.name.startswith("rocketroute.client.consumer.")]
+    assert len(parts) > 10
+    reaching = {m.name: lines for m in parts if m.name not in CONSUMER_FRONT and (lines := _reaches_the_consumer(m))}
+    assert CONSUMER_FRONT <= set(MODULES)  # the front is where it says
+    assert reaching == {}
 
 
 # -- the checks can fail: the same functions on a package made for it ----------------------------------------------
@@ -185,19 +189,35 @@ def test_a_cycle_through_a_function_level_import_is_found_and_one_under_type_che
     assert cycles(modules) == [["pkg.a", "pkg.b", "pkg.sub.c"]]
 
 
-def test_a_part_reading_the_consumer_s_state_is_counted_once_a_line(tmp_path):
+def test_a_part_reaching_the_consumer_is_found_by_attribute_and_by_import(tmp_path):
     modules = _package(
         tmp_path,
         {
             "__init__.py": "",
-            "part.py": """
+            "client/__init__.py": "",
+            "client/consumer/__init__.py": "",
+            "client/consumer/base.py": "",
+            "client/consumer/part.py": """
+                from typing import TYPE_CHECKING
+                from .queue import Queue  # another part: fine
+                if TYPE_CHECKING:
+                    from .base import ConsumerBase
+                from . import base
                 class Part:
+                    def __init__(self, queue):
+                        self.queue = queue  # a collaborator: fine
                     def f(self):
                         return self.consumer._table, self.consumer._lock  # one line
                     def g(self):
-                        self.consumer.start()  # public: not state
-                        return self.consumer._subs
+                        return self.consumer.start()  # public, still the consumer
+            """,
+            "client/consumer/queue.py": """
+                class Queue:
+                    def f(self, consumer):
+                        return consumer.group  # a plain name, not the part's own consumer
             """,
         },
     )
-    assert _state_reads(modules["pkg.part"]) == 2
+    front = frozenset({"pkg.client.consumer.base"})
+    assert _reaches_the_consumer(modules["pkg.client.consumer.part"], front) == [5, 6, 11, 13]
+    assert _reaches_the_consumer(modules["pkg.client.consumer.queue"], front) == []

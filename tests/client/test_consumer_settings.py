@@ -19,8 +19,8 @@ def test_defaults_and_client_id() -> None:
     assert c.settings.pull_batch_size == rr.consumer_defaults()["pull_batch_size"] == 32
     assert c.settings.rebalance_interval == 20_000
     assert isinstance(c.strategy, rr.AllocateMessageQueueAveragely)
-    assert set(c._subs) == {"T", "%RETRY%G"}  # a clustering group also consumes its retry topic
-    assert c._subs["T"].sub_string == "*"
+    assert set(c._subscription.subscriptions) == {"T", "%RETRY%G"}  # a clustering group also consumes its retry topic
+    assert c._subscription.subscriptions["T"].sub_string == "*"
 
 
 def test_default_instance_names_differ_in_one_process() -> None:
@@ -32,7 +32,7 @@ def test_default_instance_names_differ_in_one_process() -> None:
 
 def test_broadcasting_has_no_retry_topic_and_tags_are_parsed() -> None:
     c = Consumer("127.0.0.1:1", "G", {"T": "a || b"}, message_model="BROADCASTING")
-    assert set(c._subs) == {"T"} and c._subs["T"].tags_set == ["a", "b"]
+    assert set(c._subscription.subscriptions) == {"T"} and c._subscription.subscriptions["T"].tags_set == ["a", "b"]
 
 
 @pytest.mark.parametrize(
@@ -74,35 +74,3 @@ def test_consume_timestamp_is_java_s_yyyymmddhhmmss() -> None:
     assert _java_timestamp_string(ms) == "20261123101500"
     c = Consumer("127.0.0.1:1", "G", ["T"])
     assert len(c.settings.consume_timestamp) == 14  # now - 30 min, as Java's default
-
-
-def test_the_rebalance_wait_is_cancelled_even_as_a_notification_arrives() -> None:
-    """Shutdown cancels the rebalance loop; a broker's notification setting the wakeup at that moment must not
-    swallow the cancellation (asyncio.wait_for does on Python 3.11, and shutdown then waited for ever)."""
-    import asyncio
-
-    c = Consumer("127.0.0.1:1", "G", ["T"])
-
-    async def race() -> str:
-        c._rebalance_wakeup = asyncio.Event()
-        task = asyncio.ensure_future(c._rebalancer.wait_for_wakeup(5.0))
-        await asyncio.sleep(0.01)
-        c._rebalance_wakeup.set()
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            return "cancelled"
-        return "returned"
-
-    assert asyncio.run(race()) == "cancelled"
-
-    async def woken() -> float:
-        c._rebalance_wakeup = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        begin = loop.time()
-        loop.call_later(0.05, c._rebalance_wakeup.set)
-        await c._rebalancer.wait_for_wakeup(5.0)
-        return loop.time() - begin
-
-    assert asyncio.run(woken()) < 2.0  # a notification ends the wait early (the timeout is 5 s)

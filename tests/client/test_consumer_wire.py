@@ -243,8 +243,8 @@ def test_the_periodic_commit_keeps_the_offset_of_a_queue_being_given_up(backend:
 
     store.persist_all = persist_all  # type: ignore[method-assign]
     consumer._offsets = store
-    consumer._pqs[kept] = ProcessQueue()
-    consumer._pqs[going] = ProcessQueue()
-    consumer._pqs[going].dropped = True  # its give-up under way
+    consumer._subscription.process_queues[kept] = ProcessQueue()
+    consumer._subscription.process_queues[going] = ProcessQueue()
+    consumer._subscription.process_queues[going].dropped = True  # its give-up under way
     asyncio.run(consumer._persist_all())
     assert committed == [[kept, going]]

@@ -55,7 +55,7 @@ def test_a_namespace_is_a_plain_name(value, error):
 def test_a_consumer_in_a_namespace_subscribes_the_wrapped_names():
     c = Consumer("127.0.0.1:9876", "Billing", ["Orders"], namespace=NS, listener=lambda m, c: None)
     assert c.group == "MQ_INST_a%Billing" and c.namespace == NS
-    assert set(c._subs) == {"MQ_INST_a%Orders", "%RETRY%MQ_INST_a%Billing"}
+    assert set(c._subscription.subscriptions) == {"MQ_INST_a%Orders", "%RETRY%MQ_INST_a%Billing"}
 
 
 def test_a_producer_in_a_namespace_sends_wrapped_and_reports_plain():

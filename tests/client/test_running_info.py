@@ -43,23 +43,37 @@ def test_the_stack_dump_names_every_thread():
 
 
 def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool = False):
-    """CONSUME_MESSAGE_DIRECTLY through the consumer's processor, on a loop of its own (no broker): the answer."""
+    """CONSUME_MESSAGE_DIRECTLY through the consumer's processor, on a loop of its own (no broker): the answer.
+    The consumer is not started: its direct consumption is built here as a start builds it, on a pool of one."""
     import asyncio
 
     from rocketroute.client import Consumer
+    from rocketroute.client.consumer.consume_directly import DirectConsumer
     from rocketroute.client.workers import ConsumePool
     from rocketroute.protocol import RemotingCommand, RequestCode
 
     from ._stored import stored
 
     consumer = Consumer("127.0.0.1:1", "G", ["T"], listener=listener, orderly=orderly)
-    consumer._executor = ConsumePool(1, "test-direct")
+    pool = ConsumePool(1, "test-direct")
+    consumer._direct = direct = DirectConsumer(
+        consumer.group,
+        consumer.settings,
+        consumer.compat,
+        consumer.namespace,
+        listener,
+        orderly=orderly,
+        on_loop=False,
+        executor=pool,
+        feed=None,
+        message_queue=rr.MessageQueue,
+    )
     if broken:  # a fault past the listener (the listener's own exceptions are answered CR_THROW_EXCEPTION)
 
         def fault(msg, broker):
             raise LookupError("broke")
 
-        consumer._coordinator.consume_directly = fault
+        direct.consume = fault  # type: ignore[method-assign]
     ext = {"consumerGroup": group, "clientId": consumer.client_id, "msgId": "X", "brokerName": "broker-a"}
     cmd = RemotingCommand.request(RequestCode.CONSUME_MESSAGE_DIRECTLY, ext, stored("T", b"again", queue_id=3))
 
@@ -70,7 +84,7 @@ def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool =
     try:
         return asyncio.run(ask())
     finally:
-        consumer._executor.shutdown(1.0)
+        pool.shutdown(1.0)
 
 
 def test_consume_message_directly_answers_what_the_listener_said():
@@ -140,7 +154,7 @@ def test_running_info_of_a_consumer_with_a_strategy_of_its_own():
     consumer._offsets = OffsetStore()
     mq = rr.MessageQueue("T", "broker-a", 1)
     consumer._offsets.update_offset(mq, 42)
-    consumer._pqs[mq] = ProcessQueue(now_ms=lambda: 5)
+    consumer._subscription.process_queues[mq] = ProcessQueue(now_ms=lambda: 5)
     cmd = RemotingCommand.request(
         RequestCode.GET_CONSUMER_RUNNING_INFO, {"consumerGroup": "G", "jstackEnable": "false"}
     )

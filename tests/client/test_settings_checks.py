@@ -66,7 +66,7 @@ def test_consumer_settings_checked_at_construction(kwargs: dict, error: type, ma
 def test_message_model_setting_is_the_model() -> None:
     c = consumer(message_model="BROADCASTING")
     assert c.model == "BROADCASTING" and c.settings.message_model == "BROADCASTING"
-    assert set(c._subs) == {"T"}  # broadcasting: no retry topic
+    assert set(c._subscription.subscriptions) == {"T"}  # broadcasting: no retry topic
     assert consumer().model == "CLUSTERING"
 
 

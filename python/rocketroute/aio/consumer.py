@@ -84,17 +84,17 @@ class Consumer(ConsumerBase[AsyncMessageListener]):
     async def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""
         self._on_its_loop()
-        return await self._rebalancer.find_consumer_ids(wrap(self.namespace, topic))
+        return await self._rebalancing().find_consumer_ids(wrap(self.namespace, topic))
 
     async def rebalance_now(self) -> None:
         """Run a rebalance now and return when it is done."""
         self._on_its_loop()
-        await self._rebalancer.rebalance_all()
+        await self._rebalancing().rebalance_all()
 
     async def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now."""
         self._on_its_loop()
-        await self._coordinator.refresh_routes()
+        await self._refresh_routes()
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 

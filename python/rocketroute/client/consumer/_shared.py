@@ -6,22 +6,11 @@ import time
 from typing import Any
 
 from ...loggers import get_logger
-from .listener import (
-    ConsumeConcurrentlyStatus,
-    ConsumeOrderlyStatus,
-)
 
 log = get_logger("consumer")
 
 
 _RAISED = object()  # what _call_listener returns when the listener raised
-_DIRECT_RESULTS = {
-    ConsumeConcurrentlyStatus.CONSUME_SUCCESS: "CR_SUCCESS",
-    ConsumeConcurrentlyStatus.RECONSUME_LATER: "CR_LATER",
-    ConsumeOrderlyStatus.SUCCESS: "CR_SUCCESS",
-    ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT: "CR_LATER",
-}
-"""A listener's status -> ``CMResult`` of ``ConsumeMessageDirectlyResult``; anything else is ``CR_RETURN_NULL``."""
 
 
 def _name_of(fn: Any) -> str:

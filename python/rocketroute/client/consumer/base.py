@@ -1,8 +1,9 @@
 """``ConsumerBase``: what :class:`~rocketroute.client.consumer.consumer.Consumer` and :class:`rocketroute.aio.Consumer`
 both are: the settings, subscriptions and identity a push consumer is built from, its state and its parts (the
-coordinator, the rebalancer, the puller and the consume service), joining and leaving the client id's instance,
-the steps of a start and a stop that run on the loop, and what the instance asks of a consumer
-(:class:`~rocketroute.client.inner.ConsumerInner`). The threaded class adds the blocking calls and a listener on
+rebalancer, the queue locks, the puller, the consume service and the direct consumption, each built at start with
+its collaborators), joining and leaving the client id's instance, the steps of a start and a stop that run on the
+loop, and what the instance asks of a consumer (:class:`~rocketroute.client.inner.ConsumerInner`: routes,
+heartbeats and the brokers' requests). The threaded class adds the blocking calls and a listener on
 threads; the asyncio one the coroutines of the caller's loop, an async listener and ``async for``.
 
 ``L`` is the listener's type: a :data:`~.listener.MessageListener` or an :data:`~.listener.AsyncMessageListener`.
@@ -15,16 +16,20 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ...errors import AccessDeniedError
 from ...log_repeats import REPEATS
 from ...net.runtime import RemotingClient
 from ...net.tls import TLS, check_tls
+from ...protocol import RemotingCommand
 from ...protocol.acl import Credentials, check_credentials
+from ...protocol.response_code import ResponseCode
 from ...rebalance import QueueAllocator
 from ..broker_addrs import BrokerAddrTable
 from ..instance import ClientInstance
-from ..instances import acquire_instance, client_identity
+from ..instances import acquire_instance, client_identity, forked_error
 from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
 from ..settings_check import check_compat, check_group
@@ -32,23 +37,22 @@ from ..workers import CallbackThread, ConsumePool
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
 from .consume_concurrently import ConcurrentConsumeService
+from .consume_directly import DirectConsumer
 from .consume_orderly import OrderlyConsumeService
 from .consume_service import ConsumeService
-from .coordinator import Coordinator
 from .feed import Feed
 from .loop_pool import LoopConsumePool
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
 from .puller import Puller
 from .queue_limits import QueueLimits
+from .queue_locks import QueueLocks
 from .rebalance import Rebalancer
+from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
 from .settings import ConsumerSettings, java_timestamp_string
 from .stats import ConsumerStats
-from .subscription import (
-    SubscriptionData,
-    build_subscription,
-    retry_topic,
-)
+from .subscription import ConsumerData, SubscriptionData, build_subscription, retry_topic
+from .subscription_state import SubscriptionState
 
 if TYPE_CHECKING:
     from ... import MessageQueue
@@ -123,12 +127,15 @@ class ConsumerBase(Generic[L]):
                 raise TypeError(f"a subscribed topic must be a non-blank str, not {topic!r}")
             if expression is not None and not isinstance(expression, str):
                 raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
-        self._subs: dict[str, SubscriptionData] = {
+        wire: dict[str, SubscriptionData] = {
             wrap(self.namespace, t): build_subscription(wrap(self.namespace, t), e) for t, e in subs.items()
         }
         if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
             rt = retry_topic(group)
-            self._subs.setdefault(rt, build_subscription(rt, "*"))
+            wire.setdefault(rt, build_subscription(rt, "*"))
+        # the subscriptions, the queues each route offers and the process queues owned, which the instance and
+        # the parts read and the rebalancer changes
+        self._subscription = SubscriptionState(wire, compat)
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)
@@ -147,21 +154,17 @@ class ConsumerBase(Generic[L]):
         self._executor: ConsumePool | LoopConsumePool | None = None
         self._callbacks: CallbackThread | None = None
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
-        self._sub_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable
-        self._pqs: dict[Any, ProcessQueue] = {}  # processQueueTable
         self._tasks: list[asyncio.Task[None]] = []
-        self._rebalance_wakeup: asyncio.Event | None = None
-        self._rebalance_lock: asyncio.Lock | None = None
         # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
         # pull_threshold_*_for_topic among the queues this consumer owns (shared at each rebalance)
         self._limits = QueueLimits(cfg)
-        self._duplicate_logged: set[str] = set()
-        # the parts, each an object over this consumer's state (Java's RebalancePushImpl, the pull of
-        # DefaultMQPushConsumerImpl, the ConsumeMessage*Service; the coordinator is its MQClientInstance side)
-        self._coordinator = Coordinator(self)
-        self._rebalancer = Rebalancer(self)
-        self._puller: Puller | None = None  # built at start, over the connections and the offset store
-        self._consume_service: ConsumeService | None = None  # built at start: the one the listener asks for
+        # the parts, built at start over the instance's connections and the offset store (Java's
+        # RebalancePushImpl, its locks, the pull of DefaultMQPushConsumerImpl, the ConsumeMessage*Service)
+        self._rebalancer: Rebalancer | None = None
+        self._locks: QueueLocks | None = None  # an orderly consumer's
+        self._puller: Puller | None = None
+        self._consume_service: ConsumeService | None = None  # the one the listener asks for
+        self._direct: DirectConsumer | None = None  # CONSUME_MESSAGE_DIRECTLY
         # rocketroute.aio's, set at start: the instance then runs on that (the caller's) loop, the listener is a
         # coroutine function awaited there, or the feed that ``async for`` reads
         self._bind_loop: asyncio.AbstractEventLoop | None = None
@@ -169,7 +172,9 @@ class ConsumerBase(Generic[L]):
 
     # -- joining and leaving the instance ----------------------------------------------------------------------
 
-    def _consume_service_for(self, instance: ClientInstance, offsets: OffsetStore) -> ConsumeService:
+    def _consume_service_for(
+        self, instance: ClientInstance, offsets: OffsetStore, locks: QueueLocks | None
+    ) -> ConsumeService:
         """The consume service the listener asks for (Java's ``start`` picks it by the listener's type), over
         the started instance's connections and requests."""
         assert self._executor is not None
@@ -180,14 +185,14 @@ class ConsumerBase(Generic[L]):
             "executor": self._executor,
             "remoting": instance.remoting,
             "api": instance.api,
-            "master_addr": self._coordinator.master_addr,
+            "master_addr": instance.broker_addrs.master,
             "offsets": offsets,
             "stats": self.stats,
             "running": self._is_running,
         }
-        if self.orderly:
-            return OrderlyConsumeService(*args, lock=self._rebalancer.lock, **parts)
-        service = ConcurrentConsumeService(*args, process_queues=self._pqs, **parts)
+        if locks is not None:
+            return OrderlyConsumeService(*args, lock=locks.lock, **parts)
+        service = ConcurrentConsumeService(*args, process_queues=self._subscription.process_queues, **parts)
         if self.listener is None:  # rr.aio's async for: the iterating tasks take the batches
             assert self._bind_loop is not None
             self._feed = service.feed = Feed(service.prepare, service.settle_fed, self._bind_loop)
@@ -208,33 +213,78 @@ class ConsumerBase(Generic[L]):
             self._instance = instance = acquire_instance(self, "consumer")
             self._remoting = instance.remoting
             self._broker_addrs = instance.broker_addrs
-            if self.model == "CLUSTERING":
-                self._offsets = RemoteBrokerOffsetStore(
-                    self.group, instance.api, self._coordinator.master_addr, timeout_ms=timeout
-                )
+            clustering = self.model == "CLUSTERING"
+            master_addr = instance.broker_addrs.master
+            offsets: OffsetStore
+            if clustering:
+                offsets = RemoteBrokerOffsetStore(self.group, instance.api, master_addr, timeout_ms=timeout)
             else:
                 root = self.settings.offset_store_dir or default_offset_store_dir()
                 path = os.path.join(str(root), self.client_id, self.group, "offsets.json")
-                self._offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
+                offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
+            self._offsets = offsets
             name = f"rocketroute-consume-{self.group}"
             n = self.settings.consume_thread_min
-            self._executor = LoopConsumePool(n, name) if self._bind_loop is not None else ConsumePool(n, name)
+            on_loop = self._bind_loop is not None
+            self._executor = executor = LoopConsumePool(n, name) if on_loop else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
-            self._consume_service = consume = self._consume_service_for(instance, self._offsets)
-            self._puller = Puller(
+            state = self._subscription
+            if self.orderly:
+                self._locks = QueueLocks(
+                    self.group,
+                    self.client_id,
+                    api=instance.api,
+                    master_addr=master_addr,
+                    state=state,
+                    message_queue=self._rr.MessageQueue,
+                )
+            self._consume_service = consume = self._consume_service_for(instance, offsets, self._locks)
+            self._direct = DirectConsumer(
                 self.group,
                 self.settings,
                 self.compat,
-                self._subs,
+                self.namespace,
+                self.listener,
                 orderly=self.orderly,
-                clustering=self.model == "CLUSTERING",
+                on_loop=on_loop,
+                executor=executor,
+                feed=self._feed,
+                message_queue=self._rr.MessageQueue,
+            )
+            self._puller = puller = Puller(
+                self.group,
+                self.settings,
+                self.compat,
+                state.subscriptions,
+                orderly=self.orderly,
+                clustering=clustering,
                 client=instance.remoting.async_client,
                 broker_addrs=instance.broker_addrs,
-                offsets=self._offsets,
+                offsets=offsets,
                 limits=self._limits,
                 consume=consume,
-                process_queues=self._pqs,
+                process_queues=state.process_queues,
                 stats=self.stats,
+                running=self._is_running,
+            )
+            self._rebalancer = Rebalancer(
+                self.group,
+                self.client_id,
+                self.settings,
+                state,
+                self.strategy,
+                clustering=clustering,
+                api=instance.api,
+                broker_addrs=instance.broker_addrs,
+                routes=instance.routes,
+                update_route=instance.update_route,
+                heartbeat=partial(instance.heartbeat_all, timeout),
+                offsets=offsets,
+                puller=puller,
+                limits=self._limits,
+                locks=self._locks if clustering else None,
+                stats=self.stats,
+                on_change=self._post_rebalance if self.on_rebalance is not None else None,
                 running=self._is_running,
             )
             self._started_ms = _now_ms()
@@ -253,7 +303,7 @@ class ConsumerBase(Generic[L]):
 
     def _log_lifecycle(self, what: str) -> None:
         """The INFO line of a start or a shutdown (Java's "the consumer [group] start OK"): who, on which cluster."""
-        topics = sorted(t for t in self._subs if t != retry_topic(self.group))
+        topics = sorted(t for t in self._subscription.subscriptions if t != retry_topic(self.group))
         log.info(
             "consumer %s %s: client id %s, name servers %s, %s %s, topics %s",
             self.group,
@@ -314,7 +364,7 @@ class ConsumerBase(Generic[L]):
         """The queues this consumer owns now (of ``topic``, or of all its topics but the retry topic), sorted. In a
         namespace, ``topic`` is the plain name and the queues carry the topic as subscribed (``namespace%topic``)."""
         rt = retry_topic(self.group)
-        mqs = [mq for mq, pq in list(self._pqs.items()) if not pq.dropped]
+        mqs = self._subscription.owned()
         if topic is None:
             return tuple(sorted(mq for mq in mqs if mq.topic != rt))
         wanted = wrap(self.namespace, topic)
@@ -326,60 +376,135 @@ class ConsumerBase(Generic[L]):
 
     def process_queue(self, mq: MessageQueue) -> ProcessQueue | None:
         """The queue's :class:`~rocketroute.client.process_queue.ProcessQueue` (messages pulled, not consumed)."""
-        return self._pqs.get(mq)
+        return self._subscription.process_queues.get(mq)
 
     # -- what the client instance asks of its consumers (Java's MQConsumerInner) ------------------------------
 
     def _route_topics(self) -> list[str]:
-        return self._coordinator.route_topics()
+        return self._subscription.route_topics()
 
     def _takes_route(self, topic: str) -> bool:
-        return self._coordinator.takes_route(topic)
+        return self._subscription.takes_route(topic)
 
     def _needs_route(self, topic: str) -> bool:
-        return self._coordinator.needs_route(topic)
+        return self._subscription.needs_route(topic)
 
     def _on_route(self, topic: str, route: Any, *, from_default: bool) -> None:
-        self._coordinator.on_route(topic, route, from_default=from_default)
+        self._subscription.on_route(topic, route)
 
-    def _consumer_data(self) -> Any:
-        return self._coordinator.consumer_data()
+    def _consumer_data(self) -> ConsumerData:
+        return ConsumerData(
+            self.group,
+            list(self._subscription.subscriptions.values()),
+            message_model=self.model,
+            consume_from_where=self.settings.consume_from_where,
+            unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
+        )
 
-    def _on_notify(self, cmd: Any, addr: str) -> None:
-        return self._coordinator.on_notify(cmd, addr)
+    def _on_notify(self, cmd: RemotingCommand, addr: str) -> None:
+        """NOTIFY_CONSUMER_IDS_CHANGED from a broker: rebalance now (``rebalanceImmediately``)."""
+        rebalancer = self._rebalancer
+        if cmd.ext_fields.get("consumerGroup") in (None, self.group) and rebalancer is not None:
+            log.debug("consumer ids of %s changed (told by %s): rebalancing", self.group, addr)
+            rebalancer.wake()
 
-    def _on_running_info(self, cmd: Any, addr: str) -> Any:
-        return self._coordinator.on_running_info(cmd, addr)
+    def _other_group(self, cmd: RemotingCommand) -> RemotingCommand | None:
+        """Java's answer to an admin request about a group this consumer is not in, or None for its own."""
+        group = cmd.ext_fields.get("consumerGroup")
+        if group == self.group:
+            return None
+        return RemotingCommand.response_to(
+            cmd, ResponseCode.SYSTEM_ERROR, f"The Consumer Group <{group}> not exist in this consumer"
+        )
 
-    def _on_consume_directly(self, cmd: Any, addr: str) -> Any:
-        return self._coordinator.on_consume_directly(cmd, addr)
+    def _on_running_info(self, cmd: RemotingCommand, addr: str) -> RemotingCommand:
+        """GET_CONSUMER_RUNNING_INFO, forwarded by a broker for an admin tool: Java's ``ConsumerRunningInfo`` of
+        this member (:mod:`.running_info`). Runs on the remoting loop, which also owns the queue table."""
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
+        properties = settings_properties(self.settings.as_dict())
+        properties.update(
+            consumerGroup=self.group,
+            messageModel=self.model,
+            instanceName=self.instance_name,
+            namesrvAddr=";".join(self.namesrv_addrs),
+            allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
+            PROP_CONSUMEORDERLY=str(self.orderly).lower(),
+            PROP_THREADPOOL_CORE_SIZE=str(self.settings.consume_thread_min),
+            PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
+            PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
+            PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
+            PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.compat],
+        )
+        offsets = self._offsets
+        assert offsets is not None
+        state = self._subscription
+        queues = [(mq, pq.info(offsets.read_memory(mq))) for mq, pq in list(state.process_queues.items())]
+        jstack = python_stacks() if cmd.ext_fields.get("jstackEnable") == "true" else None
+        subs = [sub.to_json() for sub in state.subscriptions.values()]
+        return RemotingCommand.response_to(
+            cmd, ResponseCode.SUCCESS, body=encode_running_info(properties, subs, queues, jstack)
+        )
+
+    def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
+        """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member
+        (:mod:`.consume_directly`)."""
+        if (refused := self._other_group(cmd)) is not None:
+            return refused
+        if self._direct is None:
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the consumer is {self._state}")
+        return self._direct.answer(cmd)
+
+    def _post_rebalance(self, topic: str, queues: tuple[Any, ...]) -> None:
+        """``on_rebalance(topic, queues)`` on the callback thread (it may call the consumer back)."""
+        if self.on_rebalance is not None and self._callbacks is not None:
+            self._callbacks.post("on_rebalance", self.on_rebalance, topic, queues)
+
+    def _rebalancing(self) -> Rebalancer:
+        """The rebalancer, once the consumer started."""
+        if self._state == "forked":
+            raise forked_error("consumer", self._forked_from)
+        if self._rebalancer is None:
+            raise RuntimeError(f"the consumer is {self._state}: call start() first")
+        return self._rebalancer
+
+    async def _refresh_routes(self) -> None:
+        """The subscribed topics' routes, fetched now (at start, and ``refresh_routes()``), in a round of the
+        instance's (:meth:`~rocketroute.client.instance.ClientInstance.refresh_routes`: offline brokers forgotten,
+        a heartbeat at once to a broker that came)."""
+        instance = self._instance
+        assert instance is not None
+        await instance.refresh_routes(self._subscription.route_topics(), self.settings.mq_client_api_timeout)
+
+    async def _heartbeat_all(self) -> list[AccessDeniedError]:
+        """One heartbeat of the instance to every broker; the brokers' refusals of the credentials."""
+        instance = self._instance
+        assert instance is not None
+        return await instance.heartbeat_all(self.settings.mq_client_api_timeout)
 
     # -- start and stop (on the loop) --------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        self._rebalance_wakeup = asyncio.Event()
-        self._rebalance_lock = asyncio.Lock()
-        await self._coordinator.refresh_routes()
+        rebalancer = self._rebalancing()
+        await self._refresh_routes()
         clustering = self.model == "CLUSTERING"
         if clustering:
-            await self._rebalancer.check_unique_client_id(registered=False)
+            await rebalancer.check_unique_client_id(registered=False)
         self._registered = True  # in the instance's heartbeats from this one on
-        refused = await self._coordinator.heartbeat_all()
+        refused = await self._heartbeat_all()
         if refused:  # Java only logs it; a consumer its brokers refuse would never receive a message
             raise refused[0]
         if clustering:
-            await self._rebalancer.check_unique_client_id(registered=True)
-        await self._rebalancer.rebalance_all()
+            await rebalancer.check_unique_client_id(registered=True)
+        await rebalancer.rebalance_all()
         s = self.settings
         self._tasks = [
-            asyncio.ensure_future(self._rebalancer.rebalance_loop()),
+            asyncio.ensure_future(rebalancer.rebalance_loop()),
             asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
         ]
-        if self.orderly and self.model == "CLUSTERING":
+        if self._locks is not None and clustering:
             self._tasks.append(
-                asyncio.ensure_future(
-                    self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._rebalancer.lock_all)
-                )
+                asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._locks.lock_all))
             )
         service = self._consume_service
         if isinstance(service, ConcurrentConsumeService):  # its cleanExpireMsg, every consume_timeout minutes
@@ -394,8 +519,9 @@ class ConsumerBase(Generic[L]):
 
     async def _final_commit_and_unregister(self) -> None:
         assert self._offsets is not None and self._remoting is not None
-        owned = list(self._pqs)
-        for pq in self._pqs.values():
+        pqs = self._subscription.process_queues
+        owned = list(pqs)
+        for pq in pqs.values():
             pq.dropped = True
         try:
             await self._offsets.persist_all(owned, oneway=False)
@@ -406,8 +532,8 @@ class ConsumerBase(Generic[L]):
             await self._offsets.persist_all(owned, oneway=False)
         except Exception as e:
             log.warning("committing the offsets at shutdown failed: %s", e)
-        if self.orderly and self.model == "CLUSTERING":
-            await self._rebalancer.unlock_all(owned)
+        if self._locks is not None and self.model == "CLUSTERING":
+            await self._locks.unlock_all(owned)
         if self._instance is not None:
             await self._instance.unregister(consumer_group=self.group, timeout_ms=self.settings.mq_client_api_timeout)
 
@@ -432,7 +558,7 @@ class ConsumerBase(Generic[L]):
         started from the last periodic commit, consuming the messages after it again."""
         if self._offsets is None:
             return
-        owned = list(self._pqs)
+        owned = list(self._subscription.process_queues)
         try:
             await self._offsets.persist_all(owned)
         except Exception as e:

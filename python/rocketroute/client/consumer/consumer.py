@@ -147,12 +147,12 @@ class Consumer(ConsumerBase[MessageListener]):
 
     def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""
-        return self._call(self._rebalancer.find_consumer_ids(wrap(self.namespace, topic)))
+        return self._call(self._rebalancing().find_consumer_ids(wrap(self.namespace, topic)))
 
     def rebalance_now(self) -> None:
         """Run a rebalance now (what a NOTIFY_CONSUMER_IDS_CHANGED triggers) and return when it is done (and
         ``on_rebalance`` has been called for what it changed, unless this is called from ``on_rebalance``)."""
-        self._call(self._rebalancer.rebalance_all())
+        self._call(self._rebalancing().rebalance_all())
         self._flush_callbacks()
 
     def _flush_callbacks(self) -> None:
@@ -162,4 +162,4 @@ class Consumer(ConsumerBase[MessageListener]):
     def refresh_routes(self) -> None:
         """Fetch the subscribed topics' routes now (what the instance's poll does every ``poll_name_server_interval``
         ms)."""
-        self._call(self._coordinator.refresh_routes())
+        self._call(self._refresh_routes())

@@ -3,8 +3,9 @@ PULL_MESSAGE in flight per owned queue, with Java's flow control.
 
 A part of the consumer, built when it starts (:class:`~.base.ConsumerBase`), with what it needs in its
 constructor: the connections, the brokers' addresses, the offset store, the queues' limits, the consume service that
-takes what it pulls, and the process-queue table (the rebalancer's, which it leaves a queue whose offset is illegal).
-It owns the pull tasks (one per queue) and ``pullFromWhichNodeTable``, the node each queue's next pull goes to."""
+takes what it pulls, and the process-queue table (the subscription state's: it forgets a queue whose offset is
+illegal, as Java's ``removeProcessQueue``). It owns the pull tasks (one per queue) and ``pullFromWhichNodeTable``,
+the node each queue's next pull goes to."""
 
 from __future__ import annotations
 
