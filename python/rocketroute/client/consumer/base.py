@@ -52,7 +52,7 @@ from .runner import ListenerRunner, LoopRunner, ThreadRunner
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
 from .settings import ConsumerSettings, java_timestamp_string
 from .stats import ConsumerStats
-from .subscription import ConsumerData, SubscriptionData, build_subscription, retry_topic
+from .subscription import ConsumerData, retry_topic
 from .subscription_state import SubscriptionState
 
 if TYPE_CHECKING:
@@ -112,31 +112,15 @@ class ConsumerBase(Generic[L]):
         # a MessageListener, or rocketroute.aio's AsyncMessageListener: the consume service checks what it answers
         self.listener: L | None = listener
         self.on_rebalance = on_rebalance
-        if isinstance(subscriptions, (str, bytes)):
-            raise TypeError(
-                f"subscriptions must be a {{topic: tag expression}} mapping or a list of topics, not a "
-                f"{type(subscriptions).__name__} ({subscriptions!r}; for one topic: [{subscriptions!r}])"
-            )
-        if isinstance(subscriptions, Mapping):
-            subs = dict(subscriptions)
-        else:
-            subs = {t: "*" for t in subscriptions}
-        if not subs:
-            raise ValueError("a consumer needs at least one subscription")
-        for topic, expression in subs.items():
-            if not isinstance(topic, str) or not topic.strip():
-                raise TypeError(f"a subscribed topic must be a non-blank str, not {topic!r}")
-            if expression is not None and not isinstance(expression, str):
-                raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
-        wire: dict[str, SubscriptionData] = {
-            wrap(self.namespace, t): build_subscription(wrap(self.namespace, t), e) for t, e in subs.items()
-        }
-        if cfg.message_model == "CLUSTERING":  # copySubscription: a clustering group also consumes its retry topic
-            rt = retry_topic(group)
-            wire.setdefault(rt, build_subscription(rt, "*"))
         # the subscriptions, the queues each route offers and the process queues owned, which the instance and
         # the parts read and the rebalancer changes
-        self._subscription = SubscriptionState(wire, compat)
+        self._subscription = SubscriptionState.subscribe(
+            subscriptions,
+            namespace=self.namespace,
+            group=group,
+            clustering=cfg.message_model == "CLUSTERING",
+            compat=compat,
+        )
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)

@@ -8,11 +8,13 @@ services and what a user reads (``assignment()``, the running info) look at them
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..namespace import wrap
 from ._shared import log
 from .process_queue import ProcessQueue
-from .subscription import SubscriptionData
+from .subscription import SubscriptionData, build_subscription, retry_topic
 
 __all__ = ["SubscriptionState"]
 
@@ -26,6 +28,39 @@ class SubscriptionState:
         self.compat = compat
         self.subscribe_info: dict[str, list[Any]] = {}  # topicSubscribeInfoTable: the queues each route offers
         self.process_queues: dict[Any, ProcessQueue] = {}  # processQueueTable: the queues owned, or being given up
+
+    @classmethod
+    def subscribe(
+        cls,
+        subscriptions: Mapping[str, str | None] | Iterable[str],
+        *,
+        namespace: str | None,
+        group: str,
+        clustering: bool,
+        compat: str,
+    ) -> SubscriptionState:
+        """The state of a consumer built with ``subscriptions`` (``{topic: tag expression}``, or topics, each
+        ``"*"``), checked: each topic wrapped in the ``namespace`` (Java wraps them at start; here at once, so every
+        request uses the names on the wire) and, for a ``clustering`` group (``group`` on the wire), its retry topic
+        added (``copySubscription``)."""
+        if isinstance(subscriptions, (str, bytes)):
+            raise TypeError(
+                f"subscriptions must be a {{topic: tag expression}} mapping or a list of topics, not a "
+                f"{type(subscriptions).__name__} ({subscriptions!r}; for one topic: [{subscriptions!r}])"
+            )
+        subs = dict(subscriptions) if isinstance(subscriptions, Mapping) else {t: "*" for t in subscriptions}
+        if not subs:
+            raise ValueError("a consumer needs at least one subscription")
+        for topic, expression in subs.items():
+            if not isinstance(topic, str) or not topic.strip():
+                raise TypeError(f"a subscribed topic must be a non-blank str, not {topic!r}")
+            if expression is not None and not isinstance(expression, str):
+                raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
+        wire = {wrap(namespace, t): build_subscription(wrap(namespace, t), e) for t, e in subs.items()}
+        if clustering:
+            rt = retry_topic(group)
+            wire.setdefault(rt, build_subscription(rt, "*"))
+        return cls(wire, compat)
 
     # -- what the client instance asks (routes) ----------------------------------------------------------------
 
