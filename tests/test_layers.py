@@ -131,30 +131,21 @@ CONSUMER_FRONT = frozenset({"rocketroute.client.consumer.base", "rocketroute.cli
 finds.)"""
 
 
-def _import_lines(module: Module, targets: frozenset[str]) -> set[int]:
-    """The lines of ``module`` that import one of ``targets`` or a name from one (under ``TYPE_CHECKING`` too)."""
-    lines = set()
-    package = module.name if module.is_package else module.name.rsplit(".", 1)[0]
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
-            target = ".".join([*base, *(node.module or "").split(".")]).strip(".")
-            named = {f"{target}.{alias.name}" for alias in node.names}
-            if {target, *named} & targets:
-                lines.add(node.lineno)
-        elif isinstance(node, ast.Import) and {alias.name for alias in node.names} & targets:
-            lines.add(node.lineno)
-    return lines
-
-
 def _reaches_the_consumer(module: Module, front: frozenset[str] = CONSUMER_FRONT) -> list[int]:
     """The lines of ``module`` that reach the consumer from a part: ``self.consumer`` (a bag of state handed in:
     128 reads of its private state when issue 54 was filed), or an import of the consumer's front (under
     ``TYPE_CHECKING`` too: a part typed against the consumer can read anything of it)."""
-    lines = _import_lines(module, front)
+    lines = set()
+    package = module.name if module.is_package else module.name.rsplit(".", 1)[0]
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Attribute) and node.attr == "consumer" and ast.unparse(node.value) == "self":
             lines.add(node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+            named = {f"{target}.{alias.name}" for alias in node.names}
+            if {target, *named} & front:
+                lines.add(node.lineno)
     return sorted(lines)
 
 
@@ -166,34 +157,6 @@ def test_the_consumer_s_parts_own_their_state_and_never_reach_the_consumer():
     reaching = {m.name: lines for m in parts if m.name not in CONSUMER_FRONT and (lines := _reaches_the_consumer(m))}
     assert CONSUMER_FRONT <= set(MODULES)  # the front is where it says
     assert reaching == {}
-
-
-CONSUME_CALLS = ("consume_service", "consume_concurrently", "consume_orderly", "consume_directly")
-LISTENER_POOLS = frozenset({"rocketroute.client.workers", "rocketroute.client.consumer.loop_pool"})
-
-
-def _named(node: ast.AST) -> str | None:
-    """The name a name, an attribute or an argument stands for."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return node.arg if isinstance(node, ast.arg) else None
-
-
-def test_only_the_runner_knows_where_the_listener_runs():
-    """A consume call is written once, as a coroutine (``client/consumer/runner.py``): the modules that write them
-    import neither pool the listener runs on and ask no ``on_loop`` (each of the four asked it, and had a thread
-    twin and a loop twin of each call, before the runner)."""
-    asked = {}
-    for name in CONSUME_CALLS:
-        module = MODULES[f"rocketroute.client.consumer.{name}"]
-        lines = _import_lines(module, LISTENER_POOLS) | {
-            node.lineno for node in ast.walk(module.tree) if _named(node) == "on_loop"
-        }
-        if lines:
-            asked[name] = sorted(lines)
-    assert asked == {}
 
 
 # -- the checks can fail: the same functions on a package made for it ----------------------------------------------

@@ -49,7 +49,6 @@ def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool =
 
     from rocketroute.client import Consumer
     from rocketroute.client.consumer.consume_directly import DirectConsumer
-    from rocketroute.client.consumer.runner import ThreadRunner
     from rocketroute.client.workers import ConsumePool
     from rocketroute.protocol import RemotingCommand, RequestCode
 
@@ -64,7 +63,8 @@ def _direct(listener, *, orderly: bool = False, group: str = "G", broken: bool =
         consumer.namespace,
         listener,
         orderly=orderly,
-        runner=ThreadRunner(pool, None),  # type: ignore[arg-type]  # no loop of its own: answered on asyncio.run's
+        on_loop=False,
+        executor=pool,
         feed=None,
         message_queue=rr.MessageQueue,
     )

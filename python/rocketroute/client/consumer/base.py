@@ -48,7 +48,6 @@ from .puller import Puller
 from .queue_limits import QueueLimits
 from .queue_locks import QueueLocks
 from .rebalance import Rebalancer
-from .runner import ListenerRunner, LoopRunner, ThreadRunner
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
 from .settings import ConsumerSettings, java_timestamp_string
 from .stats import ConsumerStats
@@ -137,7 +136,6 @@ class ConsumerBase(Generic[L]):
         self._remoting: RemotingClient | None = None
         self._offsets: OffsetStore | None = None
         self._executor: ConsumePool | LoopConsumePool | None = None
-        self._runner: ListenerRunner | None = None  # where the listener runs: the executor's threads, or the loop
         self._callbacks: CallbackThread | None = None
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         self._tasks: list[asyncio.Task[None]] = []
@@ -163,11 +161,13 @@ class ConsumerBase(Generic[L]):
     ) -> ConsumeService:
         """The consume service the listener asks for (Java's ``start`` picks it by the listener's type), over
         the started instance's connections and requests."""
-        assert self._runner is not None
+        assert self._executor is not None
         args = (self.group, self.settings, self.compat, self.namespace, self.listener)
         parts: dict[str, Any] = {
             "clustering": self.model == "CLUSTERING",
-            "runner": self._runner,
+            "on_loop": self._bind_loop is not None,
+            "executor": self._executor,
+            "remoting": instance.remoting,
             "api": instance.api,
             "master_addr": instance.broker_addrs.master,
             "offsets": offsets,
@@ -209,14 +209,8 @@ class ConsumerBase(Generic[L]):
             self._offsets = offsets
             name = f"rocketroute-consume-{self.group}"
             n = self.settings.consume_thread_min
-            runner: ListenerRunner
-            if self._bind_loop is not None:
-                self._executor = loop_pool = LoopConsumePool(n, name)
-                runner = LoopRunner(loop_pool, instance.remoting, instance.api)
-            else:
-                self._executor = pool = ConsumePool(n, name)
-                runner = ThreadRunner(pool, instance.remoting)
-            self._runner = runner
+            on_loop = self._bind_loop is not None
+            self._executor = executor = LoopConsumePool(n, name) if on_loop else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             state = self._subscription
             if self.orderly:
@@ -236,7 +230,8 @@ class ConsumerBase(Generic[L]):
                 self.namespace,
                 self.listener,
                 orderly=self.orderly,
-                runner=runner,
+                on_loop=on_loop,
+                executor=executor,
                 feed=self._feed,
                 message_queue=self._rr.MessageQueue,
             )

@@ -1,8 +1,8 @@
 """The concurrent consume service (``ConsumeMessageConcurrentlyService``): each slice of pulled messages is a
-listener call of its own, where the runner runs it (a pool thread, or the loop); its status settles it
-(``processConsumeResult``): the messages consumed leave their queue's cache and the offset moves, the others go back
-to the broker (clustering) or are dropped (broadcasting); ``async for``'s batches are settled the same way. Messages
-a listener has held past ``consume_timeout`` are sent back (``cleanExpireMsg``)."""
+listener call of its own, on the consume pool or on the loop; its status settles it (``processConsumeResult``):
+the messages consumed leave their queue's cache and the offset moves, the others go back to the broker
+(clustering) or are dropped (broadcasting); ``async for``'s batches are settled the same way. Messages a
+listener has held past ``consume_timeout`` are sent back (``cleanExpireMsg``)."""
 
 from __future__ import annotations
 
@@ -38,15 +38,18 @@ class ConcurrentConsumeService(ConsumeService):
         self._settling: set[asyncio.Task[None]] = set()  # send-backs of async for's batches under way
 
     def submit_consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any, dispatch: bool) -> None:
-        """The messages in slices of ``consume_message_batch_max_size``, each a listener call on the runner's pool,
-        or, for ``async for``, into its feed. Not queued once the pool is shut down: the consumer is stopping."""
+        """The messages in slices of ``consume_message_batch_max_size``, each a listener call on the pool (a
+        coroutine on the loop for an asyncio-native consumer), or, for ``async for``, into its feed. Not queued
+        once the pool is shut down: the consumer is stopping."""
+        executor = self.executor
         n = self.settings.consume_message_batch_max_size
         feed = self.feed
         if feed is not None:  # async for: the iterating tasks take the batches and settle them
             for i in range(0, len(msgs), n):
                 feed.put(msgs[i : i + n], pq, mq)
             return
-        self.runner.submit_slices(self.consume, msgs, n, pq, mq)
+        consume = self.consume_concurrently_async if self.on_loop else self.consume_concurrently
+        executor.submit_slices(consume, msgs, n, pq, mq)
 
     def settle_fed(self, msgs: list[Any], pq: ProcessQueue, mq: Any, status: ConsumeConcurrentlyStatus) -> None:
         """A batch ``async for`` is done with (:class:`~rocketroute.client.consumer.feed.Feed`): the result
@@ -70,11 +73,9 @@ class ConcurrentConsumeService(ConsumeService):
         if feed is not None and not pq.dropped:
             feed.put(msgs, pq, mq)
 
-    async def consume(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
-        """``ConsumeMessageConcurrentlyService.ConsumeRequest.run`` and ``processConsumeResult``: one listener call
-        (as :meth:`call_listener` makes it, written out: once per call) and its settlement. A call cancelled on the
-        loop (the consumer stopping) processes nothing: its messages stay in their queue's cache, so their offsets
-        are not committed."""
+    def consume_concurrently(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
+        """``ConsumeMessageConcurrentlyService.ConsumeRequest.run`` and ``processConsumeResult`` (the listener
+        called as :meth:`call_listener` calls it, written out: once per call on the pool)."""
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
@@ -82,7 +83,7 @@ class ConcurrentConsumeService(ConsumeService):
         assert listener is not None
         self.prepare(msgs)
         try:
-            status = await self.runner.call(listener, msgs, context)
+            status = listener(msgs, context)
         except Exception:
             status = self.listener_raised(msgs, context)
         if self.all_consumed(msgs, pq, mq, status, context.ack_index):
@@ -90,7 +91,24 @@ class ConcurrentConsumeService(ConsumeService):
         to_send_back = self.concurrently_result(msgs, pq, context, status)
         if to_send_back is None:
             return
-        await self.send_back_then_done(msgs, pq, mq, context, to_send_back, self.consume)
+        level = context.delay_level_when_next_consume
+        retry_later = [m for m in to_send_back if not self.sent_back(m, self.send_back(m, level))]
+        self.concurrently_done(msgs, pq, mq, retry_later, self.consume_concurrently)
+
+    async def consume_concurrently_async(self, msgs: list[Any], pq: ProcessQueue, mq: Any) -> None:
+        """:meth:`consume_concurrently` on the loop of an asyncio-native consumer: the listener and the
+        send-backs are awaited. A call cancelled (the consumer stopping) processes nothing: its messages stay in
+        their queue's cache, so their offsets are not committed."""
+        if pq.dropped:
+            return
+        context = ConsumeConcurrentlyContext(mq)
+        status = await self.call_listener_async(msgs, context)
+        if self.all_consumed(msgs, pq, mq, status, context.ack_index):
+            return
+        to_send_back = self.concurrently_result(msgs, pq, context, status)
+        if to_send_back is None:
+            return
+        await self.send_back_then_done(msgs, pq, mq, context, to_send_back, self.consume_concurrently_async)
 
     async def send_back_then_done(
         self,
@@ -103,7 +121,7 @@ class ConcurrentConsumeService(ConsumeService):
     ) -> None:
         """The send-backs awaited, then :meth:`concurrently_done` (``again`` consumes what failed to go back)."""
         level = context.delay_level_when_next_consume
-        retry_later = [m for m in to_send_back if not self.sent_back(m, await self.try_send_back(m, level))]
+        retry_later = [m for m in to_send_back if not self.sent_back(m, await self.try_send_back_async(m, level))]
         self.concurrently_done(msgs, pq, mq, retry_later, again)
 
     def concurrently_result(
@@ -178,7 +196,7 @@ class ConcurrentConsumeService(ConsumeService):
                 if msg is None:
                     break
                 try:
-                    await self.send_back_on_loop(msg, 3)
+                    await self.send_back_async(msg, 3)
                 except Exception as e:
                     log.error("sending back %s, expired in its listener (consume_timeout), failed: %s", msg.msg_id, e)
                     break

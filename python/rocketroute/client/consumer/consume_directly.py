@@ -4,13 +4,15 @@
 listener returns.
 
 A part of the consumer, built when it starts (:class:`~.base.ConsumerBase`) beside its consume service, with what
-it needs in its constructor: the listener (or, for an asyncio-native consumer read by ``async for``, its feed) and
-the runner it runs on (:mod:`.runner`), as a consume call does."""
+it needs in its constructor: the listener, and the pool a threaded listener runs on, or, for an asyncio-native
+consumer, the loop its listener (or the ``async for`` that reads its feed) is awaited on."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import RemotingCommand
@@ -24,13 +26,13 @@ from .listener import (
     ConsumeOrderlyContext,
     ConsumeOrderlyStatus,
 )
-from .runner import PoolClosedError
 
 __all__ = ["DirectConsumer"]
 
 if TYPE_CHECKING:
+    from ..workers import ConsumePool
     from .feed import Feed
-    from .runner import ListenerRunner
+    from .loop_pool import LoopConsumePool
     from .settings import ConsumerSettings
 
 DIRECT_RESULTS = {
@@ -55,7 +57,8 @@ class DirectConsumer:
         listener: Callable[..., Any] | None,
         *,
         orderly: bool,
-        runner: ListenerRunner,
+        on_loop: bool,
+        executor: ConsumePool | LoopConsumePool,
         feed: Feed | None,
         message_queue: Callable[..., Any],
     ) -> None:
@@ -65,31 +68,64 @@ class DirectConsumer:
         self.namespace = namespace
         self.listener = listener
         self.orderly = orderly
-        self.runner = runner
+        self.on_loop = on_loop
+        self.executor = executor
         self.feed = feed
         self.message_queue = message_queue
 
-    def answer(self, cmd: RemotingCommand) -> RemotingCommand | Coroutine[Any, Any, RemotingCommand]:
-        """The response to ``cmd`` when its message cannot be decoded, else a coroutine that answers it once the
-        listener returned (SYSTEM_ERROR when the consumer is shutting down; a fault past the listener is raised)."""
+    def answer(self, cmd: RemotingCommand) -> Any:
+        """The response to ``cmd`` (a message that cannot be decoded, or a consumer shutting down), or a
+        coroutine that answers it once the listener returned."""
         try:
             (msg,) = decode_messages(cmd.body or b"", compat=self.compat, max_body_size=self.settings.max_body_size)
         except Exception as e:
             return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the message cannot be decoded: {e}")
         broker_name = cmd.ext_fields.get("brokerName") or msg.broker_name
+        if self.on_loop:  # an asyncio-native consumer: its listener is awaited here
+
+            async def answer_on_loop() -> RemotingCommand:
+                body = await self.consume_async(msg, broker_name)
+                return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
+
+            return answer_on_loop()
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[bytes] = loop.create_future()
+
+        def consume() -> None:
+            def settle(outcome: Callable[[], None]) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
+                    loop.call_soon_threadsafe(lambda: answered.done() or outcome())
+
+            try:
+                body = self.consume(msg, broker_name)
+            except Exception as e:  # answered as SYSTEM_ERROR, never left waiting
+                error = e
+                settle(lambda: answered.set_exception(error))
+            else:
+                settle(lambda: answered.set_result(body))
+
+        if not self.executor.submit(consume):
+            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, "the consumer is shutting down")
 
         async def answer() -> RemotingCommand:
-            try:
-                body = await self.runner.run(self.consume, msg, broker_name)
-            except PoolClosedError as e:
-                return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, str(e))
-            return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=body)
+            return RemotingCommand.response_to(cmd, ResponseCode.SUCCESS, body=await answered)
 
         return answer()
 
-    async def consume(self, msg: Any, broker_name: str) -> bytes:
-        """The listener's answer to ``msg`` (or the ``async for``'s that reads the feed), as a
-        ``ConsumeMessageDirectlyResult``."""
+    def consume(self, msg: Any, broker_name: str) -> bytes:
+        """The threaded listener's answer to ``msg``, as a ``ConsumeMessageDirectlyResult``."""
+        context = self.context(msg, broker_name)
+        begin = _now_ms()
+        assert self.listener is not None
+        try:
+            status = self.listener([msg], context)
+        except Exception as e:
+            return self.result(context, None, e, begin)
+        return self.result(context, status, None, begin)
+
+    async def consume_async(self, msg: Any, broker_name: str) -> bytes:
+        """:meth:`consume` for an asyncio-native consumer: its listener (or the ``async for`` that reads it) is
+        awaited on the loop."""
         context = self.context(msg, broker_name)
         begin = _now_ms()
         try:
@@ -98,7 +134,7 @@ class DirectConsumer:
                 status = await feed.deliver([msg], context)
             else:
                 assert self.listener is not None
-                status = await self.runner.call(self.listener, [msg], context)
+                status = await self.listener([msg], context)
         except Exception as e:
             return self.result(context, None, e, begin)
         return self.result(context, status, None, begin)

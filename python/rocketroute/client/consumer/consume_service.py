@@ -1,12 +1,10 @@
 """What the consumer's two consume services share (``ConsumeMessageService``): the listener called and its answer
-checked, the messages made ready for it, a call put off, and the send-backs to the broker.
-:class:`~.consume_concurrently.ConcurrentConsumeService` and :class:`~.consume_orderly.OrderlyConsumeService` are
-the two services (Java's ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService``); the consumer
-builds the one its listener asks for when it starts (:class:`~.base.ConsumerBase`), with what it needs in its
-constructor: the listener, the runner its calls run on, the broker requests, the offset store and the counters.
-
-Each consume call is written once, as a coroutine; the runner (:mod:`.runner`) is what knows whether it runs on a
-pool thread, driven without a loop, or in a task of the loop."""
+checked, the messages made ready for it, a call put off, and the send-backs to the broker (blocking on a listener
+thread, awaited on the loop). :class:`~.consume_concurrently.ConcurrentConsumeService` and
+:class:`~.consume_orderly.OrderlyConsumeService` are the two services (Java's
+``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService``); the consumer builds the one its
+listener asks for when it starts (:class:`~.base.ConsumerBase`), with what it needs in its constructor: the
+listener, the pool its calls run on, the connections, the broker requests, the offset store and the counters."""
 
 from __future__ import annotations
 
@@ -25,17 +23,19 @@ from .process_queue import ProcessQueue
 __all__ = ["ConsumeService"]
 
 if TYPE_CHECKING:
+    from ...net.runtime import RemotingClient
     from ..api import BrokerAPI
+    from ..workers import ConsumePool
+    from .loop_pool import LoopConsumePool
     from .offset_store import OffsetStore
-    from .runner import ConsumeCall, ListenerRunner
     from .settings import ConsumerSettings
     from .stats import ConsumerStats
 
 
 class ConsumeService(ABC):
-    """See the module. ``runner``: where the listener runs (a function on the pool's threads, or a coroutine
-    function on the loop); ``master_addr(broker_name)`` is where a send-back goes; ``running()`` whether the
-    consumer still runs (a call put off is dropped once it does not)."""
+    """See the module. ``on_loop``: the listener is a coroutine function awaited on the loop (an asyncio-native
+    consumer) instead of a function called on a pool thread; ``master_addr(broker_name)`` is where a send-back
+    goes; ``running()`` whether the consumer still runs (a call put off is dropped once it does not)."""
 
     def __init__(
         self,
@@ -46,7 +46,9 @@ class ConsumeService(ABC):
         listener: Callable[..., Any] | None,
         *,
         clustering: bool,
-        runner: ListenerRunner,
+        on_loop: bool,
+        executor: ConsumePool | LoopConsumePool,
+        remoting: RemotingClient,
         api: BrokerAPI,
         master_addr: Callable[[str], str | None],
         offsets: OffsetStore,
@@ -59,7 +61,9 @@ class ConsumeService(ABC):
         self.namespace = namespace
         self.listener = listener
         self.clustering = clustering
-        self.runner = runner
+        self.on_loop = on_loop
+        self.executor = executor
+        self.remoting = remoting
         self.api = api
         self.master_addr = master_addr
         self.offsets = offsets
@@ -71,11 +75,20 @@ class ConsumeService(ABC):
         """``submitConsumeRequest``: pulled ``msgs`` of ``mq`` (cached in ``pq``) to consume; ``dispatch``: the
         queue's cache was empty before them (an orderly queue is consumed by one call, started then)."""
 
-    def later(self, delay_ms: int, fn: ConsumeCall, *args: Any) -> None:
-        """Run the consume call ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``),
-        unless the consumer stopped meanwhile."""
-        if self.running():
-            self.runner.later(delay_ms, self.running, fn, *args)
+    def later(self, delay_ms: int, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the pool after ``delay_ms`` (Java's ``submitConsumeRequestLater``)."""
+        remoting, executor = self.remoting, self.executor
+        if not self.running():
+            return
+
+        def submit() -> None:
+            if self.running():
+                executor.submit(fn, *args)
+
+        try:
+            remoting.loop.call_soon_threadsafe(remoting.loop.call_later, delay_ms / 1000, submit)
+        except RuntimeError:
+            pass
 
     def prepare(self, msgs: list[Any]) -> None:
         """``resetRetryAndNamespace`` and the consume start time, before the listener sees the messages."""
@@ -100,13 +113,22 @@ class ConsumeService(ABC):
         )
         return _RAISED
 
-    async def call_listener(self, msgs: list[Any], context: Any) -> Any:
-        """The listener's answer for ``msgs`` made ready (:meth:`prepare`), or ``_RAISED`` when it raised."""
+    def call_listener(self, msgs: list[Any], context: Any) -> Any:
         listener = self.listener
         assert listener is not None
         self.prepare(msgs)
         try:
-            return await self.runner.call(listener, msgs, context)
+            return listener(msgs, context)
+        except Exception:
+            return self.listener_raised(msgs, context)
+
+    async def call_listener_async(self, msgs: list[Any], context: Any) -> Any:
+        """The asyncio-native consumer's listener call: a coroutine function awaited on the loop."""
+        self.prepare(msgs)
+        listener = self.listener
+        assert listener is not None
+        try:
+            return await listener(msgs, context)
         except Exception:
             return self.listener_raised(msgs, context)
 
@@ -128,6 +150,20 @@ class ConsumeService(ABC):
         n = self.settings.max_reconsume_times
         return 16 if n == -1 else n
 
+    def send_back(self, msg: Any, delay_level: int) -> bool:
+        """CONSUMER_SEND_MSG_BACK to the message's broker: the broker stores it again in the retry topic (or
+        the dead-letter queue). Java falls back to sending it as a new message through its internal producer
+        when this fails; here it is consumed again locally after 5 s instead."""
+        remoting = self.remoting
+        addr, request = self.send_back_request(msg, delay_level)
+        try:
+            # a listener thread blocks on it: the runtime's blocking invoke (BrokerAPI.send_back is the loop's)
+            remoting.invoke_checked(addr, request, self.settings.mq_client_api_timeout)
+            return True
+        except Exception as e:
+            log.warning("sending back %s failed: %s", msg.msg_id, e)
+            return False
+
     async def set_aside_undecodable(self, msgs: list[Any], mq: Any) -> bool:
         """Messages whose body cannot be decoded (a codec missing, corrupt, over ``max_body_size``) never reach
         the listener and never stall their queue: each is logged at ERROR and, in a clustering group, sent back
@@ -145,16 +181,15 @@ class ConsumeService(ABC):
             if not self.clustering:
                 continue
             try:
-                await self.send_back_on_loop(m, -1)
+                await self.send_back_async(m, -1)
             except Exception as e:
                 log.error("sending the undecodable message %s to the dead-letter queue failed: %s", m.msg_id, e)
                 return False
         self.stats.add(undecodable=len(msgs))
         return True
 
-    async def send_back_on_loop(self, msg: Any, delay_level: int) -> None:
-        """CONSUMER_SEND_MSG_BACK from the loop (a pull's undecodable messages, a listener call expired); raises
-        what the broker or the connection answered."""
+    async def send_back_async(self, msg: Any, delay_level: int) -> None:
+        """:meth:`_send_back` on the loop; raises what the broker or the connection answered."""
         addr, request = self.send_back_request(msg, delay_level)
         await self.api.send_back(addr, request, self.settings.mq_client_api_timeout)
 
@@ -172,14 +207,10 @@ class ConsumeService(ABC):
         )
         return addr, request
 
-    async def try_send_back(self, msg: Any, delay_level: int) -> bool:
-        """CONSUMER_SEND_MSG_BACK from a consume call, where the runner runs it: the broker stores the message again
-        in the retry topic (or the dead-letter queue). Whether it took it back (a failure is logged). Java falls back
-        to sending it as a new message through its internal producer when this fails; here it is consumed again
-        locally after 5 s instead."""
-        addr, request = self.send_back_request(msg, delay_level)
+    async def try_send_back_async(self, msg: Any, delay_level: int) -> bool:
+        """:meth:`send_back` awaited: whether the broker took the message back (a failure is logged)."""
         try:
-            await self.runner.send_back(addr, request, self.settings.mq_client_api_timeout)
+            await self.send_back_async(msg, delay_level)
             return True
         except Exception as e:
             log.warning("sending back %s failed: %s", msg.msg_id, e)
