@@ -165,6 +165,11 @@ def test_lock_requests_carry_the_queues_in_the_body(cls):
     request = cls.of("g", "ip@i", mqs).request("5.3")
     assert request.code == (RequestCode.LOCK_BATCH_MQ if cls is LockBatchMqRequest else RequestCode.UNLOCK_BATCH_MQ)
     assert request.ext_fields == {}  # no header: the body says it all
+    # fastjson's form: properties in name order, compact, each queue as message_queue_json writes one
+    assert request.body == (
+        b'{"clientId":"ip@i","consumerGroup":"g","mqSet":[{"brokerName":"broker-a","queueId":0,"topic":"T"},'
+        b'{"brokerName":"broker-a","queueId":5,"topic":"T"}],"onlyThisBroker":false}'
+    )
     assert json.loads(request.body) == {
         "consumerGroup": "g",
         "clientId": "ip@i",
