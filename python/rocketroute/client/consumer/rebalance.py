@@ -2,7 +2,7 @@
 topic through the strategy, the process queues taken and given up, and where a new queue starts.
 
 A part of the consumer, built when it starts (:class:`~.base.ConsumerBase`), with what it needs in its
-constructor: the subscription state (the only part that adds or removes a process queue), the strategy, the broker
+constructor: the subscription state (whose process queues it takes and gives up), the strategy, the broker
 requests, addresses and routes, the offset store, the puller it asks to start and stop a queue, the queues' limits
 and, for an orderly clustering consumer, the queues' broker locks. It owns the rebalance loop's wakeup (a broker's
 NOTIFY_CONSUMER_IDS_CHANGED sets it, :meth:`Rebalancer.wake`) and the lock one rebalance at a time holds."""
