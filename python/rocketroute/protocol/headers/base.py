@@ -32,14 +32,14 @@ class RequestHeader:
         fields = {wire: getattr(self, attr) for attr, wire in self.FIELDS}
         return {k: v for k, v in fields.items() if v is not None}
 
-    def body(self) -> bytes | None:
-        """The request's body (most headers have none)."""
+    def body(self, compat: str) -> bytes | None:
+        """The request's body as ``compat``'s client writes it (most headers have none)."""
         return None
 
     def request(self, compat: str) -> RemotingCommand:
         """The request, with the version ``compat``'s client sends and a fresh opaque."""
         ext = self.to_ext_fields(compat)
-        return RemotingCommand.request(self.CODE, ext or None, self.body(), version=_version(compat))
+        return RemotingCommand.request(self.CODE, ext or None, self.body(compat), version=_version(compat))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

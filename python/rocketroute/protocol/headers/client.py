@@ -61,5 +61,5 @@ class HeartbeatRequest(RequestHeader):
 
     heartbeat_data: bytes
 
-    def body(self) -> bytes:
+    def body(self, compat: str) -> bytes:
         return self.heartbeat_data

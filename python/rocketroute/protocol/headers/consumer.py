@@ -164,14 +164,16 @@ class LockBatchMqRequest(RequestHeader):
     def of(cls, consumer_group: str, client_id: str, mqs: Iterable[Any]) -> LockBatchMqRequest:
         return cls(consumer_group=consumer_group, client_id=client_id, mqs=tuple(mqs))
 
-    def body(self) -> bytes:
-        """``LockBatchRequestBody`` as fastjson writes it: properties in name order, compact, each queue as
-        :func:`~rocketroute.protocol.message_queue_json.message_queue_json` writes one."""
+    def body(self, compat: str) -> bytes:
+        """``LockBatchRequestBody`` as ``compat``'s client writes it with fastjson: properties in name order,
+        compact, each queue as :func:`~rocketroute.protocol.message_queue_json.message_queue_json` writes one;
+        ``onlyThisBroker`` from 5.x on (4.9's class has no such field). ``tests/protocol/test_bodies_java.py``
+        holds it to the real Java classes' bytes."""
         mqs = ",".join(message_queue_json(m) for m in self.mqs)
-        return (
-            f'{{"clientId":{json.dumps(self.client_id)},"consumerGroup":{json.dumps(self.consumer_group)},'
-            f'"mqSet":[{mqs}],"onlyThisBroker":{"true" if self.only_this_broker else "false"}}}'
-        ).encode()
+        head = f'{{"clientId":{json.dumps(self.client_id)},"consumerGroup":{json.dumps(self.consumer_group)},'
+        if compat == "4.9":
+            return f'{head}"mqSet":[{mqs}]}}'.encode()
+        return f'{head}"mqSet":[{mqs}],"onlyThisBroker":{"true" if self.only_this_broker else "false"}}}'.encode()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
