@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ...errors import AccessDeniedError
 from ...log_repeats import REPEATS
 from ...net.runtime import RemotingClient
 from ...net.tls import TLS, check_tls
@@ -145,7 +144,7 @@ class ConsumerBase(Generic[L]):
         # the parts, built at start over the instance's connections and the offset store (Java's
         # RebalancePushImpl, its locks, the pull of DefaultMQPushConsumerImpl, the ConsumeMessage*Service)
         self._rebalancer: Rebalancer | None = None
-        self._locks: QueueLocks | None = None  # an orderly consumer's
+        self._locks: QueueLocks | None = None  # an orderly clustering consumer's broker locks
         self._puller: Puller | None = None
         self._consume_service: ConsumeService | None = None  # the one the listener asks for
         self._direct: DirectConsumer | None = None  # CONSUME_MESSAGE_DIRECTLY
@@ -156,9 +155,7 @@ class ConsumerBase(Generic[L]):
 
     # -- joining and leaving the instance ----------------------------------------------------------------------
 
-    def _consume_service_for(
-        self, instance: ClientInstance, offsets: OffsetStore, locks: QueueLocks | None
-    ) -> ConsumeService:
+    def _consume_service_for(self, instance: ClientInstance, offsets: OffsetStore) -> ConsumeService:
         """The consume service the listener asks for (Java's ``start`` picks it by the listener's type), over
         the started instance's connections and requests."""
         assert self._executor is not None
@@ -174,8 +171,9 @@ class ConsumerBase(Generic[L]):
             "stats": self.stats,
             "running": self._is_running,
         }
-        if locks is not None:
-            return OrderlyConsumeService(*args, lock=locks.lock, **parts)
+        if self.orderly:
+            lock = None if self._locks is None else self._locks.lock
+            return OrderlyConsumeService(*args, lock=lock, **parts)
         service = ConcurrentConsumeService(*args, process_queues=self._subscription.process_queues, **parts)
         if self.listener is None:  # rr.aio's async for: the iterating tasks take the batches
             assert self._bind_loop is not None
@@ -213,7 +211,7 @@ class ConsumerBase(Generic[L]):
             self._executor = executor = LoopConsumePool(n, name) if on_loop else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
             state = self._subscription
-            if self.orderly:
+            if self.orderly and clustering:
                 self._locks = QueueLocks(
                     self.group,
                     self.client_id,
@@ -222,7 +220,7 @@ class ConsumerBase(Generic[L]):
                     state=state,
                     message_queue=self._rr.MessageQueue,
                 )
-            self._consume_service = consume = self._consume_service_for(instance, offsets, self._locks)
+            self._consume_service = consume = self._consume_service_for(instance, offsets)
             self._direct = DirectConsumer(
                 self.group,
                 self.settings,
@@ -266,7 +264,7 @@ class ConsumerBase(Generic[L]):
                 offsets=offsets,
                 puller=puller,
                 limits=self._limits,
-                locks=self._locks if clustering else None,
+                locks=self._locks,
                 stats=self.stats,
                 on_change=self._post_rebalance if self.on_rebalance is not None else None,
                 running=self._is_running,
@@ -460,22 +458,17 @@ class ConsumerBase(Generic[L]):
         assert instance is not None
         await instance.refresh_routes(self._subscription.route_topics(), self.settings.mq_client_api_timeout)
 
-    async def _heartbeat_all(self) -> list[AccessDeniedError]:
-        """One heartbeat of the instance to every broker; the brokers' refusals of the credentials."""
-        instance = self._instance
-        assert instance is not None
-        return await instance.heartbeat_all(self.settings.mq_client_api_timeout)
-
     # -- start and stop (on the loop) --------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        rebalancer = self._rebalancing()
+        rebalancer, instance = self._rebalancing(), self._instance
+        assert instance is not None
         await self._refresh_routes()
         clustering = self.model == "CLUSTERING"
         if clustering:
             await rebalancer.check_unique_client_id(registered=False)
         self._registered = True  # in the instance's heartbeats from this one on
-        refused = await self._heartbeat_all()
+        refused = await instance.heartbeat_all(self.settings.mq_client_api_timeout)
         if refused:  # Java only logs it; a consumer its brokers refuse would never receive a message
             raise refused[0]
         if clustering:
@@ -486,7 +479,7 @@ class ConsumerBase(Generic[L]):
             asyncio.ensure_future(rebalancer.rebalance_loop()),
             asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
         ]
-        if self._locks is not None and clustering:
+        if self._locks is not None:
             self._tasks.append(
                 asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._locks.lock_all))
             )
@@ -516,7 +509,7 @@ class ConsumerBase(Generic[L]):
             await self._offsets.persist_all(owned, oneway=False)
         except Exception as e:
             log.warning("committing the offsets at shutdown failed: %s", e)
-        if self._locks is not None and self.model == "CLUSTERING":
+        if self._locks is not None:
             await self._locks.unlock_all(owned)
         if self._instance is not None:
             await self._instance.unregister(consumer_group=self.group, timeout_ms=self.settings.mq_client_api_timeout)

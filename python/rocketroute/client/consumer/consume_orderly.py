@@ -21,9 +21,10 @@ __all__ = ["OrderlyConsumeService"]
 class OrderlyConsumeService(ConsumeService):
     """See the module."""
 
-    def __init__(self, *args: Any, lock: Callable[[Any], Awaitable[bool]], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lock: Callable[[Any], Awaitable[bool]] | None, **kwargs: Any) -> None:
         """:class:`~.consume_service.ConsumeService`'s arguments, and ``lock(mq)``: the queue locked on its broker
-        again (the rebalancer's LOCK_BATCH_MQ), whether it was."""
+        again (:class:`~.queue_locks.QueueLocks`' LOCK_BATCH_MQ), whether it was; None for a broadcasting consumer,
+        which holds no broker lock."""
         super().__init__(*args, **kwargs)
         self.lock = lock
         self._mq_locks: dict[Any, threading.Lock] = {}  # MessageQueueLock: one call at a time per queue
@@ -48,14 +49,15 @@ class OrderlyConsumeService(ConsumeService):
     def try_lock_later(self, mq: Any, pq: ProcessQueue, delay_ms: int) -> None:
         """``tryLockLaterAndReconsume``: lock the queue on its broker after ``delay_ms``; consume again soon if
         it worked, else in 3 s."""
-        remoting = self.remoting
+        remoting, lock = self.remoting, self.lock
+        assert lock is not None  # a lock is lost only in clustering, which has them
         if not self.running():
             return
         again = self.consume_orderly_async if self.on_loop else self.consume_orderly
 
         async def relock() -> None:
             await asyncio.sleep(delay_ms / 1000)
-            ok = await self.lock(mq)
+            ok = await lock(mq)
             self.later(10 if ok else 3000, again, pq, mq)
 
         try:
