@@ -67,6 +67,7 @@ __all__ = [
     "_encode_batch_body",
     "_properties_string",
     "_send_properties",
+    "_usual_batch_body",
     "_SendLoop",
     "_SendResultMaker",
     "_encode_json_frame",
@@ -442,6 +443,19 @@ def _decode_stored(data: bytes, cls: type[Any], pulled: tuple[str, str, str | No
     ``__init__`` and given every field; with ``pulled`` (``(min_offset, max_offset, broker_name)``) the
     ``MIN_OFFSET`` and ``MAX_OFFSET`` properties are put last and ``broker_name`` is set. ``None`` when one message
     is not the common case (malformed, compressed, not UTF-8): the Python decoder reads it."""
+
+def _usual_batch_body(
+    messages: list[Any],
+    message_class: type[Any],
+    drop_last_separator: bool,
+    max_message_size: int,
+    checked_topics: set[str],
+    system_names: frozenset[str],
+    counter: _MessageIdCounter,
+) -> tuple[bytes, list[str]] | None:
+    """``(body, msg_ids)`` of a batch of usual messages (each a ``message_class``, the usual message of a send,
+    of the first one's topic and wait, a flag of 32 bits), checked and written at once with ``counter``'s next ids;
+    ``None`` for anything else (no id made), which the Python encoder checks, writes or refuses."""
 
 def _encode_batch_body(entries: list[tuple[Any, ...]], drop_last_separator: bool) -> bytes | None:
     """The body of a batch of checked messages, each ``(flag, body, [(name, value), ...])`` with its properties in

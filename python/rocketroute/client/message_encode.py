@@ -198,6 +198,7 @@ _native_batch_body = native_twin("_encode_batch_body")
 
 
 _native_send_properties = native_twin("_send_properties")
+_native_usual_batch = native_twin("_usual_batch_body")
 
 
 def encode_batch(
@@ -210,9 +211,11 @@ def encode_batch(
 ) -> EncodedBatch:
     """``DefaultMQProducer.batch(msgs)`` then the checks ``sendDefaultImpl`` runs on the batch.
 
-    With the native backend the body is written in Rust (``rocketroute_core::message_batch``, the same bytes)
-    after the checks here; a message it does not take (more than 8 properties, a lone surrogate, a body that is
-    not ``bytes``) is written here.
+    With the native backend a batch of usual messages (``Message`` objects that ``encode_for_send`` would take in
+    Rust, to a topic sent to before, with new ids) is checked and written in Rust in one call, with no Python per
+    message. Any other batch is checked here, then its body is written in Rust (``rocketroute_core::message_batch``,
+    the same bytes); a message that does not take (more than 8 properties, a lone surrogate, a body that is not
+    ``bytes``) is written here.
 
     ``MessageBatch.generateFromList`` refuses a message with a delay level > 0 ("TimeDelayLevel is not supported
     for batching"), a topic starting with ``%RETRY%`` ("Retry Group is not supported for batching"), a topic
@@ -226,6 +229,18 @@ def encode_batch(
     """
     compat = parse_compat(compat)
     msgs = list(messages)
+    if _native_usual_batch is not None and msg_ids is None:
+        usual = _native_usual_batch(
+            msgs,
+            Message,
+            compat == "4.9",
+            max_message_size,
+            _CHECKED_TOPICS,
+            SYSTEM_PROPERTY_NAMES[compat],
+            default_counter(),
+        )
+        if usual is not None:
+            return _batch_of(usual[0], usual[1], msgs[0], compat, max_message_size, batch_msg_id)
     if not msgs:
         # Java asserts a non-empty list; without -ea, first.getTopic() throws a NullPointerException
         raise _batch_error("the batch has no message", NullPointerError("the batch has no message"))
@@ -265,6 +280,14 @@ def encode_batch(
     body = _native_batch_body(entries, compat == "4.9") if _native_batch_body is not None else None
     if body is None:  # the reference backend, or a message only this encoder takes (or refuses)
         body = b"".join(encode_message(f, b, _join_properties(items, compat)) for f, b, items in entries)
+    return _batch_of(body, ids, first, compat, max_message_size, batch_msg_id)
+
+
+def _batch_of(
+    body: bytes, ids: Sequence[str], first: Message, compat: str, max_message_size: int, batch_msg_id: str | None
+) -> EncodedBatch:
+    """The encoded batch of a checked ``body`` whose messages have ``ids``: the batch's own properties (and, in
+    5.3, its own ``UNIQ_KEY``), then the size check of the whole as a message."""
     assert first.topic is not None
     wait = first.wait_store_msg_ok
     batch_items = [(PROPERTY_WAIT_STORE_MSG_OK, "true" if wait else "false")]

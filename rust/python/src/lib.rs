@@ -74,7 +74,7 @@ mod _native {
     #[pymodule_export]
     use crate::loop_future::PyEagerFuture;
     #[pymodule_export]
-    use crate::message_batch::{_encode_batch_body, _properties_string};
+    use crate::message_batch::{_encode_batch_body, _properties_string, _usual_batch_body};
     #[pymodule_export]
     use crate::message_id::PyMessageIdCounter;
     #[pymodule_export]

@@ -16,6 +16,11 @@ impl PyMessageIdCounter {
     pub(crate) fn create_at(&self, now_ms: i64) -> Option<String> {
         self.inner.create(now_ms)
     }
+
+    /// `n` ids in a row, or `None` (none made) when `now_ms` is past the window (a new month).
+    pub(crate) fn create_many_at(&self, now_ms: i64, n: usize) -> Option<Vec<String>> {
+        self.inner.create_many(now_ms, n)
+    }
 }
 
 #[pymethods]
