@@ -13,6 +13,8 @@ Paths:
 
 - ``aio-send``: ``await rr.aio.Producer.send(msg)`` of 1 KiB messages from ``--in-flight`` coroutines (64);
 - ``send-async``: the threaded producer's ``send_async`` awaited the same way (it runs on the caller's loop);
+- ``send``: the threaded producer's sync ``send(msg)`` from one thread (the direct path);
+- ``batch``: the threaded producer's sync ``send_batch`` of 32 messages from one thread, counted per message;
 - ``aio-consume``: ``async for msgs in rr.aio.Consumer.batches()``, one message per call, of the peer's canned
   1 KiB messages;
 - ``consume``: the threaded ``rr.Consumer``'s listener called on its consume pool, one message per call, of the
@@ -46,7 +48,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ("aio-send", "send-async", "aio-consume", "consume")
+PATHS = ("aio-send", "send-async", "send", "batch", "aio-consume", "consume")
+BATCH = 32
+"""Messages per ``send_batch`` on the ``batch`` path."""
 WARMUP = 500
 """Messages each run sends or reads before the counted ones (routes, connections, the first calls' caches)."""
 QUEUES = 8
@@ -75,6 +79,16 @@ def child(addr: str, path: str, count: int, in_flight: int) -> None:
 
     if path == "consume":
         consume(addr, count)
+        return
+    if path in ("send", "batch"):
+        with rr.Producer(addr, f"count-{path}", send_msg_timeout=600_000) as sync:
+            for n in (WARMUP, count):
+                if path == "send":
+                    for _ in range(n):
+                        sync.send(Message(TOPIC, payload))
+                    continue
+                for start in range(0, n, BATCH):  # exactly n messages: the last batch holds what is left
+                    sync.send_batch([Message(TOPIC, payload) for _ in range(min(BATCH, n - start))])
         return
 
     async def main() -> None:

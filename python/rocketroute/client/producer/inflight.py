@@ -23,12 +23,13 @@ __all__ = ["SendsInFlight"]
 class SendsInFlight:
     """See the module."""
 
-    __slots__ = ("_accepting", "_count", "_gave_up", "_idle", "_lock", "_tasks", "_waiters")
+    __slots__ = ("_accepting", "_blocked", "_count", "_gave_up", "_idle", "_lock", "_tasks", "_waiters")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._count = 0
+        self._blocked = 0  # threads in wait(): only they need the condition notified
         self._accepting = False
         self._gave_up = False
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -67,7 +68,8 @@ class SendsInFlight:
             self._count -= 1
             if self._count:
                 return
-            self._idle.notify_all()
+            if self._blocked:  # a sync send from one thread comes here every time: no notify when nobody waits
+                self._idle.notify_all()
             waiters, self._waiters = self._waiters, []
         for loop, waiter in waiters:
             try:
@@ -96,7 +98,11 @@ class SendsInFlight:
         """Block until no accepted send is under way, at most ``timeout_s`` (``None``: no bound); the number still
         under way."""
         with self._idle:
-            self._idle.wait_for(lambda: self._count == 0, timeout_s)
+            self._blocked += 1
+            try:
+                self._idle.wait_for(lambda: self._count == 0, timeout_s)
+            finally:
+                self._blocked -= 1
             return self._count
 
     async def wait_async(self, timeout_s: float | None) -> int:
