@@ -25,7 +25,8 @@ from ...net.bridge import loop_runs_here
 from ...net.transport import AsyncRemotingClient
 from ...protocol import RemotingError, RemotingTooMuchRequestError
 from ...protocol.command import RPC_ONEWAY
-from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_default, send_select
+from ...protocol.response_code import default_retry_response_codes
+from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_select
 from ..message import Message
 from .backpressure import SendWindow
 from .encoders import EncoderThreads
@@ -177,26 +178,60 @@ class Sender:
         language = remoting.async_client.frame_language()
         flag = RPC_ONEWAY if oneway else 0
 
-        def attempt(mq: Any) -> Any:
-            left = kernel_budget(timeout, begin)
-            addr, request = self.wire.request(enc, mq, language, flag)
-            if oneway:
-                remoting.invoke_oneway(addr, request, direct=True)
-                return None
-            response = remoting.invoke(addr, request, left, direct=True)
-            return self.wire.result(enc, mq, addr, response)
-
+        wire = self.wire
         if selector is not None:
-            return send_select(info, self.wire.user_selector(selector), msg, arg, attempt, timeout_ms=rest)
-        return send_default(
-            info,
-            self.strategy,
-            attempt,
-            mode=mode,
-            retry_times_when_send_failed=self.settings.retry_times_when_send_failed,
-            timeout_ms=rest,
-            retry_result=self.wire.retry_result(),
-        )
+
+            def attempt(mq: Any) -> Any:
+                left = kernel_budget(timeout, begin)
+                addr, request = wire.request(enc, mq, language, flag)
+                if oneway:
+                    remoting.invoke_oneway(addr, request, direct=True)
+                    return None
+                response = remoting.invoke(addr, request, left, direct=True)
+                return wire.result(enc, mq, addr, response)
+
+            return send_select(info, wire.user_selector(selector), msg, arg, attempt, timeout_ms=rest)
+        # send.send_default's loop written out, on the native loop where it takes the send (_send_loop's checks):
+        # no closure per send and no calls through send_default and _send_loop
+        retry_result = wire.retry_result()
+        loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
+        total = 1 if oneway else 1 + self.settings.retry_times_when_send_failed
+        if (
+            loops
+            and type(self.strategy) is loops[1]
+            and type(info) is loops[2]
+            and type(rest) is int
+            and 0 <= rest <= _NATIVE_MAX_TIMEOUT
+            and type(total) is int
+            and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+            and info.ok()  # else _send_loop raises "No route info"
+        ):
+            codes = default_retry_response_codes(self.strategy.compat)
+            sends = loops[0](info, self.strategy, not oneway, total, rest, codes, retry_result, None)
+        else:
+            sends = _send_loop(
+                info, self.strategy, mode, self.settings.retry_times_when_send_failed, 2, rest, None, None, None,
+                retry_result,
+            )  # fmt: skip
+        while (mq := sends.next_queue()) is not None:
+            try:
+                left = timeout - int((time.monotonic() - begin) * 1000)  # kernel_budget written out
+                if left < 0:
+                    raise RemotingTooMuchRequestError("sendKernelImpl call timeout")
+                addr, request = wire.request(enc, mq, language, flag)
+                if oneway:
+                    remoting.invoke_oneway(addr, request, direct=True)
+                    result = None
+                else:
+                    response = remoting.invoke(addr, request, left or 1, direct=True)
+                    result = wire.result(enc, mq, addr, response)
+            except Exception as e:
+                if sends.failed(e):
+                    return sends.result
+                continue
+            if sends.succeeded(result):
+                return result
+        return sends.finish()
 
     def _no_route(self, topic: str, timeout_ms: int, error: BaseException | None) -> SendFailedError:
         """The route lookup of a send is bounded by the send's budget (Java's is not: it waits for the name
