@@ -399,7 +399,9 @@ def _send_request_frame(
 @final
 class _DirectConnection:
     """One connection to a broker for threads that block on their requests (the sync facade of
-    ``rocketroute.net.RemotingClient``): frames in, frames out, matched by opaque."""
+    ``rocketroute.net.RemotingClient``): frames in, commands out, matched by opaque. A response is made into its
+    command here (``command(...)`` as the loop's connections make it, or ``decode(frame, max_frame_size)`` for a
+    frame the native reader leaves to the Python decoder)."""
 
     def __new__(
         cls,
@@ -410,15 +412,19 @@ class _DirectConnection:
         connect_timeout_ms: int,
         max_frame_size: int,
         language: str,
+        command: Any,
+        serialize_type: Any,
+        decode: Any,
     ) -> _DirectConnection:
         """Connect to ``host:port`` within ``connect_timeout_ms`` (``addr`` names it in errors); ``language`` goes in
         the answers to the peer's requests; a frame over ``max_frame_size`` bytes from the peer closes the
-        connection."""
+        connection. Responses are made into commands with ``command`` and ``serialize_type``
+        (``RemotingCommand``, ``SerializeType.JSON``), or with ``decode`` (``decode_frame``)."""
 
-    def invoke(self, opaque: int, frame: bytes, timeout_ms: int, code: int) -> bytes:
-        """Write ``frame`` (request ``code``, ``opaque``) and return the response's frame, length field included;
-        raises ``RemotingTimeoutError`` after ``timeout_ms``, ``RemotingSendRequestError`` when the connection fails
-        or is closed."""
+    def invoke(self, opaque: int, frame: bytes, timeout_ms: int, code: int) -> Any:
+        """Write ``frame`` (request ``code``, ``opaque``) and return the response's command; raises
+        ``RemotingTimeoutError`` after ``timeout_ms``, ``RemotingSendRequestError`` when the connection fails or is
+        closed, and what ``decode`` raises for a malformed response."""
 
     def send_oneway(self, frame: bytes, timeout_ms: int) -> None:
         """Write a oneway request's ``frame`` (within ``timeout_ms``); nothing is awaited."""

@@ -16,8 +16,9 @@ import pytest
 import rocketroute as rr
 from rocketroute.net import RemotingClient
 from rocketroute.protocol import RemotingCommand, RequestCode
+from rocketroute.protocol.command import SerializeType
 from rocketroute.protocol.errors import RemotingTimeoutError
-from rocketroute.protocol.frame import encode_frame
+from rocketroute.protocol.frame import decode_frame, encode_frame
 
 
 def _frame(topic: str, body: bytes = b"") -> tuple[int, bytes]:
@@ -33,8 +34,9 @@ def test_writes_out_of_time_fail_alone_and_the_connection_stays_open(cluster, fr
     addr = cluster.broker_addr("broker-a")
     host, port = addr.rsplit(":", 1)
     conn = rr._native._DirectConnection(
-        addr, host, int(port), connect_timeout_ms=3000, max_frame_size=16 << 20, language="PYTHON"
-    )
+        addr, host, int(port), connect_timeout_ms=3000, max_frame_size=16 << 20, language="PYTHON",
+        command=RemotingCommand, serialize_type=SerializeType.JSON, decode=decode_frame,
+    )  # fmt: skip
     big = b"\x07" * 600_000
     failures: list[str] = []
     timeouts = [0]

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..protocol.command import EncodedRequest, RemotingCommand
+from ..protocol.command import EncodedRequest, RemotingCommand, SerializeType
 from ..protocol.errors import RemotingError, RemotingSendRequestError, RemotingTimeoutError
 from ..protocol.frame import decode_frame
 
@@ -83,16 +83,15 @@ class DirectConnections:
         self._stalled.discard(addr)
 
     def invoke(
-        self, addr: str, request: RemotingCommand | EncodedRequest, frame: bytes, timeout_ms: int, max_frame_size: int
+        self, addr: str, request: RemotingCommand | EncodedRequest, frame: bytes, timeout_ms: int
     ) -> RemotingCommand:
         """The response to ``request`` (encoded as ``frame``) on the direct connection to ``addr``."""
         conn = self.to(addr)
         try:
-            answer = conn.invoke(request.opaque, frame, timeout_ms, request.code)
+            return conn.invoke(request.opaque, frame, timeout_ms, request.code)  # type: ignore[no-any-return]
         except (RemotingTimeoutError, RemotingSendRequestError):
             self._stalled.add(addr)
             raise
-        return decode_frame(answer, max_frame_size)
 
     def send_oneway(self, addr: str, frame: bytes, timeout_ms: int) -> None:
         """Write a oneway request's ``frame`` on the direct connection to ``addr``."""
@@ -121,6 +120,9 @@ class DirectConnections:
                     connect_timeout_ms=self._connect_timeout_ms,
                     max_frame_size=self._max_frame_size,
                     language=self._language,
+                    command=RemotingCommand,
+                    serialize_type=SerializeType.JSON,
+                    decode=decode_frame,
                 )
                 self._conns[addr] = conn
         return conn

@@ -164,7 +164,7 @@ class RemotingClient:
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request):
             frame = self.async_client._frame_of(request)
-            return conns.invoke(addr, request, frame, timeout_ms, self.async_client.max_frame_size)
+            return conns.invoke(addr, request, frame, timeout_ms)
         waiter = SyncWaiter()
         self._enqueue(self.async_client._submit, addr, request, timeout_ms, waiter)
         try:

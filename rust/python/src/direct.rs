@@ -8,6 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rocketroute_core::direct::{DirectConnection, DirectError};
 
+use crate::frame::command_of;
+
 mod classes {
     pyo3::import_exception!(rocketroute.protocol.errors, RemotingConnectError);
     pyo3::import_exception!(rocketroute.protocol.errors, RemotingSendRequestError);
@@ -16,10 +18,16 @@ mod classes {
 use classes::{RemotingConnectError, RemotingSendRequestError, RemotingTimeoutError};
 
 /// One connection to a broker for threads that block on their requests (the sync facade of
-/// `rocketroute.net.RemotingClient`): frames in, frames out, matched by opaque.
+/// `rocketroute.net.RemotingClient`): frames in, commands out, matched by opaque. A response is made into its
+/// command here (`command(...)` as the loop's connections make it, or `decode(frame, max_frame_size)` for a frame
+/// the native reader leaves to the Python decoder).
 #[pyclass(frozen, name = "_DirectConnection", module = "rocketroute._native")]
 pub struct PyDirectConnection {
     inner: DirectConnection,
+    command: Py<PyAny>,
+    serialize_type: Py<PyAny>,
+    decode: Py<PyAny>,
+    max_frame_size: usize,
 }
 
 fn raise(py: Python<'_>, addr: &str, e: DirectError, timeout_ms: u64, code: i32) -> PyErr {
@@ -52,8 +60,11 @@ fn frame_error(py: Python<'_>, addr: &str, why: &str) -> PyErr {
 impl PyDirectConnection {
     /// Connect to `host:port` within `connect_timeout_ms` (`addr` names it in errors); `language` goes in the
     /// answers to the peer's requests; a frame over `max_frame_size` bytes from the peer closes the connection.
+    /// Responses are made into commands with `command` and `serialize_type` (`RemotingCommand`,
+    /// `SerializeType.JSON`), or with `decode` (`decode_frame`).
     #[new]
-    #[pyo3(signature = (addr, host, port, *, connect_timeout_ms, max_frame_size, language))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (addr, host, port, *, connect_timeout_ms, max_frame_size, language, command, serialize_type, decode))]
     fn new(
         py: Python<'_>,
         addr: String,
@@ -62,19 +73,29 @@ impl PyDirectConnection {
         connect_timeout_ms: u64,
         max_frame_size: usize,
         language: String,
+        command: Py<PyAny>,
+        serialize_type: Py<PyAny>,
+        decode: Py<PyAny>,
     ) -> PyResult<Self> {
         let timeout = Duration::from_millis(connect_timeout_ms);
         let connected = py.detach(|| {
             DirectConnection::connect(&addr, &host, port, timeout, max_frame_size, &language)
         });
         match connected {
-            Ok(inner) => Ok(PyDirectConnection { inner }),
+            Ok(inner) => Ok(PyDirectConnection {
+                inner,
+                command,
+                serialize_type,
+                decode,
+                max_frame_size,
+            }),
             Err(e) => Err(raise(py, &addr, e, connect_timeout_ms, 0)),
         }
     }
 
-    /// Write `frame` (request `code`, `opaque`) and return the response's frame, length field included; raises
-    /// `RemotingTimeoutError` after `timeout_ms`, `RemotingSendRequestError` when the connection fails or is closed.
+    /// Write `frame` (request `code`, `opaque`) and return the response's command; raises `RemotingTimeoutError`
+    /// after `timeout_ms`, `RemotingSendRequestError` when the connection fails or is closed, and what `decode`
+    /// raises for a malformed response.
     fn invoke<'py>(
         &self,
         py: Python<'py>,
@@ -82,11 +103,18 @@ impl PyDirectConnection {
         frame: &[u8],
         timeout_ms: u64,
         code: i32,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let timeout = Duration::from_millis(timeout_ms);
-        match py.detach(|| self.inner.invoke(opaque, frame, timeout)) {
-            Ok(response) => Ok(PyBytes::new(py, &response)),
-            Err(e) => Err(raise(py, self.inner.addr(), e, timeout_ms, code)),
+        let response = py
+            .detach(|| self.inner.invoke(opaque, frame, timeout))
+            .map_err(|e| raise(py, self.inner.addr(), e, timeout_ms, code))?;
+        let (command, serialize_type) = (self.command.bind(py), self.serialize_type.bind(py));
+        match command_of(py, &response, self.max_frame_size, command, serialize_type) {
+            Some(made) => made,
+            None => self
+                .decode
+                .bind(py)
+                .call1((PyBytes::new(py, &response), self.max_frame_size)),
         }
     }
 

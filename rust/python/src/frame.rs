@@ -182,6 +182,52 @@ pub fn _read_frames(
     })
 }
 
+/// The command of one whole `frame` (length field included) with a usual JSON header, made as `_FrameReader` makes
+/// each: `command(code, opaque, flag, language, version, remark, ext_fields, body, serialize_type)`; `None` for
+/// a frame the Python decoder reads (see `_read_frames`) or one that is not exactly one frame.
+pub(crate) fn command_of<'py>(
+    py: Python<'py>,
+    frame: &[u8],
+    max_frame_size: usize,
+    command: &Bound<'py, PyAny>,
+    serialize_type: &Bound<'py, PyAny>,
+) -> Option<PyResult<Bound<'py, PyAny>>> {
+    let span = json_frame_at(frame, max_frame_size)?;
+    if span.body.end != frame.len() {
+        return None;
+    }
+    let h = read_json_header(&frame[span.header.clone()])?;
+    Some(make_command(
+        py,
+        &h,
+        &frame[span.body],
+        command,
+        serialize_type,
+    ))
+}
+
+fn make_command<'py>(
+    py: Python<'py>,
+    h: &JsonHeaderFields<'_>,
+    body: &[u8],
+    command: &Bound<'py, PyAny>,
+    serialize_type: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (language, remark, ext) = header_objects(py, h)?;
+    let body = (!body.is_empty()).then(|| PyBytes::new(py, body));
+    command.call1((
+        h.code,
+        h.opaque,
+        h.flag,
+        language,
+        h.version,
+        remark,
+        ext,
+        body,
+        serialize_type,
+    ))
+}
+
 /// The commands of a read's whole frames, made one at a time (`_read_frames`). Meant for one consumer: the
 /// decoder of a connection. It holds the class and the serialize type it was given and bytes, so it is not tracked
 /// by the garbage collector (a class and an enum member hold no reference back to it).
@@ -218,20 +264,14 @@ impl PyFrameReader {
             self.next.store(self.spans.len(), Ordering::Relaxed); // the Python decoder reads it, and the rest
             return Ok(None);
         };
-        let (language, remark, ext) = header_objects(py, &h)?;
         let body = &self.copy[at + span.body.start..at + span.body.end];
-        let body = (!body.is_empty()).then(|| PyBytes::new(py, body));
-        let cmd = self.command.bind(py).call1((
-            h.code,
-            h.opaque,
-            h.flag,
-            language,
-            h.version,
-            remark,
-            ext,
+        let cmd = make_command(
+            py,
+            &h,
             body,
+            self.command.bind(py),
             self.serialize_type.bind(py),
-        ))?;
+        )?;
         self.next.store(index + 1, Ordering::Relaxed);
         self.end
             .store(self.base + at + span.body.end, Ordering::Relaxed);
