@@ -11,6 +11,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Collection, Coroutine
+from threading import get_ident
 from typing import Any, TypeVar
 
 from ..loggers import get_logger
@@ -112,6 +113,7 @@ class RemotingClient:
             self._bridge(loop)
             self.async_client._loop = loop
             self._thread = threading.current_thread()
+            self._thread_id = self._thread.ident
             self._finalizer = weakref.finalize(self, _no_op)  # the loop is the caller's: it is never stopped here
             return
         self.loop = asyncio.new_event_loop()
@@ -122,6 +124,7 @@ class RemotingClient:
             target=_run_loop, args=(self.loop, started), name="rocketroute-remoting", daemon=True
         )
         self._thread.start()
+        self._thread_id = self._thread.ident  # what a blocking call compares its own thread's id with
         started.wait()
         # an unclosed client that is garbage-collected stops its loop (the thread holds no reference to self)
         self._finalizer = weakref.finalize(self, _stop_loop, self.loop)
@@ -156,10 +159,11 @@ class RemotingClient:
         """:meth:`AsyncRemotingClient.invoke` from any thread. ``direct``: on the client's direct connection to
         ``addr`` when it has them (built with ``direct=``, no TLS; :mod:`rocketroute.net.direct`) and the
         caller is not on the loop, else through the loop. A ``timeout_ms`` under 1 is refused (``ValueError``)."""
-        check_timeout_ms("timeout_ms", timeout_ms)
+        if type(timeout_ms) is not int or timeout_ms < 1:
+            check_timeout_ms("timeout_ms", timeout_ms)
         if self._closed:
             raise self._closed_error(addr)
-        if threading.current_thread() is self._thread:  # self.on_loop_thread() written out
+        if get_ident() == self._thread_id:  # self.on_loop_thread() written out
             raise blocking_on_loop("RemotingClient.invoke")
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request):
@@ -197,7 +201,7 @@ class RemotingClient:
         thread, within ``connect_timeout_ms``)."""
         if self._closed:
             raise self._closed_error(addr)
-        if threading.current_thread() is self._thread:
+        if get_ident() == self._thread_id:
             raise blocking_on_loop("RemotingClient.invoke_oneway")
         conns = self._direct if direct else None
         if conns is not None and conns.takes(addr, request):
@@ -241,7 +245,7 @@ class RemotingClient:
     def on_loop_thread(self) -> bool:
         """Whether the caller runs on the client's event-loop thread (a processor, or code scheduled on
         ``.loop``), where a blocking call that waits for the loop would never return."""
-        return threading.current_thread() is self._thread
+        return get_ident() == self._thread_id
 
     def _closed_error(self, addr: str) -> RemotingError:
         if self._forked:
@@ -259,6 +263,7 @@ class RemotingClient:
         self._close_lock = threading.Lock()  # held by another thread of the parent, maybe
         self._closed = True
         self._forked = True
+        self._thread_id = None  # a thread of the child may get the id the parent's loop thread had
         self._parent_pid = os.getppid()
         self._finalizer.detach()
 

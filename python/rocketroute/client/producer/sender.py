@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import threading
 import time
 from collections.abc import Coroutine, Iterable, Sequence
 from threading import get_ident
@@ -25,7 +24,7 @@ from ...net.bridge import loop_runs_here
 from ...net.transport import AsyncRemotingClient
 from ...protocol import RemotingError, RemotingTooMuchRequestError
 from ...protocol.command import RPC_ONEWAY
-from ...protocol.response_code import default_retry_response_codes
+from ...protocol.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_select
 from ..message import Message
 from .backpressure import SendWindow
@@ -131,7 +130,7 @@ class Sender:
         """A sync send: accepted here (flush and shutdown wait for it), unless the caller ``accepted`` it already
         (a transaction is accepted whole: its half message, its executor and its END_TRANSACTION)."""
         remoting = self.life.remoting
-        if remoting is not None and threading.current_thread() is remoting._thread:  # remoting.on_loop_thread()
+        if remoting is not None and get_ident() == remoting._thread_id:  # remoting.on_loop_thread() written out
             raise RuntimeError(
                 "a blocking Producer send cannot be called on the producer's event-loop thread (a submit() future's "
                 "callback runs there): it would wait for that loop; use submit or send_async there, or call it from "
@@ -206,7 +205,8 @@ class Sender:
             and 0 <= total <= _NATIVE_MAX_ATTEMPTS
             and info.ok()  # else _send_loop raises "No route info"
         ):
-            codes = default_retry_response_codes(self.strategy.compat)
+            compat = self.strategy.compat
+            codes = RETRY_RESPONSE_CODES.get(compat) or default_retry_response_codes(compat)
             sends = loops[0](info, self.strategy, not oneway, total, rest, codes, retry_result, None)
         else:
             sends = _send_loop(
