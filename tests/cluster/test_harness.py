@@ -213,7 +213,7 @@ def _thread_cpu_s(pid: int, name: str) -> float | None:
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
                 stat = f.read()
-        except FileNotFoundError:  # the thread ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile (ENOENT, or ESRCH mid-read)
             continue
         if stat[stat.index("(") + 1 : stat.rindex(")")].startswith(name):
             fields = stat.rsplit(")", 1)[1].split()
