@@ -195,16 +195,7 @@ class Sender:
         retry_result = wire.retry_result()
         loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
         total = 1 if oneway else 1 + self.settings.retry_times_when_send_failed
-        if (
-            loops
-            and type(self.strategy) is loops[1]
-            and type(info) is loops[2]
-            and type(rest) is int
-            and 0 <= rest <= _NATIVE_MAX_TIMEOUT
-            and type(total) is int
-            and 0 <= total <= _NATIVE_MAX_ATTEMPTS
-            and info.ok()  # else _send_loop raises "No route info"
-        ):
+        if loops and _native_loop_takes(loops, self.strategy, info, rest, total):
             compat = self.strategy.compat
             codes = RETRY_RESPONSE_CODES.get(compat) or default_retry_response_codes(compat)
             sends = loops[0](info, self.strategy, not oneway, total, rest, codes, retry_result, None)
@@ -426,17 +417,7 @@ class Sender:
                 # _send_loop's choice of the native loop written out for the async sends (the same checks)
                 loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
                 total = 1 + self.settings.retry_times_when_send_async_failed
-                if (
-                    loops
-                    and mode is _ASYNC
-                    and type(self.strategy) is loops[1]
-                    and type(info) is loops[2]
-                    and type(rest) is int
-                    and 0 <= rest <= _NATIVE_MAX_TIMEOUT
-                    and type(total) is int
-                    and 0 <= total <= _NATIVE_MAX_ATTEMPTS
-                    and info.ok()  # else _send_loop raises "No route info"
-                ):
+                if loops and mode is _ASYNC and _native_loop_takes(loops, self.strategy, info, rest, total):
                     sends = loops[0](info, self.strategy, False, total, rest, (), None, None)
                 else:
                     sends = _send_loop(
@@ -489,6 +470,20 @@ class Sender:
 
 _ASYNC = CommunicationMode.ASYNC
 _NO_THREAD_ID = object()  # a loop that does not say which thread runs it (not one of asyncio's)
+
+
+def _native_loop_takes(loops: tuple[type, ...], strategy: Any, info: Any, rest: Any, total: Any) -> bool:
+    """Whether the native send loop takes a send: ``_send_loop``'s checks, for the sends that build the loop
+    themselves (the native strategy and publish info, an int budget and attempt count in its range, a route)."""
+    return (
+        type(strategy) is loops[1]
+        and type(info) is loops[2]
+        and type(rest) is int
+        and 0 <= rest <= _NATIVE_MAX_TIMEOUT
+        and type(total) is int
+        and 0 <= total <= _NATIVE_MAX_ATTEMPTS
+        and info.ok()  # else _send_loop raises "No route info"
+    )
 
 
 def _chosen(mq: Any) -> Any:
