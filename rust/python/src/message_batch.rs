@@ -9,16 +9,12 @@ use rocketroute_core::message_batch::{properties_string, push_entry};
 use rocketroute_core::message_id::current_time_millis;
 use rocketroute_core::send_properties::{send_items, send_properties};
 
-use crate::frame::exact_int;
+use crate::frame::{exact_int, text};
 use crate::message_id::PyMessageIdCounter;
 use crate::send_properties::{usual_fields, UsualFields};
 
 /// Java's `MixAll.RETRY_GROUP_TOPIC_PREFIX`: a batch to a retry topic is refused.
 const RETRY_GROUP_TOPIC_PREFIX: &str = "%RETRY%";
-
-fn text<'a>(v: &'a Bound<'_, PyAny>) -> Option<&'a str> {
-    v.cast::<PyString>().ok()?.to_str().ok()
-}
 
 type Pair<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>);
 

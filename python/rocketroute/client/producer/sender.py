@@ -24,7 +24,7 @@ from ...net.bridge import loop_runs_here
 from ...net.transport import AsyncRemotingClient
 from ...protocol import RemotingError, RemotingTooMuchRequestError
 from ...protocol.command import RPC_ONEWAY
-from ...protocol.response_code import RETRY_RESPONSE_CODES, default_retry_response_codes
+from ...protocol.response_code import default_retry_response_codes
 from ...send import _NATIVE_MAX_ATTEMPTS, _NATIVE_MAX_TIMEOUT, CommunicationMode, _send_loop, send_select
 from ..message import Message
 from .backpressure import SendWindow
@@ -196,13 +196,12 @@ class Sender:
         loops = _send_module._NATIVE_LOOP or _send_module._native_loop_types()
         total = 1 if oneway else 1 + self.settings.retry_times_when_send_failed
         if loops and _native_loop_takes(loops, self.strategy, info, rest, total):
-            compat = self.strategy.compat
-            codes = RETRY_RESPONSE_CODES.get(compat) or default_retry_response_codes(compat)
+            codes = default_retry_response_codes(self.strategy.compat)
             sends = loops[0](info, self.strategy, not oneway, total, rest, codes, retry_result, None)
         else:
             sends = _send_loop(
-                info, self.strategy, mode, self.settings.retry_times_when_send_failed, 2, rest, None, None, None,
-                retry_result,
+                info, self.strategy, mode, self.settings.retry_times_when_send_failed,
+                self.settings.retry_times_when_send_async_failed, rest, None, None, None, retry_result,
             )  # fmt: skip
         while (mq := sends.next_queue()) is not None:
             try:
