@@ -86,7 +86,7 @@ print("\n".join(reqs))
 endef
 export READ_REQUIREMENTS
 
-.PHONY: help venv build peer bench-clients bench-clients-docs bench-instructions servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
+.PHONY: help venv build peer bench-clients bench-clients-docs bench-scaling bench-scaling-docs bench-instructions servers clients servers-apache servers-rust browser bench-cluster bench-cluster-docs test test-rust test-python test-benches test-dist wheel lint bench bench-docs demo walkthrough fuzz docs clean distclean
 
 help:
 	@echo "make demo      build the extension (release), run route, plan, replay and report on local Spark"
@@ -101,6 +101,7 @@ help:
 	@echo "make bench     native vs reference benchmarks, then the ratio table (BENCH_BEFORE=old.json: after / before too)"
 	@echo "make bench-docs  make bench, then keep its result for the docs' benchmark page (docs/bench/results.json)"
 	@echo "make bench-clients  rr.Producer, rr.Consumer (native, reference) and rr.aio against the Java and Go clients on the instant peer and Apache's broker (bench-clients-docs: keep it for the docs)"
+	@echo "make bench-scaling  the producers from 1 to 16 threads and 1 to 4096 sends in flight beside the Java client, plotted (bench-scaling-docs: keep it for the docs)"
 	@echo "make bench-instructions  instructions per message sent and consumed, counted under callgrind (repeatable where timings drift)"
 	@echo "make bench-cluster  the producer and consumer on Apache's and RocketMQ-Rust's brokers (bench-cluster-docs: keep it for the docs)"
 	@echo "make wheel     the manylinux2014 abi3 wheel, the pure-Python wheel and the sdist into dist/ (maturin, zig; hatchling)"
@@ -347,6 +348,20 @@ bench-clients-docs: venv build servers
 		$(VPY) benches/bench_clients.py --rounds $(BENCH_CLIENTS_ROUNDS) --clients java,go,native,aio \
 		--json $(BENCH_CLIENTS_JSON) --keep docs/bench/clients.json
 	@echo "docs/bench/clients.json: the benchmark page's client table (make docs)"
+
+# the producers from 1 to 16 threads and 1 to 4096 sends in flight (benches/bench_scaling.py), the benchmark page's
+# plot; SCALING_ARGS: e.g. --servers instant,apache-5.5.0 --rounds 3
+BENCH_SCALING_JSON := out/bench/scaling.json
+SCALING_ARGS ?=
+bench-scaling: venv build servers
+	$(call section,bench: the producers' scaling with threads and sends in flight, beside the Java client)
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
+		$(VPY) benches/bench_scaling.py $(SCALING_ARGS) --json $(BENCH_SCALING_JSON) --svg out/bench/scaling.svg
+
+bench-scaling-docs: venv build servers
+	env -u ROCKETROUTE_BACKEND ROCKETROUTE_SERVERS_DIR="$(SERVERS_DIR)" ROCKETROUTE_SERVERS_BIN="$(SERVERS_BIN)" ROCKETROUTE_CLIENTS_DIR="$(CLIENTS_DIR)" \
+		$(VPY) benches/bench_scaling.py $(SCALING_ARGS) --json $(BENCH_SCALING_JSON) --keep docs/bench/scaling.json
+	@echo "docs/bench/scaling.json: the benchmark page's scaling plot (make docs)"
 
 bench-cluster-docs: bench-cluster
 	$(VPY) benches/ratios.py $(BENCH_CLUSTER_JSON) --keep docs/bench/cluster.json > /dev/null
