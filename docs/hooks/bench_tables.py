@@ -13,15 +13,21 @@ from typing import Any
 MARKER = "<!-- bench-tables -->"
 CLUSTER_MARKER = "<!-- bench-cluster-tables -->"
 CLIENTS_MARKER = "<!-- bench-clients-table -->"
+SCALING_MARKER = "<!-- bench-scaling-plot -->"
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "bench" / "results.json"
 CLUSTER_RESULTS = ROOT / "docs" / "bench" / "cluster.json"
 """The producer and consumer on real brokers, from a run of their own (``make bench-cluster-docs``)."""
 CLIENTS_RESULTS = ROOT / "docs" / "bench" / "clients.json"
 """rr.Producer against the Java client (``make bench-clients-docs``, benches/bench_clients.py)."""
+SCALING_RESULTS = ROOT / "docs" / "bench" / "scaling.json"
+"""The same clients from 1 to 16 threads and 1 to 4096 sends in flight (``make bench-scaling-docs``,
+benches/bench_scaling.py): drawn as an SVG, its table beneath."""
 
 
 def _bench_module(name: str) -> Any:
+    if str(ROOT / "benches") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benches"))  # bench_scaling imports bench_clients as the benches do
     spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benches" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -43,6 +49,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if CLIENTS_MARKER in markdown:
         table = _bench_module("bench_clients").table(json.loads(CLIENTS_RESULTS.read_text(encoding="utf-8")))
         markdown = markdown.replace(CLIENTS_MARKER, "\n".join(table))
+    if SCALING_MARKER in markdown:
+        run = json.loads(SCALING_RESULTS.read_text(encoding="utf-8"))
+        svg = _bench_module("bench_scaling").plot(run)
+        table = _bench_module("bench_clients").table(run)
+        plot = f'<div class="bench-plot">\n{svg}\n</div>'  # a block of raw HTML: Markdown leaves it as it is
+        markdown = markdown.replace(SCALING_MARKER, "\n".join([plot, "", *table]))
     return markdown
 
 
