@@ -85,8 +85,10 @@ def test_the_consumers_read_the_instant_peer_s_canned_queues(tmp_path: Path) -> 
     assert bench_clients.main([*args, "--memory", "0", "--json", str(out)]) == 0
     run = json.loads(out.read_text())
     assert [(r["shape"], r["client"]) for r in run["rows"]] == [("consume, 1 per call", c) for c in clients]
-    # the peer holds exactly the 250 (warm-up and measured) messages a quick shape reads, rounded up to 8 queues
-    assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 and r["cpu_s"] > 0 for r in run["rows"]), run["rows"]
+    # the peer holds exactly the 250 (warm-up and measured) messages a quick shape reads, rounded up to 8 queues;
+    # 200 messages read in about a millisecond may register no CPU time (the table shows no ratio then), as in the
+    # producers' smoke test
+    assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 and r["cpu_s"] >= 0 for r in run["rows"]), run["rows"]
     assert run["pull_ceilings"]["instant"]["msgs"] >= 2_000 and run["pull_ceilings"]["instant"]["msgs_per_s"] > 0
 
 
