@@ -22,7 +22,7 @@ from ._stored import stored
 
 # request codes (RequestCode) and response codes (ResponseCode), written out
 SEND_MESSAGE_V2, PULL_MESSAGE, QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET = 310, 11, 14, 15
-GET_MAX_OFFSET, SEARCH_OFFSET, HEART_BEAT, UNREGISTER_CLIENT = 30, 29, 34, 35
+GET_MAX_OFFSET, GET_MIN_OFFSET, SEARCH_OFFSET, HEART_BEAT, UNREGISTER_CLIENT = 30, 31, 29, 34, 35
 CONSUMER_SEND_MSG_BACK, GET_CONSUMER_LIST_BY_GROUP, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ = 36, 38, 41, 42
 GET_ROUTEINFO_BY_TOPIC = 105
 SUCCESS, SYSTEM_ERROR, TOPIC_NOT_EXIST, PULL_NOT_FOUND, QUERY_NOT_FOUND = 0, 1, 17, 19, 22
@@ -112,15 +112,26 @@ class FakeBroker(_Served):
         self.store: dict[tuple[str, int], list[bytes]] = {}  # (topic, queue) -> messages, in queue-offset order
         self.offsets: dict[tuple[str, str, int], int] = {}  # (group, topic, queue) -> committed offset
         self.members: dict[str, list[str]] = {}  # group -> client ids, in heartbeat order
+        self.min_offsets: dict[tuple[str, int], int] = {}  # (topic, queue) -> the oldest offset kept (default 0)
 
-    def append(self, topic: str, queue_id: int, body: bytes, properties: dict[str, str] | None = None) -> int:
-        """Store a message as a send would; returns its queue offset."""
+    def append(
+        self, topic: str, queue_id: int, body: bytes, properties: dict[str, str] | None = None, sys_flag: int = 0
+    ) -> int:
+        """Store a message as a send would (``sys_flag``: 1 for a compressed body); returns its queue offset."""
         with self.lock:
             queue = self.store.setdefault((topic, queue_id), [])
             offset = len(queue)
             props = {"UNIQ_KEY": f"{self.name}-{topic}-{queue_id}-{offset}", **(properties or {})}
             queue.append(
-                stored(topic, body, properties=props, queue_id=queue_id, queue_offset=offset, commit_log_offset=offset)
+                stored(
+                    topic,
+                    body,
+                    properties=props,
+                    queue_id=queue_id,
+                    queue_offset=offset,
+                    commit_log_offset=offset,
+                    sys_flag=sys_flag,
+                )
             )
             return offset
 
@@ -154,6 +165,8 @@ class FakeBroker(_Served):
             elif code == UPDATE_CONSUMER_OFFSET:
                 self.offsets[(ext["consumerGroup"], ext["topic"], int(ext["queueId"]))] = int(ext["commitOffset"])
                 return SUCCESS, {}, b""
+            elif code == GET_MIN_OFFSET:
+                return SUCCESS, {"offset": self.min_offsets.get((ext["topic"], int(ext["queueId"])), 0)}, b""
             elif code in (GET_MAX_OFFSET, SEARCH_OFFSET):
                 return SUCCESS, {"offset": len(self.store.get((ext["topic"], int(ext["queueId"])), []))}, b""
             elif code == LOCK_BATCH_MQ:

@@ -52,6 +52,9 @@ def test_offsets_are_read_committed_and_searched(broker: FakeBroker, client: Rem
         broker.append("T", 1, b"x")
     assert client.run(api.max_offset(broker.addr, mq, 3000)) == 3
     assert client.run(api.search_offset(broker.addr, mq, 0, 3000)) == 3
+    assert client.run(api.min_offset(broker.addr, mq, 3000)) == 0
+    broker.min_offsets[("T", 1)] = 2
+    assert client.run(api.min_offset(broker.addr, mq, 3000)) == 2
     fields = broker.requests(GET_MAX_OFFSET)[-1]["extFields"]
     assert (fields["topic"], fields["queueId"], fields["bname"]) == ("T", "1", "broker-a")  # 5.3 names the broker
 

@@ -14,6 +14,7 @@ from rocketroute.protocol.headers import (
     ConsumerSendMsgBackRequestHeader,
     GetConsumerListByGroupRequestHeader,
     GetMaxOffsetRequestHeader,
+    GetMinOffsetRequestHeader,
     GetRouteInfoRequestHeader,
     HeartbeatRequest,
     LockBatchMqRequest,
@@ -96,6 +97,11 @@ def test_a_pull_without_a_subscription_or_a_byte_limit_leaves_the_fields_out():
             GetMaxOffsetRequestHeader(topic="T", queue_id=2, broker_name="b"),
             RequestCode.GET_MAX_OFFSET,
             {"topic": "T", "queueId": 2},
+        ),
+        (
+            GetMinOffsetRequestHeader(topic="T", queue_id=3, broker_name="b"),
+            RequestCode.GET_MIN_OFFSET,
+            {"topic": "T", "queueId": 3},
         ),
         (
             SearchOffsetRequestHeader(topic="T", queue_id=2, timestamp=1_700_000_000_000, broker_name="b"),

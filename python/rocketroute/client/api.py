@@ -21,6 +21,7 @@ from ..protocol.headers import (
     ConsumerSendMsgBackRequestHeader,
     GetConsumerListByGroupRequestHeader,
     GetMaxOffsetRequestHeader,
+    GetMinOffsetRequestHeader,
     HeartbeatRequest,
     LockBatchMqRequest,
     QueryConsumerOffsetRequestHeader,
@@ -99,6 +100,12 @@ class BrokerAPI:
         header = GetMaxOffsetRequestHeader(topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name)
         response = await self.remoting.invoke_checked(addr, header.request(self.compat), timeout_ms)
         return _offset(response, "GET_MAX_OFFSET", addr)
+
+    async def min_offset(self, addr: str, mq: Any, timeout_ms: int) -> int:
+        """GET_MIN_OFFSET: the offset of the oldest message of ``mq`` the broker still stores."""
+        header = GetMinOffsetRequestHeader(topic=mq.topic, queue_id=mq.queue_id, broker_name=mq.broker_name)
+        response = await self.remoting.invoke_checked(addr, header.request(self.compat), timeout_ms)
+        return _offset(response, "GET_MIN_OFFSET", addr)
 
     async def search_offset(self, addr: str, mq: Any, timestamp_ms: int, timeout_ms: int) -> int:
         """SEARCH_OFFSET_BY_TIMESTAMP: the offset of ``mq``'s first message stored at or after ``timestamp_ms``."""

@@ -24,6 +24,7 @@ from .client import (
 from .consumer import (
     ConsumerSendMsgBackRequestHeader,
     GetMaxOffsetRequestHeader,
+    GetMinOffsetRequestHeader,
     LockBatchMqRequest,
     PullMessageRequestHeader,
     QueryConsumerOffsetRequestHeader,
@@ -40,6 +41,7 @@ __all__ = [
     "EndTransactionRequestHeader",
     "GetConsumerListByGroupRequestHeader",
     "GetMaxOffsetRequestHeader",
+    "GetMinOffsetRequestHeader",
     "GetRouteInfoRequestHeader",
     "HeartbeatRequest",
     "LockBatchMqRequest",

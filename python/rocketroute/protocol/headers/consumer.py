@@ -15,6 +15,7 @@ from .base import QueueRequestHeader, RequestHeader
 __all__ = [
     "ConsumerSendMsgBackRequestHeader",
     "GetMaxOffsetRequestHeader",
+    "GetMinOffsetRequestHeader",
     "LockBatchMqRequest",
     "PullMessageRequestHeader",
     "QueryConsumerOffsetRequestHeader",
@@ -103,6 +104,17 @@ class GetMaxOffsetRequestHeader(QueueRequestHeader):
     """GET_MAX_OFFSET: one queue's max offset."""
 
     CODE: ClassVar[int] = RequestCode.GET_MAX_OFFSET
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (("topic", "topic"), ("queue_id", "queueId"))
+
+    topic: str
+    queue_id: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GetMinOffsetRequestHeader(QueueRequestHeader):
+    """GET_MIN_OFFSET: one queue's min offset (its oldest message still stored)."""
+
+    CODE: ClassVar[int] = RequestCode.GET_MIN_OFFSET
     FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (("topic", "topic"), ("queue_id", "queueId"))
 
     topic: str
