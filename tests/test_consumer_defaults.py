@@ -1,5 +1,6 @@
-"""rocketroute.consumer_defaults: DefaultMQPushConsumer's defaults per compat profile (read from the Java sources of
-5.3.3 and 4.9.8; no Java-backed vector yet) and the push consumer's fixed constants."""
+"""rocketroute.consumer_defaults and lite_pull_consumer_defaults: DefaultMQPushConsumer's and
+DefaultLitePullConsumer's defaults per compat profile (read from the Java sources of 5.3.3 and 4.9.8; no Java-backed
+vector yet) and the push consumer's fixed constants."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from rocketroute.client.consumer.constants import CONSUMER_CONSTANTS, consumer_constants
 from rocketroute.errors import IllegalArgumentError
-from rocketroute.java_defaults import consumer_defaults, producer_defaults
+from rocketroute.java_defaults import consumer_defaults, lite_pull_consumer_defaults, producer_defaults
 
 COMPATS = ["5.3", "4.9"]
 
@@ -158,3 +159,54 @@ def test_constants_per_compat():
     c53 = consumer_constants("5.3")
     assert dict(c53) == {**CONSUMER_CONSTANTS, "REBALANCE_MIN_INTERVAL": 1000}
     assert consumer_constants() is c53
+
+
+# DefaultLitePullConsumer's field initialisers (5.3.3 and 4.9.8 alike), its ClientConfig settings at Java's values
+LITE_PULL_COMMON = {
+    "message_model": "CLUSTERING",
+    "consume_from_where": "CONSUME_FROM_LAST_OFFSET",
+    "consume_timestamp": None,
+    "auto_commit": True,
+    "auto_commit_interval_millis": 5000,
+    "pull_batch_size": 10,
+    "pull_threshold_for_all": 10_000,
+    "consume_max_span": 2000,
+    "pull_threshold_for_queue": 1000,
+    "pull_threshold_size_for_queue": 100,
+    "poll_timeout_millis": 5000,
+    "broker_suspend_max_time_millis": 20_000,
+    "consumer_timeout_millis_when_suspend": 30_000,
+    "consumer_pull_timeout_millis": 10_000,
+    "pull_thread_nums": 20,
+    "topic_metadata_check_interval_millis": 30_000,
+    "unit_mode": False,
+    "poll_name_server_interval": 30_000,
+    "heartbeat_broker_interval": 30_000,
+    "persist_consumer_offset_interval": 5000,
+    "pull_time_delay_mills_when_exception": 1000,
+    "mq_client_api_timeout": 3000,
+    **CLIENT_COMMON,
+}
+LITE_PULL_ONLY_53 = {"decode_read_body": True, "decode_decompress_body": True, "use_heartbeat_v2": False}
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_every_lite_pull_consumer_value(compat):
+    expected = dict(LITE_PULL_COMMON)
+    if compat == "5.3":
+        expected.update(LITE_PULL_ONLY_53, **CLIENT_ONLY_53)
+    assert dict(lite_pull_consumer_defaults(compat)) == expected
+    assert lite_pull_consumer_defaults(compat) is lite_pull_consumer_defaults(compat)
+    with pytest.raises(TypeError):
+        lite_pull_consumer_defaults(compat)["pull_batch_size"] = 32  # type: ignore[index]
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_the_lite_pull_consumer_shares_the_push_consumer_s_client_settings(compat):
+    lite, push = lite_pull_consumer_defaults(compat), consumer_defaults(compat)
+    shared = set(lite) & set(push)
+    assert {"poll_name_server_interval", "persist_consumer_offset_interval", "language", "access_channel"} <= shared
+    assert {k: lite[k] for k in shared if k != "pull_batch_size"} == {
+        k: push[k] for k in shared if k != "pull_batch_size"
+    }
+    assert (lite["pull_batch_size"], push["pull_batch_size"]) == (10, 32)  # the one shared name Java defaults apart

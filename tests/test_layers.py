@@ -124,11 +124,16 @@ def test_every_module_says_what_it_holds():
     assert bare == []
 
 
-CONSUMER_FRONT = frozenset({"rocketroute.client.consumer.base", "rocketroute.client.consumer.consumer"})
-"""The consumer's front: :class:`ConsumerBase` (the state, and the parts built at start) and the threaded
-``Consumer``. Every other module of ``client/consumer`` is a part or what the parts share. (A part importing
-``Consumer`` from the package would close an import cycle, which ``test_no_modules_import_one_another_in_a_cycle``
-finds.)"""
+CONSUMER_FRONT = frozenset(
+    {
+        f"rocketroute.client.consumer.{name}"
+        for name in ("base", "push_base", "consumer", "lite_pull_base", "lite_pull_consumer")
+    }
+)
+"""The consumers' front: :class:`ConsumerBase` (the state every consumer has), the push and lite pull bases (the
+parts each builds at start) and the threaded ``Consumer`` and ``LitePullConsumer``. Every other module of
+``client/consumer`` is a part or what the parts share. (A part importing ``Consumer`` from the package would close
+an import cycle, which ``test_no_modules_import_one_another_in_a_cycle`` finds.)"""
 
 
 def _reaches_the_consumer(module: Module, front: frozenset[str] = CONSUMER_FRONT) -> list[int]:

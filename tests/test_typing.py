@@ -110,6 +110,13 @@ def threaded() -> None:
         reveal_type(consumer.assignment("TopicTest"))  # tuple[rocketroute._native.MessageQueue, ...]
         reveal_type(consumer.committed_offsets())  # dict[rocketroute._native.MessageQueue, int]
         reveal_type(consumer.settings.pull_batch_size)  # int
+    with rr.LitePullConsumer("127.0.0.1:9876", "my-pull-group", ["TopicTest"]) as puller:
+        polled = puller.poll(1000)
+        reveal_type(polled)  # list[rocketroute.client.message_decode.MessageExt]
+        reveal_type(puller.committed(rr.MessageQueue("TopicTest", "broker-a", 0)))  # int
+        reveal_type(puller.fetch_message_queues("TopicTest"))  # list[rocketroute._native.MessageQueue]
+        reveal_type(puller.settings.pull_batch_size)  # int
+        puller.commit({rr.MessageQueue("TopicTest", "broker-a", 0): 42})
     rr.Consumer("127.0.0.1:9876", "orderly-group", {"TopicTest": "TagA || TagB"}, listener=in_order, orderly=True)
     rr.Consumer("127.0.0.1:9876", "own-strategy", ["TopicTest"], EveryQueue(), listener=listener)
     rr.Consumer("127.0.0.1:9876", "no-strategy", ["TopicTest"], 42, listener=listener)  # type: ignore[arg-type]
@@ -138,6 +145,15 @@ async def main() -> None:
             break
     async with rr.aio.Consumer("127.0.0.1:9876", "g", ["TopicTest"], listener=async_listener) as with_listener:
         reveal_type(with_listener.stats.consumed)  # int
+    async with rr.aio.LitePullConsumer("127.0.0.1:9876", "my-pull-group", ["TopicTest"]) as lite:
+        reveal_type(lite)  # rocketroute.aio.lite_pull_consumer.LitePullConsumer
+        reveal_type(await lite.poll())  # list[rocketroute.client.message_decode.MessageExt]
+        async for pulled in lite:
+            reveal_type(pulled)  # rocketroute.client.message_decode.MessageExt
+            break
+        async for pulled_batch in lite.batches():
+            reveal_type(pulled_batch)  # list[rocketroute.client.message_decode.MessageExt]
+            break
 
 
 asyncio.run(main())

@@ -27,7 +27,7 @@ from .errors import (
     RocketRouteError,
     SendFailedError,
 )
-from .java_defaults import consumer_defaults, producer_defaults
+from .java_defaults import consumer_defaults, lite_pull_consumer_defaults, producer_defaults
 from .protocol.response_code import RESPONSE_CODES, RETRY_RESPONSE_CODES, ResponseCode, default_retry_response_codes
 from .rebalance import Churn, RebalanceResult, churn, rebalance
 from .reference.allocate import MachineRoomResolver
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
         ConsumeOrderlyContext,
         ConsumeOrderlyStatus,
     )
+    from .client.consumer.lite_pull_consumer import LitePullConsumer
+    from .client.consumer.lite_pull_settings import LitePullConsumerSettings
     from .client.consumer.settings import ConsumerSettings
     from .client.message import Message, MessageError
     from .client.message_decode import MessageExt
@@ -82,6 +84,8 @@ _CLIENT_NAMES = {
     "TransactionProducer": "client.producer.transaction",
     "LocalTransactionState": "client.producer.transaction",
     "ConsumerSettings": "client.consumer.settings",
+    "LitePullConsumerSettings": "client.consumer.lite_pull_settings",
+    "LitePullConsumer": "client.consumer.lite_pull_consumer",
     "UnsupportedSettingError": "errors",
     "Message": "client.message",
     "SendResult": "client.producer.send_result",
@@ -127,6 +131,8 @@ __all__ = [
     "LocalTransactionState",
     "Consumer",
     "ConsumerSettings",
+    "LitePullConsumer",
+    "LitePullConsumerSettings",
     "UnsupportedSettingError",
     "MessageExt",
     "ConsumeConcurrentlyStatus",
@@ -134,6 +140,7 @@ __all__ = [
     "ConsumeConcurrentlyContext",
     "ConsumeOrderlyContext",
     "consumer_defaults",
+    "lite_pull_consumer_defaults",
     "Message",
     "SendResult",
     "SendStatus",

@@ -1,5 +1,6 @@
-""":func:`producer_defaults` and :func:`consumer_defaults`: the Java clients' settings and defaults per compat
-profile, in snake_case, as a new ``DefaultMQProducer`` / ``DefaultMQPushConsumer`` has them (Java's settings that
+""":func:`producer_defaults`, :func:`consumer_defaults` and :func:`lite_pull_consumer_defaults`: the Java clients'
+settings and defaults per compat profile, in snake_case, as a new ``DefaultMQProducer`` / ``DefaultMQPushConsumer`` /
+``DefaultLitePullConsumer`` has them (Java's settings that
 rocketroute does not implement included, rocketroute's own left out). They are read from the settings classes
 (:meth:`~rocketroute.client.settings_base.ClientSettings.java_defaults`), which hold each default once; the client
 is imported on the first call, not on ``import rocketroute``. tests/conformance/test_producer.py checks the
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["consumer_defaults", "producer_defaults"]
+__all__ = ["consumer_defaults", "lite_pull_consumer_defaults", "producer_defaults"]
 
 
 def producer_defaults(compat: str | None = "5.3") -> Mapping[str, Any]:
@@ -38,3 +39,13 @@ def consumer_defaults(compat: str | None = "5.3") -> Mapping[str, Any]:
 
     compat = parse_compat(compat)
     return ConsumerSettings.java_defaults(compat)
+
+
+def lite_pull_consumer_defaults(compat: str | None = "5.3") -> Mapping[str, Any]:
+    """``DefaultLitePullConsumer``'s defaults for ``compat``, by snake_case setting name (a read-only mapping).
+    ``consume_timestamp`` is ``None``, as in :func:`consumer_defaults`."""
+    from .client.consumer.lite_pull_settings import LitePullConsumerSettings
+    from .reference.compat import parse_compat
+
+    compat = parse_compat(compat)
+    return LitePullConsumerSettings.java_defaults(compat)

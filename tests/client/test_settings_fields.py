@@ -12,7 +12,14 @@ import pathlib
 import pytest
 
 import rocketroute as rr
-from rocketroute.client import Consumer, ConsumerSettings, Producer, ProducerSettings
+from rocketroute.client import (
+    Consumer,
+    ConsumerSettings,
+    LitePullConsumer,
+    LitePullConsumerSettings,
+    Producer,
+    ProducerSettings,
+)
 from rocketroute.client.consumer.settings import INFORMATIONAL
 from rocketroute.errors import UnsupportedSettingError
 
@@ -76,17 +83,54 @@ OTHER = {
         "max_body_size": 1024,
     },
 }
-JAVA_DEFAULTS = {ProducerSettings: rr.producer_defaults, ConsumerSettings: rr.consumer_defaults}
+OTHER[LitePullConsumerSettings] = {
+    "message_model": "BROADCASTING",
+    "consume_from_where": "CONSUME_FROM_TIMESTAMP",
+    "consume_timestamp": "20260101000000",
+    "auto_commit": False,
+    "auto_commit_interval_millis": 1000,
+    "pull_batch_size": 32,
+    "pull_threshold_for_all": 100,
+    "consume_max_span": 10,
+    "pull_threshold_for_queue": 10,
+    "pull_threshold_size_for_queue": 1,
+    "poll_timeout_millis": 100,
+    "broker_suspend_max_time_millis": 1000,
+    "consumer_timeout_millis_when_suspend": 40_000,
+    "poll_name_server_interval": 1000,
+    "heartbeat_broker_interval": 1000,
+    "persist_consumer_offset_interval": 100,
+    "pull_time_delay_mills_when_exception": 10,
+    "mq_client_api_timeout": 500,
+    "language": "JAVA",
+    "decode_read_body": False,
+    "decode_decompress_body": False,
+    "rebalance_interval": 100,
+    "offset_store_dir": "/tmp/offsets",
+    "max_body_size": 1024,
+}
+JAVA_DEFAULTS = {
+    ProducerSettings: rr.producer_defaults,
+    ConsumerSettings: rr.consumer_defaults,
+    LitePullConsumerSettings: rr.lite_pull_consumer_defaults,
+}
 CLIENTS = {
     ProducerSettings: lambda **kw: Producer(NS, **kw),
     ConsumerSettings: lambda **kw: Consumer(NS, "G", ["T"], **kw),
+    LitePullConsumerSettings: lambda **kw: LitePullConsumer(NS, "G", ["T"], **kw),
 }
+CONSUMER = CLIENT / "consumer"
+LITE_PULL = {"lite_pull_base.py", "lite_pull_consumer.py", "lite_puller.py", "lite_pull_settings.py", "poll_buffer.py"}
+# the parts both kinds of consumer are built of (the lite pull consumer's rebalance, offsets, pulls' codec)
+SHARED = {"base.py", "rebalance.py", "offset_store.py", "subscription_state.py", "subscription.py", "pull.py"}
+INSTANCE = [CLIENT / "instance.py", CLIENT / "instances.py"]
 # each client's package, and the client instance both share (it and its registry read the settings it is built from)
 SOURCES = {
-    ProducerSettings: [*(CLIENT / "producer").glob("*.py"), CLIENT / "instance.py", CLIENT / "instances.py"],
-    ConsumerSettings: [*(CLIENT / "consumer").glob("*.py"), CLIENT / "instance.py", CLIENT / "instances.py"],
+    ProducerSettings: [*(CLIENT / "producer").glob("*.py"), *INSTANCE],
+    ConsumerSettings: [p for p in CONSUMER.glob("*.py") if p.name not in LITE_PULL] + INSTANCE,
+    LitePullConsumerSettings: [CONSUMER / name for name in sorted(LITE_PULL | SHARED)] + INSTANCE,
 }
-KINDS = [ProducerSettings, ConsumerSettings]
+KINDS = [ProducerSettings, ConsumerSettings, LitePullConsumerSettings]
 
 
 def _reads(kind: type) -> set[str]:

@@ -15,6 +15,13 @@ its listener calls on that loop: ``async for msg in consumer``, or an ``async de
         async for msg in consumer:
             await handle(msg)  # consumed when the loop asks for the next message
 
+``rocketroute.aio.LitePullConsumer`` is :class:`rocketroute.LitePullConsumer` on that loop: ``await
+consumer.poll()``, or ``async for``::
+
+    async with rr.aio.LitePullConsumer("127.0.0.1:9876", "my-group", ["TopicTest"]) as consumer:
+        async for msg in consumer:
+            await handle(msg)  # committed (auto_commit) once the batch it came from is used up
+
 The threaded :class:`rocketroute.Producer` and :class:`rocketroute.Consumer` stay the facade for code without an
 event loop.
 """
@@ -22,6 +29,7 @@ event loop.
 from __future__ import annotations
 
 from .consumer import AsyncMessageListener, Consumer
+from .lite_pull_consumer import LitePullConsumer
 from .producer import Producer
 
-__all__ = ["AsyncMessageListener", "Consumer", "Producer"]
+__all__ = ["AsyncMessageListener", "Consumer", "LitePullConsumer", "Producer"]

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..client.consumer.base import STOP_TIMEOUT_S, ConsumerBase
+from ..client.consumer.base import STOP_TIMEOUT_S
 from ..client.consumer.feed import Feed
+from ..client.consumer.front_ends import LoopCalls
 from ..client.consumer.listener import AsyncMessageListener
 from ..client.consumer.loop_pool import LoopConsumePool
+from ..client.consumer.push_base import PushConsumerBase
 from ..client.consumer.settings import ConsumerSettings
 from ..client.instances import release_instance
 from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
 from ..loggers import get_logger
-from ..net.bridge import loop_runs_here
 from ..rebalance import QueueAllocator
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ __all__ = ["AsyncMessageListener", "Consumer"]
 log = get_logger("consumer")
 
 
-class Consumer(ConsumerBase[AsyncMessageListener]):
+class Consumer(PushConsumerBase[AsyncMessageListener], LoopCalls):
     """``DefaultMQPushConsumer`` for asyncio: the arguments and settings of :class:`rocketroute.Consumer`
     (``strategy``, ``compat``, ``credentials``, ``tls``, ``namespace``, ``message_model``, the pull and flow-control
     settings, ...) and the same pulls, rebalance, offsets and retries, run on the loop that awaits :meth:`start`.
@@ -141,39 +141,11 @@ class Consumer(ConsumerBase[AsyncMessageListener]):
         self._state = "shut down"
         self._log_lifecycle("shut down")
 
-    async def _flush_callbacks(self) -> None:
-        """Wait (the loop goes on) until the callback thread has run what was posted before: the callback thread
-        wakes the loop when it reaches this point."""
-        if self._callbacks is None:
-            return
-        loop = asyncio.get_running_loop()
-        reached: asyncio.Future[None] = loop.create_future()
-
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(lambda: reached.done() or reached.set_result(None))
-
-        self._callbacks.post("flush", wake)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(reached, self.settings.mq_client_api_timeout / 1000)
-
     async def __aenter__(self) -> Consumer:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
-
-    def _on_its_loop(self) -> None:
-        if self._remoting is None or not self.running:
-            raise RuntimeError(f"the consumer is {self._state}: await start() first (or use async with)")
-        self._refuse_other_loop()
-
-    def _refuse_other_loop(self) -> None:
-        """Its connections' futures belong to the loop that started it: awaited from another they never wake. Asks
-        the bridge about the client's loop directly (each message or batch of an ``async for`` comes here)."""
-        remoting = self._remoting
-        if remoting is not None and not loop_runs_here(remoting.loop):
-            raise RuntimeError("a rocketroute.aio.Consumer is used on the event loop that started it, not another")
 
     def _reading(self) -> Feed:
         if self._feed is None:

@@ -21,6 +21,8 @@ from .consumer.listener import (
     ConsumeOrderlyContext,
     ConsumeOrderlyStatus,
 )
+from .consumer.lite_pull_consumer import LitePullConsumer
+from .consumer.lite_pull_settings import LitePullConsumerSettings
 from .consumer.process_queue import ProcessQueue
 from .consumer.settings import ConsumerSettings
 from .group_plan import GroupPlan, GroupSnapshot, plan_group, snapshot_group
@@ -59,6 +61,8 @@ __all__ = [
     "ConsumerSettings",
     "ConsumerStats",
     "DuplicateClientIdError",
+    "LitePullConsumer",
+    "LitePullConsumerSettings",
     "ConsumeConcurrentlyContext",
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyContext",

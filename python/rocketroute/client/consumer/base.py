@@ -1,12 +1,14 @@
-"""``ConsumerBase``: what :class:`~rocketroute.client.consumer.consumer.Consumer` and :class:`rocketroute.aio.Consumer`
-both are: the settings, subscriptions and identity a push consumer is built from, its state and its parts (the
-rebalancer, the queue locks, the puller, the consume service and the direct consumption, each built at start with
-its collaborators), joining and leaving the client id's instance, the steps of a start and a stop that run on the
-loop, and what the instance asks of a consumer (:class:`~rocketroute.client.inner.ConsumerInner`: routes,
-heartbeats and the brokers' requests). The threaded class adds the blocking calls and a listener on
-threads; the asyncio one the coroutines of the caller's loop, an async listener and ``async for``.
+"""``ConsumerBase``: what every consumer of a group is, whatever it consumes with: the push consumers
+(:class:`~.push_base.PushConsumerBase`: :class:`~rocketroute.client.consumer.consumer.Consumer` and
+:class:`rocketroute.aio.Consumer`) and the lite pull consumers (:class:`~.lite_pull_base.LitePullBase`). The
+settings, subscriptions and identity a consumer is built from and its state; joining and leaving the client id's
+instance with its offset store; the steps of a start and a stop that run on the loop (routes, the unique client
+id, heartbeats, the first assignment, the periodic commit; the final commit and unregister), and what the instance
+asks of a consumer (:class:`~rocketroute.client.inner.ConsumerInner`: routes, heartbeats and the brokers'
+requests). Each kind builds its own parts at start (:meth:`ConsumerBase._build_parts`).
 
-``L`` is the listener's type: a :data:`~.listener.MessageListener` or an :data:`~.listener.AsyncMessageListener`.
+``S`` is the settings class: :class:`~.settings.ConsumerSettings` or
+:class:`~.lite_pull_settings.LitePullConsumerSettings`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from ...log_repeats import REPEATS
 from ...net.runtime import RemotingClient
@@ -31,20 +33,13 @@ from ..instance import ClientInstance
 from ..instances import acquire_instance, client_identity, forked_error
 from ..namespace import check_namespace, wrap
 from ..namesrv import parse_namesrv_addrs
+from ..settings_base import ClientSettings
 from ..settings_check import check_compat, check_group
-from ..workers import CallbackThread, ConsumePool
+from ..workers import CallbackThread
 from ._shared import _now_ms, log
-from .constants import CONSUMER_CONSTANTS
-from .consume_concurrently import ConcurrentConsumeService
-from .consume_directly import DirectConsumer
-from .consume_orderly import OrderlyConsumeService
-from .consume_service import ConsumeService
-from .feed import Feed
-from .loop_pool import LoopConsumePool
+from .lite_pull_settings import LitePullConsumerSettings
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore, default_offset_store_dir
 from .process_queue import ProcessQueue
-from .puller import Puller
-from .queue_limits import QueueLimits
 from .queue_locks import QueueLocks
 from .rebalance import Rebalancer
 from .running_info import CLIENT_VERSION_DESC, encode_running_info, python_stacks, settings_properties
@@ -62,11 +57,17 @@ STOP_TIMEOUT_S = 10.0
 """How long a stop waits for the pulls and timers it cancelled: they end at once; this bounds a stop if one does
 not."""
 
-L = TypeVar("L", bound=Callable[..., Any])
+S = TypeVar("S", ConsumerSettings, LitePullConsumerSettings)
 
 
-class ConsumerBase(Generic[L]):
-    """See the module; the arguments are :class:`~rocketroute.client.consumer.consumer.Consumer`'s."""
+class ConsumerBase(Generic[S]):
+    """See the module; the arguments are :class:`~rocketroute.client.consumer.consumer.Consumer`'s (but the
+    listener's). A kind says which settings it reads (:attr:`SETTINGS`) and what its heartbeat calls it
+    (:attr:`CONSUME_TYPE`), and builds its parts in :meth:`_build_parts`."""
+
+    SETTINGS: ClassVar[type[ClientSettings]] = ConsumerSettings
+    CONSUME_TYPE: ClassVar[str] = "CONSUME_PASSIVELY"
+    """``ConsumeType``: ``CONSUME_PASSIVELY`` (push) or ``CONSUME_ACTIVELY`` (pull)."""
 
     def __init__(
         self,
@@ -75,8 +76,6 @@ class ConsumerBase(Generic[L]):
         subscriptions: Mapping[str, str | None] | Iterable[str],
         strategy: QueueAllocator | None = None,
         *,
-        listener: L | None = None,
-        orderly: bool = False,
         compat: str = "5.3",
         instance_name: str | None = None,
         client_ip: str | None = None,
@@ -86,12 +85,12 @@ class ConsumerBase(Generic[L]):
         namespace: str | None = None,
         on_rebalance: Callable[[str, tuple[MessageQueue, ...]], None] | None = None,
         backend: Any = None,
-        settings: ConsumerSettings | None = None,
+        settings: S | None = None,
         **overrides: Any,
     ) -> None:
         compat = check_compat(compat)
         check_group(group, "consumer group")
-        cfg = ConsumerSettings.resolve(compat, settings, overrides)
+        cfg = cast(S, self.SETTINGS.resolve(compat, settings, overrides))
         if cfg.consume_timestamp is None:  # Java fixes it when the consumer object is built
             cfg = cfg.replace(consume_timestamp=java_timestamp_string(_now_ms() - 30 * 60 * 1000))
         self.namesrv_addrs = parse_namesrv_addrs(namesrv)
@@ -101,24 +100,15 @@ class ConsumerBase(Generic[L]):
         group = wrap(self.namespace, group)
         self.group = group
         self.compat = compat
-        self.orderly = orderly
-        self.settings: ConsumerSettings = cfg
+        self.settings: S = cfg
         if backend is None:
             import rocketroute as backend
         self._rr = backend
         self.strategy: QueueAllocator = strategy if strategy is not None else backend.AllocateMessageQueueAveragely()
-        # a MessageListener, or rocketroute.aio's AsyncMessageListener: the consume service checks what it answers
-        self.listener: L | None = listener
         self.on_rebalance = on_rebalance
         # the subscriptions, the queues each route offers and the process queues owned, which the instance and
         # the parts read and the rebalancer changes
-        self._subscription = SubscriptionState.subscribe(
-            subscriptions,
-            namespace=self.namespace,
-            group=group,
-            clustering=cfg.message_model == "CLUSTERING",
-            compat=compat,
-        )
+        self._subscription = self._initial_subscription(subscriptions)
         self.instance_name, self.client_id = client_identity(instance, instance_name, client_ip)
         self._join = instance
         self.credentials = check_credentials(credentials)
@@ -134,144 +124,105 @@ class ConsumerBase(Generic[L]):
         self._instance: ClientInstance | None = None
         self._remoting: RemotingClient | None = None
         self._offsets: OffsetStore | None = None
-        self._executor: ConsumePool | LoopConsumePool | None = None
         self._callbacks: CallbackThread | None = None
         self._broker_addrs = BrokerAddrTable()  # brokerAddrTable: the instance's once started
         self._tasks: list[asyncio.Task[None]] = []
-        # the cache limits of a queue (messages, bytes): pull_threshold_*_for_queue, or a topic's share of
-        # pull_threshold_*_for_topic among the queues this consumer owns (shared at each rebalance)
-        self._limits = QueueLimits(cfg)
-        # the parts, built at start over the instance's connections and the offset store (Java's
-        # RebalancePushImpl, its locks, the pull of DefaultMQPushConsumerImpl, the ConsumeMessage*Service)
+        # the parts every kind has, built at start: the rebalancer (RebalanceImpl) and, for an orderly clustering
+        # push consumer only, the queues' broker locks
         self._rebalancer: Rebalancer | None = None
-        self._locks: QueueLocks | None = None  # an orderly clustering consumer's broker locks
-        self._puller: Puller | None = None
-        self._consume_service: ConsumeService | None = None  # the one the listener asks for
-        self._direct: DirectConsumer | None = None  # CONSUME_MESSAGE_DIRECTLY
-        # rocketroute.aio's, set at start: the instance then runs on that (the caller's) loop, the listener is a
-        # coroutine function awaited there, or the feed that ``async for`` reads
+        self._rebalance_task: asyncio.Task[None] | None = None
+        self._locks: QueueLocks | None = None
+        # rocketroute.aio's, set at start: the instance then runs on that (the caller's) loop
         self._bind_loop: asyncio.AbstractEventLoop | None = None
-        self._feed: Feed | None = None
+
+    # -- what each kind of consumer says -------------------------------------------------------------------------
+
+    def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:  # pragma: no cover - overridden
+        """The subscription state of a consumer built with ``subscriptions``."""
+        raise NotImplementedError
+
+    def _check_startable(self) -> None:
+        """Raise when the consumer cannot start as it is (a push consumer without a listener)."""
+
+    def _build_parts(self, instance: ClientInstance, offsets: OffsetStore) -> None:  # pragma: no cover - overridden
+        """Build the kind's parts over the started instance and the offset store (under the state lock)."""
+        raise NotImplementedError
+
+    async def _first_assignment(self) -> None:
+        """What the consumer owns when its start returns: a first rebalance."""
+        await self._rebalancing().rebalance_all()
+
+    def _periodic(self) -> list[tuple[int, Callable[[], Any]]]:
+        """The kind's timers beside the rebalance loop and the commit: ``(interval ms, coroutine function)``."""
+        return []
+
+    def _kind_text(self) -> str:
+        """What the start and shutdown lines say of the kind (``concurrently``, ``orderly``, ``lite pull``)."""
+        return ""
+
+    def _kind_properties(self) -> dict[str, str]:
+        """The kind's own properties in the running info."""
+        return {}
+
+    def _cancel_pulls(self) -> list[asyncio.Task[None]]:
+        """Cancel the pulls; their tasks, to wait for."""
+        return []
 
     # -- joining and leaving the instance ----------------------------------------------------------------------
 
-    def _consume_service_for(self, instance: ClientInstance, offsets: OffsetStore) -> ConsumeService:
-        """The consume service the listener asks for (Java's ``start`` picks it by the listener's type), over
-        the started instance's connections and requests."""
-        assert self._executor is not None
-        args = (self.group, self.settings, self.compat, self.namespace, self.listener)
-        parts: dict[str, Any] = {
-            "clustering": self.model == "CLUSTERING",
-            "on_loop": self._bind_loop is not None,
-            "executor": self._executor,
-            "remoting": instance.remoting,
-            "api": instance.api,
-            "master_addr": instance.broker_addrs.master,
-            "offsets": offsets,
-            "stats": self.stats,
-            "running": self._is_running,
-        }
-        if self.orderly:
-            lock = None if self._locks is None else self._locks.lock
-            return OrderlyConsumeService(*args, lock=lock, **parts)
-        service = ConcurrentConsumeService(*args, process_queues=self._subscription.process_queues, **parts)
-        if self.listener is None:  # rr.aio's async for: the iterating tasks take the batches
-            assert self._bind_loop is not None
-            self._feed = service.feed = Feed(service.prepare, service.settle_fed, self._bind_loop)
-        return service
-
     def _begin_start(self) -> bool:
-        """Join the client instance and build the offset store and the pools; False when already running."""
+        """Join the client instance and build the offset store and the parts; False when already running."""
         with self._state_lock:
             if self._state == "running":
                 return False
             if self._state != "created":
                 raise RuntimeError(f"the consumer is {self._state}; a consumer starts once")
-            if self.listener is None and self._bind_loop is None:  # an asyncio-native one reads by async for
-                raise RuntimeError("register a message listener before start()")
-            timeout = self.settings.mq_client_api_timeout
+            self._check_startable()
             # the client id's shared instance (one loop thread and one connection per broker for all its clients);
             # a second consumer of this group on it is refused here
             self._instance = instance = acquire_instance(self, "consumer")
             self._remoting = instance.remoting
             self._broker_addrs = instance.broker_addrs
-            clustering = self.model == "CLUSTERING"
-            master_addr = instance.broker_addrs.master
             offsets: OffsetStore
-            if clustering:
-                offsets = RemoteBrokerOffsetStore(self.group, instance.api, master_addr, timeout_ms=timeout)
+            if self.model == "CLUSTERING":
+                timeout = self.settings.mq_client_api_timeout
+                offsets = RemoteBrokerOffsetStore(
+                    self.group, instance.api, instance.broker_addrs.master, timeout_ms=timeout
+                )
             else:
                 root = self.settings.offset_store_dir or default_offset_store_dir()
                 path = os.path.join(str(root), self.client_id, self.group, "offsets.json")
                 offsets = LocalFileOffsetStore(path, self._rr.MessageQueue)
             self._offsets = offsets
-            name = f"rocketroute-consume-{self.group}"
-            n = self.settings.consume_thread_min
-            on_loop = self._bind_loop is not None
-            self._executor = executor = LoopConsumePool(n, name) if on_loop else ConsumePool(n, name)
             self._callbacks = CallbackThread(f"rocketroute-callbacks-{self.group}")
-            state = self._subscription
-            if self.orderly and clustering:
-                self._locks = QueueLocks(
-                    self.group,
-                    self.client_id,
-                    api=instance.api,
-                    master_addr=master_addr,
-                    state=state,
-                    message_queue=self._rr.MessageQueue,
-                )
-            self._consume_service = consume = self._consume_service_for(instance, offsets)
-            self._direct = DirectConsumer(
-                self.group,
-                self.settings,
-                self.compat,
-                self.namespace,
-                self.listener,
-                orderly=self.orderly,
-                on_loop=on_loop,
-                executor=executor,
-                feed=self._feed,
-                message_queue=self._rr.MessageQueue,
-            )
-            self._puller = puller = Puller(
-                self.group,
-                self.settings,
-                self.compat,
-                state.subscriptions,
-                orderly=self.orderly,
-                clustering=clustering,
-                client=instance.remoting.async_client,
-                broker_addrs=instance.broker_addrs,
-                offsets=offsets,
-                limits=self._limits,
-                consume=consume,
-                process_queues=state.process_queues,
-                stats=self.stats,
-                running=self._is_running,
-            )
-            self._rebalancer = Rebalancer(
-                self.group,
-                self.client_id,
-                self.settings,
-                state,
-                self.strategy,
-                clustering=clustering,
-                api=instance.api,
-                broker_addrs=instance.broker_addrs,
-                routes=instance.routes,
-                update_route=instance.update_route,
-                heartbeat=partial(instance.heartbeat_all, timeout),
-                offsets=offsets,
-                puller=puller,
-                limits=self._limits,
-                locks=self._locks,
-                stats=self.stats,
-                on_change=self._post_rebalance if self.on_rebalance is not None else None,
-                running=self._is_running,
-            )
+            self._build_parts(instance, offsets)
             self._started_ms = _now_ms()
             self._state = "running"
         return True
+
+    def _rebalancer_for(self, instance: ClientInstance, offsets: OffsetStore, puller: Any, limits: Any) -> Rebalancer:
+        """The rebalancer of this consumer's subscriptions, starting and stopping ``puller``'s queues."""
+        timeout = self.settings.mq_client_api_timeout
+        return Rebalancer(
+            self.group,
+            self.client_id,
+            self.settings,
+            self._subscription,
+            self.strategy,
+            clustering=self.model == "CLUSTERING",
+            api=instance.api,
+            broker_addrs=instance.broker_addrs,
+            routes=instance.routes,
+            update_route=instance.update_route,
+            heartbeat=partial(instance.heartbeat_all, timeout),
+            offsets=offsets,
+            puller=puller,
+            limits=limits,
+            locks=self._locks,
+            stats=self.stats,
+            on_change=self._post_rebalance if self.on_rebalance is not None else None,
+            running=self._is_running,
+        )
 
     def _begin_stop(self) -> bool:
         """Move a running consumer to "stopping"; False when there is nothing to stop."""
@@ -293,23 +244,9 @@ class ConsumerBase(Generic[L]):
             self.client_id,
             ";".join(self.namesrv_addrs),
             self.model,
-            "orderly" if self.orderly else "concurrently",
+            self._kind_text(),
             ", ".join(topics),
         )
-
-    def _listener_wait_ms(self) -> int:
-        s = self.settings
-        return s.await_termination_millis_when_shutdown or s.consume_timeout * 60_000
-
-    def _abandoned(self, still: int, wait_ms: int) -> None:
-        if still:
-            log.warning(
-                "%d listener call(s) of %s still running %d ms into shutdown: abandoned, their messages are not "
-                "committed and will be consumed again",
-                still,
-                self.group,
-                wait_ms,
-            )
 
     def _final_bound_s(self) -> float:
         return self.settings.mq_client_api_timeout / 1000 * (2 + 2 * len(self._broker_addrs)) + 1
@@ -380,6 +317,7 @@ class ConsumerBase(Generic[L]):
             list(self._subscription.subscriptions.values()),
             message_model=self.model,
             consume_from_where=self.settings.consume_from_where,
+            consume_type=self.CONSUME_TYPE,
             unit_mode=False,  # refused unless Java's default (ConsumerSettings.NOT_SUPPORTED)
         )
 
@@ -411,11 +349,10 @@ class ConsumerBase(Generic[L]):
             instanceName=self.instance_name,
             namesrvAddr=";".join(self.namesrv_addrs),
             allocateMessageQueueStrategy=str(getattr(self.strategy, "name", type(self.strategy).__name__)),
-            PROP_CONSUMEORDERLY=str(self.orderly).lower(),
-            PROP_THREADPOOL_CORE_SIZE=str(self.settings.consume_thread_min),
+            **self._kind_properties(),
             PROP_CONSUMER_START_TIMESTAMP=str(self._started_ms),
             PROP_NAMESERVER_ADDR=";".join(self.namesrv_addrs),
-            PROP_CONSUME_TYPE="CONSUME_PASSIVELY",
+            PROP_CONSUME_TYPE=self.CONSUME_TYPE,
             PROP_CLIENT_VERSION=CLIENT_VERSION_DESC[self.compat],
         )
         offsets = self._offsets
@@ -429,13 +366,12 @@ class ConsumerBase(Generic[L]):
         )
 
     def _on_consume_directly(self, cmd: RemotingCommand, addr: str) -> Any:
-        """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage`` on one member
-        (:mod:`.consume_directly`)."""
-        if (refused := self._other_group(cmd)) is not None:
-            return refused
-        if self._direct is None:
-            return RemotingCommand.response_to(cmd, ResponseCode.SYSTEM_ERROR, f"the consumer is {self._state}")
-        return self._direct.answer(cmd)
+        """CONSUME_MESSAGE_DIRECTLY, forwarded by a broker for ``mqadmin consumeMessage``: a push consumer's
+        (:class:`~.push_base.PushConsumerBase`); any other kind answers as Java's client does for a consumer that
+        is not a push consumer."""
+        return self._other_group(cmd) or RemotingCommand.response_to(
+            cmd, ResponseCode.SYSTEM_ERROR, f"the consumer of group {self.group} is not a push consumer"
+        )
 
     def _post_rebalance(self, topic: str, queues: tuple[Any, ...]) -> None:
         """``on_rebalance(topic, queues)`` on the callback thread (it may call the consumer back)."""
@@ -456,7 +392,7 @@ class ConsumerBase(Generic[L]):
         a heartbeat at once to a broker that came)."""
         instance = self._instance
         assert instance is not None
-        await instance.refresh_routes(self._subscription.route_topics(), self.settings.mq_client_api_timeout)
+        await instance.refresh_routes(self._route_topics(), self.settings.mq_client_api_timeout)
 
     # -- start and stop (on the loop) --------------------------------------------------------------------------
 
@@ -473,25 +409,29 @@ class ConsumerBase(Generic[L]):
             raise refused[0]
         if clustering:
             await rebalancer.check_unique_client_id(registered=True)
-        await rebalancer.rebalance_all()
-        s = self.settings
+        await self._first_assignment()
         self._tasks = [
-            asyncio.ensure_future(rebalancer.rebalance_loop()),
-            asyncio.ensure_future(self._every(s.persist_consumer_offset_interval, self._persist_all)),
+            asyncio.ensure_future(self._every(self.settings.persist_consumer_offset_interval, self._persist_all))
         ]
-        if self._locks is not None:
-            self._tasks.append(
-                asyncio.ensure_future(self._every(CONSUMER_CONSTANTS["REBALANCE_LOCK_INTERVAL"], self._locks.lock_all))
-            )
-        service = self._consume_service
-        if isinstance(service, ConcurrentConsumeService):  # its cleanExpireMsg, every consume_timeout minutes
-            self._tasks.append(asyncio.ensure_future(self._every(s.consume_timeout * 60_000, service.clean_expired)))
+        if self._rebalances():
+            self._ensure_rebalance_loop()
+        self._tasks.extend(asyncio.ensure_future(self._every(ms, job)) for ms, job in self._periodic())
         self._log_lifecycle("started")
+
+    def _rebalances(self) -> bool:
+        """Whether the rebalance loop runs from the start (a lite pull consumer's assigned queues have none)."""
+        return True
+
+    def _ensure_rebalance_loop(self) -> None:
+        """Start the rebalance loop (on the loop) unless it runs."""
+        if self._rebalance_task is None and self._rebalancer is not None:
+            self._rebalance_task = asyncio.ensure_future(self._rebalancer.rebalance_loop())
+            self._tasks.append(self._rebalance_task)
 
     async def _stop_pulls(self) -> None:
         for task in self._tasks:
             task.cancel()
-        pulls = [] if self._puller is None else self._puller.cancel_all()
+        pulls = self._cancel_pulls()
         await asyncio.gather(*self._tasks, *pulls, return_exceptions=True)
 
     async def _final_commit_and_unregister(self) -> None:

@@ -24,21 +24,21 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..instances import forked_error, release_instance
+from ..instances import release_instance
 from ..namespace import wrap
 from ..workers import ConsumePool
 from ._shared import log
-from .base import STOP_TIMEOUT_S, ConsumerBase
+from .base import STOP_TIMEOUT_S
 from .errors import DuplicateClientIdError
+from .front_ends import BlockingCalls
 from .listener import MessageListener
+from .push_base import PushConsumerBase
 from .stats import ConsumerStats
 
 __all__ = ["Consumer", "ConsumerStats", "DuplicateClientIdError"]
 
 
-class Consumer(ConsumerBase[MessageListener]):
+class Consumer(PushConsumerBase[MessageListener], BlockingCalls):
     """A push consumer of group ``group`` on the cluster behind ``namesrv`` (``"host:port;host:port"`` or a list).
 
     ``subscriptions``: ``{topic: tag expression}`` (``"*"``, ``"TagA || TagB"``) or a list of topics (all tags).
@@ -123,27 +123,6 @@ class Consumer(ConsumerBase[MessageListener]):
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
-
-    def _refuse_on_loop(self, what: str) -> None:
-        remoting = self._remoting
-        if remoting is not None and remoting.on_loop_thread():
-            raise RuntimeError(
-                f"{what} cannot be called on the consumer's event-loop thread (it would wait for that loop): call "
-                "it from a listener, a callback or any other thread"
-            )
-
-    def _call(self, coro: Any, timeout: float | None = None) -> Any:
-        if self._state == "forked":
-            coro.close()
-            raise forked_error("consumer", self._forked_from)
-        remoting = self._remoting
-        if remoting is None:
-            coro.close()
-            raise RuntimeError(f"the consumer is {self._state}: call start() first")
-        if remoting.on_loop_thread():
-            coro.close()
-            self._refuse_on_loop("a blocking Consumer method")
-        return remoting.run(coro, timeout)
 
     def consumer_ids(self, topic: str) -> list[str]:
         """The group's members as a broker of ``topic`` reports them (GET_CONSUMER_LIST_BY_GROUP)."""

@@ -93,10 +93,12 @@ def pull_request(
     suspend_timeout_ms: int = 15_000,
     subscription: SubscriptionData | None = None,
     max_msg_bytes: int | None = None,
+    sub_version: int | None = None,
     compat: str = "5.3",
 ) -> RemotingCommand:
     """A PULL_MESSAGE request for ``mq`` from ``offset`` (``PullAPIWrapper.pullKernelImpl``). ``subscription``
-    is sent (with ``FLAG_SUBSCRIPTION`` in ``sys_flag``) or only its version and type are."""
+    is sent (with ``FLAG_SUBSCRIPTION`` in ``sys_flag``) or only its version and type are; ``sub_version``
+    replaces the subscription's version (the lite pull consumer sends 0 for a TAG expression, as Java's)."""
     return PullMessageRequestHeader(
         consumer_group=group,
         topic=mq.topic,
@@ -107,7 +109,9 @@ def pull_request(
         commit_offset=commit_offset,
         suspend_timeout_millis=suspend_timeout_ms,
         subscription=subscription.sub_string if subscription is not None and sys_flag & FLAG_SUBSCRIPTION else None,
-        sub_version=subscription.sub_version if subscription is not None else 0,
+        sub_version=(subscription.sub_version if subscription is not None else 0)
+        if sub_version is None
+        else sub_version,
         expression_type=subscription.expression_type if subscription is not None else "TAG",
         max_msg_bytes=max_msg_bytes,
         broker_name=mq.broker_name,

@@ -1,5 +1,5 @@
-"""The consumer's rebalance (``RebalanceImpl`` / ``RebalancePushImpl``): the members and queues of each
-topic through the strategy, the process queues taken and given up, and where a new queue starts.
+"""The consumer's rebalance (``RebalanceImpl``, ``RebalancePushImpl`` and ``RebalanceLitePullImpl``): the members
+and queues of each topic through the strategy, the process queues taken and given up, and where a new queue starts.
 
 A part of the consumer, built when it starts (:class:`~.base.ConsumerBase`), with what it needs in its
 constructor: the subscription state (whose process queues it takes and gives up), the strategy, the broker
@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...log_repeats import REPEATS
 from ...rebalance import QueueAllocator, rebalance
@@ -24,13 +24,23 @@ from .process_queue import ProcessQueue
 from .settings import parse_java_timestamp
 from .subscription import retry_topic
 
-__all__ = ["Rebalancer"]
+__all__ = ["QueuePuller", "Rebalancer"]
+
+
+class QueuePuller(Protocol):
+    """What the rebalancer asks of the part that pulls (the push consumer's :class:`~.puller.Puller`, the lite pull
+    consumer's :class:`~.lite_puller.LitePuller`): start a queue taken, stop one given up."""
+
+    def start_pull(self, mq: Any, pq: ProcessQueue, offset: int) -> None: ...
+
+    def stop_pull(self, mq: Any) -> None: ...
+
 
 if TYPE_CHECKING:
     from ..api import BrokerAPI
     from ..broker_addrs import BrokerAddrTable
+    from .lite_pull_settings import LitePullConsumerSettings
     from .offset_store import OffsetStore
-    from .puller import Puller
     from .queue_limits import QueueLimits
     from .queue_locks import QueueLocks
     from .settings import ConsumerSettings
@@ -45,7 +55,7 @@ class Rebalancer:
         self,
         group: str,
         client_id: str,
-        settings: ConsumerSettings,
+        settings: ConsumerSettings | LitePullConsumerSettings,
         state: SubscriptionState,
         strategy: QueueAllocator,
         *,
@@ -56,8 +66,8 @@ class Rebalancer:
         update_route: Callable[[str, int], Awaitable[bool]],
         heartbeat: Callable[[], Awaitable[object]],
         offsets: OffsetStore,
-        puller: Puller,
-        limits: QueueLimits,
+        puller: QueuePuller,
+        limits: QueueLimits | None,
         locks: QueueLocks | None,
         stats: ConsumerStats,
         on_change: Callable[[str, tuple[Any, ...]], None] | None,
@@ -220,7 +230,8 @@ class Rebalancer:
                 )
             owned = [mq for mq in self.state.process_queues if mq.topic == topic]
             assigned = rebalance(self.strategy, self.group, self.client_id, mqs, cids, owned).assigned
-        self.limits.share(topic, len(assigned))
+        if self.limits is not None:
+            self.limits.share(topic, len(assigned))
         before = self.state.owned(topic)
         changed = await self.update_process_queues(topic, set(assigned))
         self.log_change(topic, before, len(mqs), len(cids))

@@ -38,18 +38,20 @@ class SubscriptionState:
         group: str,
         clustering: bool,
         compat: str,
+        lite: bool = False,
     ) -> SubscriptionState:
         """The state of a consumer built with ``subscriptions`` (``{topic: tag expression}``, or topics, each
         ``"*"``), checked: each topic wrapped in the ``namespace`` (Java wraps them at start; here at once, so every
         request uses the names on the wire) and, for a ``clustering`` group (``group`` on the wire), its retry topic
-        added (``copySubscription``)."""
+        added (``copySubscription``). A ``lite`` pull consumer may start with none (it subscribes or is assigned
+        queues later) and has no retry topic (it never sends a message back)."""
         if isinstance(subscriptions, (str, bytes)):
             raise TypeError(
                 f"subscriptions must be a {{topic: tag expression}} mapping or a list of topics, not a "
                 f"{type(subscriptions).__name__} ({subscriptions!r}; for one topic: [{subscriptions!r}])"
             )
         subs = dict(subscriptions) if isinstance(subscriptions, Mapping) else {t: "*" for t in subscriptions}
-        if not subs:
+        if not subs and not lite:
             raise ValueError("a consumer needs at least one subscription")
         for topic, expression in subs.items():
             if not isinstance(topic, str) or not topic.strip():
@@ -57,10 +59,19 @@ class SubscriptionState:
             if expression is not None and not isinstance(expression, str):
                 raise TypeError(f"the tag expression of {topic!r} must be a str or None, not {expression!r}")
         wire = {wrap(namespace, t): build_subscription(wrap(namespace, t), e) for t, e in subs.items()}
-        if clustering:
+        if clustering and not lite:
             rt = retry_topic(group)
             wire.setdefault(rt, build_subscription(rt, "*"))
         return cls(wire, compat)
+
+    def add(self, topic: str, expression: str | None) -> None:
+        """Subscribe ``topic`` (on the wire) with ``expression`` (a lite pull consumer's ``subscribe``)."""
+        self.subscriptions[topic] = build_subscription(topic, expression)
+
+    def remove(self, topic: str) -> None:
+        """Unsubscribe ``topic`` (on the wire): the next rebalance gives its queues up."""
+        self.subscriptions.pop(topic, None)
+        self.subscribe_info.pop(topic, None)
 
     # -- what the client instance asks (routes) ----------------------------------------------------------------
 
