@@ -67,6 +67,23 @@ def test_the_asyncio_consumer_example_runs(cluster, fresh_topic, capsys):
     assert capsys.readouterr().out == "[b'event 0', b'event 1', b'event 2']\n"
 
 
+def test_the_pull_consumer_examples_run(cluster, fresh_topic, capsys):
+    from ..test_docs import ROOT
+
+    page = ROOT / "docs" / "guide" / "consumer.md"
+    for tag, expected in (
+        ("pull-cluster", "[b'order 0', b'order 1', b'order 2', b'order 3', b'order 4']\nTrue True\n"),
+        ("aio-pull-cluster", "[b'tick 0', b'tick 1', b'tick 2']\n"),
+    ):
+        (block,) = python_blocks(page, tag)
+        topic = fresh_topic(queues=4)
+        code = block.replace("127.0.0.1:9876", ";".join(cluster.namesrv_addrs)).replace("TopicTest", topic)
+        code = code.replace("my-pull-group", f"cg_docs_pull_{time.monotonic_ns()}")
+        code = code.replace("my-aio-pull-group", f"cg_docs_aio_pull_{time.monotonic_ns()}")
+        exec(compile(code, f"the consumer guide's {tag} block", "exec"), {"__name__": "docs"})
+        assert capsys.readouterr().out == expected
+
+
 def test_every_production_example_is_run_against_the_servers():
     """Each ```python block of the production guide tagged ``<!-- test: <feature>-cluster -->`` is run by a
     cluster test (the one that proves its feature, against the servers with the feature switched on): a new
