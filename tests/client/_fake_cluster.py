@@ -24,7 +24,7 @@ from ._stored import stored
 SEND_MESSAGE_V2, PULL_MESSAGE, QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET = 310, 11, 14, 15
 GET_MAX_OFFSET, GET_MIN_OFFSET, SEARCH_OFFSET, HEART_BEAT, UNREGISTER_CLIENT = 30, 31, 29, 34, 35
 CONSUMER_SEND_MSG_BACK, GET_CONSUMER_LIST_BY_GROUP, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ = 36, 38, 41, 42
-GET_ROUTEINFO_BY_TOPIC = 105
+GET_ROUTEINFO_BY_TOPIC, LITE_PULL_MESSAGE = 105, 361
 SUCCESS, SYSTEM_ERROR, TOPIC_NOT_EXIST, PULL_NOT_FOUND, QUERY_NOT_FOUND = 0, 1, 17, 19, 22
 
 Answer = tuple[int, dict[str, Any], bytes]
@@ -173,7 +173,7 @@ class FakeBroker(_Served):
                 return SUCCESS, {}, json.dumps({"lockOKMQSet": json.loads(request["body"])["mqSet"]}).encode()
             elif code in (UNLOCK_BATCH_MQ, CONSUMER_SEND_MSG_BACK):
                 return SUCCESS, {}, b""
-            elif code == PULL_MESSAGE:
+            elif code in (PULL_MESSAGE, LITE_PULL_MESSAGE):
                 queue = self.store.get((ext["topic"], int(ext["queueId"])), [])
                 start, count = int(ext["queueOffset"]), int(ext["maxMsgNums"])
                 found = queue[start : start + count]
@@ -182,7 +182,7 @@ class FakeBroker(_Served):
                     return SUCCESS, {"nextBeginOffset": start + len(found), **offsets}, b"".join(found)
             else:
                 return SYSTEM_ERROR, {"_remark": f"fake broker: code {code}"}, b""
-        if code == PULL_MESSAGE:  # nothing new: a short pause stands for the long poll
+        if code in (PULL_MESSAGE, LITE_PULL_MESSAGE):  # nothing new: a short pause stands for the long poll
             time.sleep(0.05)
             return PULL_NOT_FOUND, {"nextBeginOffset": start, **offsets}, b""
         offset = self.append(topic, queue_id, request["body"], props)

@@ -19,6 +19,7 @@ from rocketroute.errors import IllegalArgumentError, UnsupportedSettingError
 from ._fake_cluster import (
     GET_CONSUMER_LIST_BY_GROUP,
     HEART_BEAT,
+    LITE_PULL_MESSAGE,
     PULL_MESSAGE,
     UPDATE_CONSUMER_OFFSET,
     FakeBroker,
@@ -54,7 +55,9 @@ def _poll_all(consumer: rr.LitePullConsumer, n: int, timeout_s: float = 10) -> l
 
 
 def _pulls(broker: FakeBroker, topic: str = "T") -> list[dict[str, str]]:
-    return [r["extFields"] for r in broker.requests(PULL_MESSAGE) if r["extFields"]["topic"] == topic]
+    """The lite pulls of ``topic``: LITE_PULL_MESSAGE, as Java 5.x sends them (none goes as PULL_MESSAGE)."""
+    assert not broker.requests(PULL_MESSAGE)
+    return [r["extFields"] for r in broker.requests(LITE_PULL_MESSAGE) if r["extFields"]["topic"] == topic]
 
 
 def test_polls_return_each_message_once_a_pull_at_a_time_in_queue_order(backend):
@@ -88,6 +91,15 @@ def test_a_pull_is_a_long_polled_lite_pull_with_java_s_fields(backend):
         [group] = heartbeat["consumerDataSet"]
         assert (group["consumeType"], group["consumeFromWhere"]) == ("CONSUME_ACTIVELY", "CONSUME_FROM_LAST_OFFSET")
         assert [s["topic"] for s in group["subscriptionDataSet"]] == ["T"]  # no retry topic: nothing is sent back
+
+
+def test_a_4_9_lite_pull_is_a_pull_message_with_the_lite_flag(backend):
+    with _cluster(2, queues=1) as cluster, _consumer(cluster, backend, compat="4.9") as consumer:
+        assert len(_poll_all(consumer, 2)) == 2
+        broker = cluster.brokers["broker-a"]
+        assert broker.requests(LITE_PULL_MESSAGE) == []  # 4.9.8 has no LITE_PULL_MESSAGE
+        [pull, *_] = [r["extFields"] for r in broker.requests(PULL_MESSAGE)]
+        assert int(pull["sysFlag"]) & FLAG_LITE_PULL_MESSAGE and "maxMsgBytes" not in pull
 
 
 def test_auto_commit_commits_what_the_polls_before_returned(backend):

@@ -145,6 +145,23 @@ def test_the_asyncio_lite_pull_consumer_on_the_servers(cluster, fresh_topic):
     assert sorted(asyncio.run(main())) == sorted(bodies)
 
 
+@pytest.mark.servers("apache-4.9.7")
+def test_a_4_9_broker_serves_a_4_9_lite_pull_consumer_and_tells_a_5_3_one_why_not(cluster, fresh_topic, caplog):
+    topic = fresh_topic(queues=2)
+    bodies = [b"old%d" % i for i in range(20)]
+    _send(cluster, topic, bodies)
+    group = f"cg_lite_49_{time.monotonic_ns()}"
+    with rr.LitePullConsumer(cluster.namesrv_addrs, group, [topic], compat="4.9", **FAST, **FIRST) as consumer:
+        got = _poll_until([consumer], 20)
+        assert sorted(m.body for m in got) == sorted(bodies)
+        mq = consumer.assignment()[0]
+        consumer.seek_to_begin(mq)
+        assert consumer.poll(10_000)[0].queue_offset == 0
+    with rr.LitePullConsumer(cluster.namesrv_addrs, f"{group}_53", [topic], **FAST, **FIRST) as newer:
+        assert newer.poll(2000) == []  # Java 5.x's lite pull consumer gets nothing from a 4.9 broker either
+    assert "does not know LITE_PULL_MESSAGE" in caplog.text
+
+
 class Poller:
     """Polls one of our lite pull members on a thread until stopped, recording the bodies."""
 

@@ -25,6 +25,7 @@ from rocketroute.protocol.headers import (
     UnregisterClientRequestHeader,
     UpdateConsumerOffsetRequestHeader,
 )
+from rocketroute.protocol.headers.consumer import FLAG_LITE_PULL_MESSAGE
 
 COMPATS = ("5.3", "4.9")
 
@@ -70,6 +71,13 @@ def test_a_pull_request_sends_javas_fields_and_the_broker_name_only_on_5_3(compa
     assert request.version == MQ_VERSIONS[compat]
     assert request.ext_fields == {k: str(v) for k, v in want.items()}
     assert request.body is None
+
+
+@pytest.mark.parametrize(("compat", "code"), [("5.3", 361), ("4.9", 11)])
+def test_a_lite_pull_is_lite_pull_message_on_5_3_and_pull_message_on_4_9(compat, code):
+    lite = _pull(sys_flag=0x2 | 0x4 | FLAG_LITE_PULL_MESSAGE).request(compat)
+    assert (lite.code, RequestCode.LITE_PULL_MESSAGE) == (code, 361)  # MQClientAPIImpl.pullMessage (5.3.3; 4.9.8)
+    assert lite.ext_fields["sysFlag"] == "22"
 
 
 def test_a_pull_without_a_subscription_or_a_byte_limit_leaves_the_fields_out():

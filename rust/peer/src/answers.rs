@@ -15,7 +15,7 @@ use std::time::Duration;
 use crate::frame::{self, Header, FLAG_ONEWAY};
 use crate::groups::Groups;
 use crate::offsets::Offsets;
-use crate::pull::{Pulls, When, FLAG_COMMIT_OFFSET, PULL_MESSAGE};
+use crate::pull::{Pulls, When, FLAG_COMMIT_OFFSET, LITE_PULL_MESSAGE, PULL_MESSAGE};
 use crate::route::route;
 use crate::send::{Sends, SEND_BATCH_MESSAGE, SEND_MESSAGE, SEND_MESSAGE_V2};
 use crate::stored::{bench_body, Identity};
@@ -183,7 +183,7 @@ impl Peer {
             reply(out, SUCCESS, None, &[("offset", &offset.to_string())], &[])
         };
         match request.code {
-            PULL_MESSAGE => {
+            PULL_MESSAGE | LITE_PULL_MESSAGE => {
                 let sys_flag = number("sysFlag").unwrap_or(0);
                 if let (true, Some(queue_id), Some(offset)) = (
                     sys_flag & i64::from(FLAG_COMMIT_OFFSET) != 0,
@@ -444,6 +444,18 @@ mod tests {
         );
         let (_, _, ext, _) = answer(&p, &request(QUERY_CONSUMER_OFFSET, 0, q, b""));
         assert_eq!(ext["offset"].as_str(), Some("9"));
+    }
+
+    #[test]
+    fn a_lite_pull_is_answered_as_a_pull() {
+        let p = peer();
+        let pull = "\"consumerGroup\":\"g\",\"topic\":\"T\",\"queueId\":\"1\",\"queueOffset\":\"4\",\"maxMsgNums\":\"10\",\"sysFlag\":\"22\"";
+        let (code, _, ext, body) = answer(&p, &request(LITE_PULL_MESSAGE, 0, pull, b""));
+        assert_eq!(
+            (code, ext["nextBeginOffset"].as_str()),
+            (SUCCESS, Some("14"))
+        );
+        assert!(!body.is_empty());
     }
 
     #[test]

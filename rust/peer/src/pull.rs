@@ -1,4 +1,4 @@
-//! PULL_MESSAGE (11), answered as Apache's broker answers it (`DefaultMessageStore.getMessage` and the pull
+//! PULL_MESSAGE (11), and a 5.x lite pull's LITE_PULL_MESSAGE (361), answered as Apache's broker answers it (`DefaultMessageStore.getMessage` and the pull
 //! processor), from queues that hold `--messages-per-queue` messages each and store nothing: every topic's queues
 //! (its route's read queues) have offsets 0 to that max offset, but a retry or dead-letter topic (`%RETRY%...`,
 //! `%DLQ%...`: one queue, as the broker makes them) is empty, so a consumer's own retry subscription brings nothing.
@@ -26,6 +26,8 @@ use crate::frame::{self, Header};
 use crate::stored::{Identity, Template};
 
 pub const PULL_MESSAGE: i32 = 11;
+/// A 5.x lite pull consumer's pull (Java 5.x sends a pull with the lite flag under this code): answered alike.
+pub const LITE_PULL_MESSAGE: i32 = 361;
 const SUCCESS: i32 = 0;
 const SYSTEM_ERROR: i32 = 1;
 const PULL_NOT_FOUND: i32 = 19;

@@ -234,7 +234,17 @@ class LitePuller:
             except Exception as e:
                 self.stats.add(pull_errors=1)
                 failures += 1
-                if failures > 1:
+                refused = isinstance(e, RemotingCommandError) and e.code == ResponseCode.REQUEST_CODE_NOT_SUPPORTED
+                if refused and self.compat == "5.3":
+                    REPEATS.log(
+                        log,
+                        logging.ERROR,
+                        "the broker %s does not know LITE_PULL_MESSAGE, the 5.x lite pull (a 4.9 broker): a lite pull "
+                        "consumer of compat='4.9' pulls with PULL_MESSAGE, as Java's 4.9 client",
+                        addr,
+                        about=(addr, "lite pull refused"),
+                    )
+                elif failures > 1:
                     log.debug("pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
                 else:
                     level = logging.ERROR if isinstance(e, (MessageDecodeError, AccessDeniedError)) else logging.WARNING

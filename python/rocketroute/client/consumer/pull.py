@@ -15,6 +15,7 @@ from ...protocol import RemotingCommand
 from ...protocol.codes import RequestCode
 from ...protocol.errors import RemotingCommandError, response_error
 from ...protocol.headers import PullMessageRequestHeader
+from ...protocol.headers.consumer import FLAG_LITE_PULL_MESSAGE
 from ...protocol.response_code import ResponseCode
 from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_pulled
 from .subscription import SubscriptionData, filter_by_tags
@@ -36,7 +37,6 @@ FLAG_COMMIT_OFFSET = 0x1
 FLAG_SUSPEND = 0x2
 FLAG_SUBSCRIPTION = 0x4
 FLAG_CLASS_FILTER = 0x8
-FLAG_LITE_PULL_MESSAGE = 0x10
 
 
 def pull_sys_flag(

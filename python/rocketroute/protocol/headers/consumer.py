@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..codes import RequestCode
+from ..command import RemotingCommand
 from ..message_queue_json import message_queue_json
 from .base import QueueRequestHeader, RequestHeader
 
 __all__ = [
+    "FLAG_LITE_PULL_MESSAGE",
     "ConsumerSendMsgBackRequestHeader",
     "GetMaxOffsetRequestHeader",
     "GetMinOffsetRequestHeader",
@@ -24,11 +26,17 @@ __all__ = [
     "UpdateConsumerOffsetRequestHeader",
 ]
 
+FLAG_LITE_PULL_MESSAGE = 0x10
+"""``PullSysFlag``'s lite pull bit (the other flags are the client's, in ``client/consumer/pull.py``)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PullMessageRequestHeader(QueueRequestHeader):
     """PULL_MESSAGE (``PullMessageRequestHeader``). ``subscription`` is sent only with ``FLAG_SUBSCRIPTION`` in
-    ``sys_flag`` (the caller leaves it ``None`` otherwise); ``max_msg_bytes`` exists in 5.x only."""
+    ``sys_flag`` (the caller leaves it ``None`` otherwise); ``max_msg_bytes`` exists in 5.x only. A 5.x lite pull
+    (the lite pull flag in ``sys_flag``) goes out as LITE_PULL_MESSAGE (361), as Java 5.x's
+    ``MQClientAPIImpl.pullMessage`` sends it (its brokers run those on an executor of their own, and may refuse them
+    with ``litePullMessageEnable=false``); 4.9's lite pulls are PULL_MESSAGE."""
 
     CODE: ClassVar[int] = RequestCode.PULL_MESSAGE
     FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
@@ -63,6 +71,12 @@ class PullMessageRequestHeader(QueueRequestHeader):
         if compat == "5.3" and self.max_msg_bytes is not None:
             ext["maxMsgBytes"] = self.max_msg_bytes
         return ext
+
+    def request(self, compat: str) -> RemotingCommand:
+        cmd = QueueRequestHeader.request(self, compat)
+        if compat == "5.3" and self.sys_flag & FLAG_LITE_PULL_MESSAGE:
+            cmd.code = RequestCode.LITE_PULL_MESSAGE
+        return cmd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
