@@ -7,7 +7,10 @@ ProducerBench.java`` drives it), the real Go client (``github.com/apache/rocketm
 (user + system, every thread) is the client's alone.
 
 Consumers (the consumer shapes): the Java ``DefaultMQPushConsumer`` (``tests/peers/java/ConsumerBench.java``) and
-``rr.Consumer`` on both backends read one topic from its first offset, each as a new group.
+``rr.Consumer`` on both backends read one topic from its first offset, each as a new group; in the lite pull shape,
+Java's ``DefaultLitePullConsumer`` (the same driver) and ``rr.LitePullConsumer`` are polled on one thread, and
+``rr.aio.LitePullConsumer`` read with ``async for msgs in consumer.batches()`` (the Go client has no lite pull
+consumer).
 
 Brokers: the instant peer (``rust/peer``: a name server and broker in one that answers every request at once from
 canned responses and stores nothing, so the client's own ceiling shows: every send is SEND_OK, every pull finds
@@ -126,9 +129,16 @@ class ConsumerShape:
     count: int = 40_000
     warmup: int = 8_000
     mode: str = "consume"
+    kind: str = "push"
+    """``push`` (``DefaultMQPushConsumer`` / ``rr.Consumer``) or ``lite`` (``DefaultLitePullConsumer`` /
+    ``rr.LitePullConsumer`` polled on one thread, ``batch`` its ``pull_batch_size``: the most messages a poll
+    returns)."""
 
 
 CONSUMER_SHAPES = (ConsumerShape("consume, 1 per call", 1), ConsumerShape("consume, 32 per call", 32))
+LITE_PULL_SHAPES = (ConsumerShape("lite pull, 32 per poll", 32, kind="lite"),)
+"""The lite pull consumers (Java's and ours; the Go client has none). Not in the docs' kept run yet: it predates
+them (``make bench-clients-docs`` adds them)."""
 CONSUMER_TOPIC = "BenchConsume"
 
 
@@ -412,6 +422,65 @@ def run_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, An
     return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
 
 
+def run_lite_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+    """``rr.LitePullConsumer`` (the backend ``ROCKETROUTE_BACKEND`` chose) polled on this thread, ``pull_batch_size``
+    the shape's batch: the Java driver's figures."""
+    from rocketroute.client import LitePullConsumer
+
+    total = shape.warmup + shape.count
+    marks: list[float] = []
+    seen = 0
+    deadline = time.monotonic() + 300
+    with LitePullConsumer(
+        namesrv,
+        group,
+        [CONSUMER_TOPIC],
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+        pull_batch_size=shape.batch,
+    ) as consumer:
+        while seen < total:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"polled {seen} of {total} in 300 s")
+            before = seen
+            seen += len(consumer.poll(1000))
+            if before < shape.warmup <= seen:
+                marks.extend((time.perf_counter(), time.process_time()))
+            if before < total <= seen:
+                marks.extend((time.perf_counter(), time.process_time()))
+    wall, cpu = marks[2] - marks[0], marks[3] - marks[1]
+    return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
+
+
+def run_aio_lite_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
+    """``rr.aio.LitePullConsumer`` (native backend) read with ``async for msgs in consumer.batches()``, a poll at a
+    time: the Java driver's figures."""
+    import rocketroute as rr
+
+    total = shape.warmup + shape.count
+    marks: list[float] = []
+
+    async def main() -> None:
+        seen = 0
+        async with rr.aio.LitePullConsumer(
+            namesrv,
+            group,
+            [CONSUMER_TOPIC],
+            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+            pull_batch_size=shape.batch,
+        ) as consumer:
+            async for msgs in consumer.batches():
+                before, seen = seen, seen + len(msgs)
+                if before < shape.warmup <= seen:
+                    marks.extend((time.perf_counter(), time.process_time()))
+                if seen >= total:
+                    marks.extend((time.perf_counter(), time.process_time()))
+                    break
+
+    asyncio.run(asyncio.wait_for(main(), 300))
+    wall, cpu = marks[2] - marks[0], marks[3] - marks[1]
+    return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
+
+
 def run_aio_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
     """``rr.aio.Consumer`` (native backend) read with ``async for msgs in consumer.batches()``, a listener call's
     messages at a time (``consume_message_batch_max_size`` = the shape's batch): the Java driver's figures."""
@@ -472,7 +541,9 @@ class JavaConsumer:
 
     def run(self, namesrv: str, shape: ConsumerShape, group: str, *, production: bool = True) -> dict[str, Any]:
         out = Path(tempfile.mkstemp(dir=self.workdir, suffix=".json")[1])
-        args = (namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out, self.max_warmup_s)
+        args = (
+            namesrv, CONSUMER_TOPIC, group, shape.batch, shape.warmup, shape.count, out, self.max_warmup_s, shape.kind
+        )  # fmt: skip
         cmd = self.peer.command(self.workdir, *map(str, args), production=production)
         done = subprocess.run(cmd, env=self.peer.env(), capture_output=True, text=True, timeout=600)
         if done.returncode != 0 or not out.read_text().strip():
@@ -647,7 +718,8 @@ def run_client(
         return go.run(namesrv, shape, group)
     env = {**os.environ, "ROCKETROUTE_BACKEND": "native" if client == "aio" else client}
     if consumer:
-        child = "aio-consumer-child" if client == "aio" else "consumer-child"
+        kind = "lite" if shape.kind == "lite" else "consumer"  # type: ignore[union-attr]
+        child = f"aio-{kind}-child" if client == "aio" else f"{kind}-child"
     else:
         child = "aio-child" if client == "aio" else "child"
     cmd = [sys.executable, str(Path(__file__)), child, namesrv, json.dumps(asdict(shape))]
@@ -802,6 +874,8 @@ def run_all(
                     for client in order:
                         if client == "aio" and isinstance(shape, Shape) and shape.mode != "async":
                             continue
+                        if client == "go" and isinstance(shape, ConsumerShape) and shape.kind == "lite":
+                            continue  # the Go client has no lite pull consumer
                         load: dict[str, Any] = {}
                         with machine_load(load):
                             figures = run_client(client, namesrv, shape, java, go)
@@ -892,6 +966,10 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["aio-consumer-child"]:
         print(json.dumps(run_aio_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
         return 0
+    if argv[:1] in (["lite-child"], ["aio-lite-child"]):
+        run = run_aio_lite_consumer if argv[0] == "aio-lite-child" else run_lite_consumer
+        print(json.dumps(run(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
+        return 0
     if argv[:1] == ["aio-child"]:
         print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])), float(argv[3]))))
         return 0
@@ -920,7 +998,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the run here")
     parser.add_argument("--keep", metavar="FILE", help="also write it here (the docs' copy)")
     args = parser.parse_args(argv)
-    every: list[Any] = [*SHAPES, *CONSUMER_SHAPES]
+    every: list[Any] = [*SHAPES, *CONSUMER_SHAPES, *LITE_PULL_SHAPES]
     shapes = [s for s in every if not args.shapes or s.name in args.shapes.split(";")]
     if args.quick:
         shapes = [quick(s) for s in shapes]

@@ -92,6 +92,16 @@ def test_the_consumers_read_the_instant_peer_s_canned_queues(tmp_path: Path) -> 
     assert run["pull_ceilings"]["instant"]["msgs"] >= 2_000 and run["pull_ceilings"]["instant"]["msgs_per_s"] > 0
 
 
+def test_the_lite_pull_consumers_poll_the_instant_peer_s_canned_queues(tmp_path: Path) -> None:
+    out = tmp_path / "clients.json"
+    clients = ("java", "go", "native", "reference", "aio")  # go: no lite pull consumer, so no row
+    args = ["--quick", "--servers", "instant", "--shapes", "lite pull, 32 per poll", "--clients", ",".join(clients)]
+    assert bench_clients.main([*args, "--memory", "0", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["shape"], r["client"]) for r in rows] == [("lite pull, 32 per poll", c) for c in clients if c != "go"]
+    assert all(r["msgs"] == 200 and r["msgs_per_s"] > 0 and r["cpu_s"] >= 0 for r in rows), rows
+
+
 def test_without_go_the_go_client_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench_clients.shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match=r"go not found.*leave go out of --clients"):

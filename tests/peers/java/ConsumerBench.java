@@ -9,9 +9,10 @@
 // MAX_WARMUP_S seconds; then the measured group. A JVM's JIT levels off after several seconds, and one pass of a few
 // thousand messages measures its ramp.
 //
-//   java -cp <dir>:<lib>/* ConsumerBench NAMESRV TOPIC GROUP BATCH WARMUP COUNT OUT [MAX_WARMUP_S]
+//   java -cp <dir>:<lib>/* ConsumerBench NAMESRV TOPIC GROUP BATCH WARMUP COUNT OUT [MAX_WARMUP_S [KIND]]
 //
-// BATCH: consumeMessageBatchMaxSize, the messages per listener call.
+// KIND: push (the default; BATCH is consumeMessageBatchMaxSize, the messages per listener call) or lite (a
+// DefaultLitePullConsumer polled on one thread, BATCH its pullBatchSize: the most messages per poll).
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -24,10 +25,12 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
+import org.apache.rocketmq.common.message.MessageExt;
 
 public final class ConsumerBench {
     static final com.sun.management.OperatingSystemMXBean OS =
@@ -42,9 +45,51 @@ public final class ConsumerBench {
         return t;
     }
 
+    static void mark(long[] marks, int at) {
+        marks[at] = System.nanoTime();
+        marks[at + 1] = OS.getProcessCpuTime();
+        marks[at + 2] = JIT.getTotalCompilationTime();
+        marks[at + 3] = gcMillis();
+    }
+
+    /** A lite pull group reads the topic on this thread: the marks at message `skip` and `skip + count`. */
+    static long[] litePull(String namesrv, String topic, String group, int batch, long skip, long count)
+            throws Exception {
+        long[] marks = new long[8];
+        DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(group);
+        consumer.setNamesrvAddr(namesrv);
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.setPullBatchSize(batch);
+        consumer.subscribe(topic, "*");
+        consumer.start();
+        try {
+            long seen = 0, deadline = System.nanoTime() + 300_000_000_000L;
+            while (seen < skip + count) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("polled " + seen + " of " + (skip + count) + " in 300 s");
+                }
+                List<MessageExt> msgs = consumer.poll(1000);
+                long before = seen;
+                seen += msgs.size();
+                if (before < skip && seen >= skip) {
+                    mark(marks, 0);
+                }
+                if (before < skip + count && seen >= skip + count) {
+                    mark(marks, 4);
+                }
+            }
+        } finally {
+            consumer.shutdown();
+        }
+        return marks;
+    }
+
     /** One group reads the topic: wall, CPU, JIT and GC at message `skip` and at message `skip + count`. */
     static long[] consume(String namesrv, String topic, String group, int batch, long skip, long count)
             throws Exception {
+        if (LITE) {
+            return litePull(namesrv, topic, group, batch, skip, count);
+        }
         AtomicLong seen = new AtomicLong();
         long[] marks = new long[8];
         CountDownLatch started = new CountDownLatch(1), done = new CountDownLatch(1);
@@ -91,7 +136,13 @@ public final class ConsumerBench {
         return marks;
     }
 
+    static boolean LITE = false;
+
     public static void main(String[] a) throws Exception {
+        LITE = a.length > 8 && a[8].equals("lite");
+        if (a.length > 8 && !LITE && !a[8].equals("push")) {
+            throw new IllegalArgumentException("KIND is push or lite, not " + a[8]);
+        }
         int batch = Integer.parseInt(a[3]);
         long warmup = Long.parseLong(a[4]), count = Long.parseLong(a[5]);
         double maxWarm = a.length > 7 ? Double.parseDouble(a[7]) : 30.0;
