@@ -451,60 +451,36 @@ def run_lite_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[st
     return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
 
 
-def run_aio_lite_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
-    """``rr.aio.LitePullConsumer`` (native backend) read with ``async for msgs in consumer.batches()``, a poll at a
-    time: the Java driver's figures."""
-    import rocketroute as rr
-
-    total = shape.warmup + shape.count
-    marks: list[float] = []
-
-    async def main() -> None:
-        seen = 0
-        async with rr.aio.LitePullConsumer(
-            namesrv,
-            group,
-            [CONSUMER_TOPIC],
-            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-            pull_batch_size=shape.batch,
-        ) as consumer:
-            async for msgs in consumer.batches():
-                before, seen = seen, seen + len(msgs)
-                if before < shape.warmup <= seen:
-                    marks.extend((time.perf_counter(), time.process_time()))
-                if seen >= total:
-                    marks.extend((time.perf_counter(), time.process_time()))
-                    break
-
-    asyncio.run(asyncio.wait_for(main(), 300))
-    wall, cpu = marks[2] - marks[0], marks[3] - marks[1]
-    return {"msgs": shape.count, "seconds": wall, "msgs_per_s": shape.count / wall, "cpu_s": cpu}
-
-
 def run_aio_consumer(namesrv: str, shape: ConsumerShape, group: str) -> dict[str, Any]:
     """``rr.aio.Consumer`` (native backend) read with ``async for msgs in consumer.batches()``, a listener call's
-    messages at a time (``consume_message_batch_max_size`` = the shape's batch): the Java driver's figures."""
+    messages at a time (``consume_message_batch_max_size`` = the shape's batch), or in the lite pull shape
+    ``rr.aio.LitePullConsumer``'s ``batches()``, a poll at a time (``pull_batch_size`` = the shape's batch): the Java
+    driver's figures."""
     import rocketroute as rr
 
     total = shape.warmup + shape.count
     marks: list[float] = []
+    lite = shape.kind == "lite"
 
     async def main() -> None:
         seen = 0
-        async with rr.aio.Consumer(
-            namesrv,
-            group,
-            [CONSUMER_TOPIC],
-            consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-            consume_message_batch_max_size=shape.batch,
-        ) as consumer:
+        where = {"consume_from_where": "CONSUME_FROM_FIRST_OFFSET"}
+        consumer: rr.aio.Consumer | rr.aio.LitePullConsumer
+        if lite:
+            consumer = rr.aio.LitePullConsumer(namesrv, group, [CONSUMER_TOPIC], pull_batch_size=shape.batch, **where)
+        else:
+            consumer = rr.aio.Consumer(
+                namesrv, group, [CONSUMER_TOPIC], consume_message_batch_max_size=shape.batch, **where
+            )
+        async with consumer:
             async for msgs in consumer.batches():
                 before, seen = seen, seen + len(msgs)
                 if before < shape.warmup <= seen:
                     marks.extend((time.perf_counter(), time.process_time()))
                 if seen >= total:
                     marks.extend((time.perf_counter(), time.process_time()))
-                    consumer.ack()
+                    if isinstance(consumer, rr.aio.Consumer):
+                        consumer.ack()  # the lite pull consumer commits what it handed out at its stop
                     break
 
     asyncio.run(asyncio.wait_for(main(), 300))
@@ -718,8 +694,8 @@ def run_client(
         return go.run(namesrv, shape, group)
     env = {**os.environ, "ROCKETROUTE_BACKEND": "native" if client == "aio" else client}
     if consumer:
-        kind = "lite" if shape.kind == "lite" else "consumer"  # type: ignore[union-attr]
-        child = f"aio-{kind}-child" if client == "aio" else f"{kind}-child"
+        lite = shape.kind == "lite"  # type: ignore[union-attr]
+        child = "aio-consumer-child" if client == "aio" else ("lite-child" if lite else "consumer-child")
     else:
         child = "aio-child" if client == "aio" else "child"
     cmd = [sys.executable, str(Path(__file__)), child, namesrv, json.dumps(asdict(shape))]
@@ -954,6 +930,24 @@ def table(run: dict[str, Any]) -> list[str]:
     return out
 
 
+def write_run(run: dict[str, Any], json_path: str | None, keep: str | None) -> bool:
+    """Write ``run`` to ``json_path`` and to ``keep`` (the docs' copy), unless processes outside the benchmark used
+    more than :data:`OTHERS_MAX` cores while a client ran: then not to ``keep`` (said on stderr). Whether it was
+    kept."""
+    others = run.get("others_cores_max", 0.0)
+    if keep and others > OTHERS_MAX:
+        print(
+            f"not kept for the docs: processes outside the benchmark used up to {others:.2f} cores while a client ran "
+            f"(more than {OTHERS_MAX}); run it again on a quiet machine",
+            file=sys.stderr,
+        )
+        keep = None
+    for dest in filter(None, (json_path, keep)):
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        Path(dest).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    return keep is not None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["child"]:  # one Python client run: the figures as one JSON line
@@ -966,9 +960,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["aio-consumer-child"]:
         print(json.dumps(run_aio_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
         return 0
-    if argv[:1] in (["lite-child"], ["aio-lite-child"]):
-        run = run_aio_lite_consumer if argv[0] == "aio-lite-child" else run_lite_consumer
-        print(json.dumps(run(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
+    if argv[:1] == ["lite-child"]:
+        print(json.dumps(run_lite_consumer(argv[1], ConsumerShape(**json.loads(argv[2])), argv[3])))
         return 0
     if argv[:1] == ["aio-child"]:
         print(json.dumps(run_aio(argv[1], Shape(**json.loads(argv[2])), float(argv[3]))))
@@ -1019,19 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
     if memory:
         run["memory"] = memory_runs(memory)
     print("\n".join(table(run)))
-    keep = args.keep
-    others = run.get("others_cores_max", 0.0)
-    if keep and others > OTHERS_MAX:
-        print(
-            f"not kept for the docs: processes outside the benchmark used up to {others:.2f} cores while a client ran "
-            f"(more than {OTHERS_MAX}); run it again on a quiet machine",
-            file=sys.stderr,
-        )
-        keep = None
-    for dest in filter(None, (args.json, keep)):
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        Path(dest).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    return 2 if args.keep and not keep else 0
+    kept = write_run(run, args.json, args.keep)
+    return 2 if args.keep and not kept else 0
 
 
 if __name__ == "__main__":

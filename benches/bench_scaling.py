@@ -19,7 +19,6 @@ across), which the benchmarks page embeds from the run kept by ``make bench-scal
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import tempfile
@@ -201,21 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         run = bench_clients.run_all(servers, chosen, clients, Path(tmp), args.rounds, max_warmup)
     run["shapes"] = {s.name: {"mode": s.mode, "threads": s.threads, "in_flight": s.in_flight} for s in chosen}
     print("\n".join(bench_clients.table(run)))
-    keep = args.keep
-    others = run.get("others_cores_max", 0.0)
-    if keep and others > bench_clients.OTHERS_MAX:
-        print(
-            f"not kept for the docs: processes outside the benchmark used up to {others:.2f} cores while a client ran "
-            f"(more than {bench_clients.OTHERS_MAX}); run it again on a quiet machine",
-            file=sys.stderr,
-        )
-        keep = None
-    for dest in filter(None, (args.json, keep)):
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        Path(dest).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    kept = bench_clients.write_run(run, args.json, args.keep)
     if args.svg:
         Path(args.svg).write_text(plot(run) + "\n", encoding="utf-8")
-    return 2 if args.keep and not keep else 0
+    return 2 if args.keep and not kept else 0
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from ..client.consumer.listener import AsyncMessageListener
 from ..client.consumer.loop_pool import LoopConsumePool
 from ..client.consumer.push_base import PushConsumerBase
 from ..client.consumer.settings import ConsumerSettings
-from ..client.instances import release_instance
 from ..client.message_decode import MessageExt
 from ..client.namespace import wrap
 from ..loggers import get_logger
@@ -120,8 +119,8 @@ class Consumer(PushConsumerBase[AsyncMessageListener], LoopCalls):
         close the connections (awaited)."""
         if not self._begin_stop():
             return
-        remoting, executor = self._remoting, self._executor
-        assert remoting is not None and isinstance(executor, LoopConsumePool)
+        executor = self._executor
+        assert isinstance(executor, LoopConsumePool)
         try:
             await asyncio.wait_for(self._stop_pulls(), STOP_TIMEOUT_S)
         except Exception as e:
@@ -134,12 +133,7 @@ class Consumer(PushConsumerBase[AsyncMessageListener], LoopCalls):
             await asyncio.wait_for(self._final_commit_and_unregister(), self._final_bound_s())
         except Exception as e:
             log.warning("the final commit or unregister did not finish: %r", e)
-        if self._callbacks is not None:
-            self._callbacks.close()
-        if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
-            await remoting.aclose()
-        self._state = "shut down"
-        self._log_lifecycle("shut down")
+        await self._leave()
 
     async def __aenter__(self) -> Consumer:
         return await self.start()

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from ..client.consumer.front_ends import LoopCalls
 from ..client.consumer.lite_pull_base import LitePullBase
 from ..client.consumer.lite_pull_settings import LitePullConsumerSettings
-from ..client.instances import release_instance
 
 if TYPE_CHECKING:
     from .. import MessageQueue
@@ -165,16 +164,9 @@ class LitePullConsumer(LitePullBase, LoopCalls):
         connections; a waiting :meth:`poll` returns ``[]`` and ``async for`` ends."""
         if not self._begin_stop():
             return
-        remoting = self._remoting
-        assert remoting is not None
         await self._stop_steps()
         self._pending = []
-        if self._callbacks is not None:
-            self._callbacks.close()
-        if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
-            await remoting.aclose()
-        self._state = "shut down"
-        self._log_lifecycle("shut down")
+        await self._leave()
 
     async def __aenter__(self) -> LitePullConsumer:
         return await self.start()

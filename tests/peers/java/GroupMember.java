@@ -87,26 +87,33 @@ public final class GroupMember {
                     Files.write(dir.resolve(name + ".owned"), new byte[0]);
                     continue;
                 }
-                TreeSet<String> owned = new TreeSet<>();
-                for (MessageQueue mq : c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet()) {
-                    if (mq.getTopic().equals(topic)) {
-                        owned.add(mq.getBrokerName() + " " + mq.getQueueId());
-                    }
-                }
-                StringBuilder text = new StringBuilder();
-                text.append(c.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId()).append('\n');
-                for (String q : owned) {
-                    text.append(q).append('\n');
-                }
-                Path tmp = dir.resolve(name + ".owned.tmp");
-                Files.write(tmp, text.toString().getBytes(StandardCharsets.UTF_8));
-                Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                writeOwned(dir, name, topic, c.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId(),
+                    c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().keySet());
             }
             Thread.sleep(200);
         }
         // every member has shut down; the orderly service leaves a non-daemon thread behind, which would keep the
         // JVM running after main returns
         System.exit(0);
+    }
+
+    /** Rewrites DIR/NAME.owned: the client id, then the queues of TOPIC among `queues` ("BROKER QUEUE_ID"). */
+    static void writeOwned(Path dir, String name, String topic, String clientId, Iterable<MessageQueue> queues)
+            throws IOException {
+        TreeSet<String> owned = new TreeSet<>();
+        for (MessageQueue mq : queues) {
+            if (mq.getTopic().equals(topic)) {
+                owned.add(mq.getBrokerName() + " " + mq.getQueueId());
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        text.append(clientId).append('\n');
+        for (String q : owned) {
+            text.append(q).append('\n');
+        }
+        Path tmp = dir.resolve(name + ".owned.tmp");
+        Files.write(tmp, text.toString().getBytes(StandardCharsets.UTF_8));
+        Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** Appends "BODY_HEX WALL_MS" lines for the messages; false when the file cannot be written. */

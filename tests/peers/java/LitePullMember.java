@@ -9,18 +9,14 @@
 // DIR/NAME.owned gets its client id and the queues assignment() gives; DIR/NAME.stop shuts that member down.
 import java.io.FileOutputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.apache.rocketmq.common.message.MessageQueue;
 
 public final class LitePullMember {
     public static void main(String[] args) throws Exception {
@@ -75,20 +71,7 @@ public final class LitePullMember {
                     Files.write(dir.resolve(name + ".owned"), new byte[0]);
                     continue;
                 }
-                TreeSet<String> owned = new TreeSet<>();
-                for (MessageQueue mq : c.assignment()) {
-                    if (mq.getTopic().equals(topic)) {
-                        owned.add(mq.getBrokerName() + " " + mq.getQueueId());
-                    }
-                }
-                StringBuilder text = new StringBuilder();
-                text.append(c.buildMQClientId()).append('\n');
-                for (String q : owned) {
-                    text.append(q).append('\n');
-                }
-                Path tmp = dir.resolve(name + ".owned.tmp");
-                Files.write(tmp, text.toString().getBytes(StandardCharsets.UTF_8));
-                Files.move(tmp, dir.resolve(name + ".owned"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                GroupMember.writeOwned(dir, name, topic, c.buildMQClientId(), c.assignment());
             }
             Thread.sleep(200);
         }

@@ -24,7 +24,6 @@ consumer's thread pool. Where this consumer does better than Java's, the docstri
 
 from __future__ import annotations
 
-from ..instances import release_instance
 from ..namespace import wrap
 from ..workers import ConsumePool
 from ._shared import log
@@ -110,13 +109,7 @@ class Consumer(PushConsumerBase[MessageListener], BlockingCalls):
             self._call(self._final_commit_and_unregister(), timeout=self._final_bound_s())
         except Exception as e:
             log.warning("the final commit or unregister did not finish: %r", e)
-        if self._callbacks is not None:
-            self._callbacks.close()
-        if self._instance is not None:  # the last client of the instance closes its connections and loop thread
-            release_instance(self._instance, "consumer", self.group)
-        # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
-        self._state = "shut down"
-        self._log_lifecycle("shut down")
+        self._leave()
 
     def __enter__(self) -> Consumer:
         return self.start()

@@ -10,18 +10,44 @@ from typing import Any
 
 from ...net.bridge import loop_runs_here
 from ...net.runtime import RemotingClient
-from ..instances import forked_error
+from ..instance import ClientInstance
+from ..instances import forked_error, release_instance
 from ..workers import CallbackThread
 
 __all__ = ["BlockingCalls", "LoopCalls"]
 
 
-class BlockingCalls:
-    """The threaded front-end: :meth:`_call` runs a coroutine on the consumer's loop and waits for it."""
+class _Leaving:
+    """What both front-ends read to leave: the state the consumer's base holds."""
 
     _remoting: RemotingClient | None
+    _instance: ClientInstance | None
     _state: str
+    _callbacks: CallbackThread | None
+    group: str
+
+    def _log_lifecycle(self, what: str) -> None:  # pragma: no cover - the base's
+        raise NotImplementedError
+
+    def _left(self) -> None:
+        # last: "shut down" means this consumer's part is over (and the instance closed when it was the last)
+        self._state = "shut down"
+        self._log_lifecycle("shut down")
+
+
+class BlockingCalls(_Leaving):
+    """The threaded front-end: :meth:`_call` runs a coroutine on the consumer's loop and waits for it."""
+
     _forked_from: int
+
+    def _leave(self) -> None:
+        """The end of a shutdown: the callback thread closed, the instance left (the last client of the instance
+        closes its connections and loop thread)."""
+        if self._callbacks is not None:
+            self._callbacks.close()
+        if self._instance is not None:
+            release_instance(self._instance, "consumer", self.group)
+        self._left()
 
     def _refuse_on_loop(self, what: str) -> None:
         remoting = self._remoting
@@ -45,13 +71,21 @@ class BlockingCalls:
         return remoting.run(coro, timeout)
 
 
-class LoopCalls:
+class LoopCalls(_Leaving):
     """The asyncio front-end: the consumer is used on the loop that started it."""
 
-    _remoting: RemotingClient | None
-    _state: str
-    _callbacks: CallbackThread | None
     settings: Any
+
+    async def _leave(self) -> None:
+        """The end of a stop: the callback thread closed, the instance left (its connections closed, awaited, when
+        this was its last client)."""
+        if self._callbacks is not None:
+            self._callbacks.close()
+        remoting = self._remoting
+        if self._instance is not None and release_instance(self._instance, "consumer", self.group, close=False):
+            assert remoting is not None
+            await remoting.aclose()
+        self._left()
 
     @property
     def running(self) -> bool:  # pragma: no cover - the base's

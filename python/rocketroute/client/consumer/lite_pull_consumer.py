@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..instances import release_instance
 from ._shared import log
 from .front_ends import BlockingCalls
 from .lite_pull_base import LitePullBase
@@ -141,12 +140,7 @@ class LitePullConsumer(LitePullBase, BlockingCalls):
             self._call(self._stop_steps())
         except Exception as e:
             log.warning("stopping the lite pull consumer did not finish: %r", e)
-        if self._callbacks is not None:
-            self._callbacks.close()
-        if self._instance is not None:
-            release_instance(self._instance, "consumer", self.group)
-        self._state = "shut down"
-        self._log_lifecycle("shut down")
+        self._leave()
 
     def __enter__(self) -> LitePullConsumer:
         return self.start()

@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 from ...errors import IllegalArgumentError
 from ..message_decode import DEFAULT_MAX_BODY_SIZE
 from ..settings_base import ClientSettings, Unread, unread
-from ..settings_check import DEFAULT_LANGUAGE, check_bool, check_choice, check_int, check_language, check_positive_ms
+from ..settings_check import DEFAULT_LANGUAGE, check_bool, check_int
 from .constants import CONSUMER_CONSTANTS
-from .settings import CONSUME_FROM, MODELS, parse_java_timestamp
+from .settings import check_client, check_where
 
 __all__ = ["MIN_AUTO_COMMIT_INTERVAL_MILLIS", "LitePullConsumerSettings"]
 
@@ -115,25 +115,7 @@ class LitePullConsumerSettings(ClientSettings):
 
     def __post_init__(self) -> None:
         """Each setting's type and range, Java's checks (``DefaultLitePullConsumerImpl.checkConfig``) first."""
-        check_choice("message model", self.message_model, MODELS)
-        check_choice("consume_from_where", self.consume_from_where, CONSUME_FROM)
-        if self.consume_timestamp is not None:
-            if not isinstance(self.consume_timestamp, str):
-                raise TypeError(f"consume_timestamp must be a str (yyyyMMddHHmmss), not {self.consume_timestamp!r}")
-            try:
-                parse_java_timestamp(self.consume_timestamp)
-            except ValueError:
-                raise IllegalArgumentError(
-                    f"consume_timestamp must be yyyyMMddHHmmss, not {self.consume_timestamp!r}"
-                ) from None
-        check_bool("auto_commit", self.auto_commit)
-        check_int("auto_commit_interval_millis", self.auto_commit_interval_millis, MIN_AUTO_COMMIT_INTERVAL_MILLIS)
-        check_int("pull_batch_size", self.pull_batch_size, 1, 1024)
-        check_int("pull_threshold_for_all", self.pull_threshold_for_all, 1)
-        check_int("consume_max_span", self.consume_max_span, 1)
-        check_int("pull_threshold_for_queue", self.pull_threshold_for_queue, 1)
-        check_int("pull_threshold_size_for_queue", self.pull_threshold_size_for_queue, 1)
-        check_int("poll_timeout_millis", self.poll_timeout_millis, 0)
+        check_where(self)
         check_int("broker_suspend_max_time_millis", self.broker_suspend_max_time_millis, 1)
         check_int("consumer_timeout_millis_when_suspend", self.consumer_timeout_millis_when_suspend, 1)
         if self.consumer_timeout_millis_when_suspend < self.broker_suspend_max_time_millis:
@@ -142,19 +124,12 @@ class LitePullConsumerSettings(ClientSettings):
                 f"brokerSuspendMaxTimeMillis ({self.consumer_timeout_millis_when_suspend} < "
                 f"{self.broker_suspend_max_time_millis})"
             )
-        for name in (
-            "persist_consumer_offset_interval",
-            "heartbeat_broker_interval",
-            "poll_name_server_interval",
-            "rebalance_interval",
-            "mq_client_api_timeout",
-        ):
-            check_positive_ms(name, getattr(self, name))
-        check_int("pull_time_delay_mills_when_exception", self.pull_time_delay_mills_when_exception, 0)
-        for name in ("decode_read_body", "decode_decompress_body"):
-            check_bool(name, getattr(self, name))
-        check_language(self.language)
-        if self.offset_store_dir is not None and not isinstance(self.offset_store_dir, (str, os.PathLike)):
-            raise TypeError(f"offset_store_dir must be a path, not {self.offset_store_dir!r}")
-        if self.max_body_size is not None:
-            check_int("max_body_size", self.max_body_size, 1)
+        check_bool("auto_commit", self.auto_commit)
+        check_int("auto_commit_interval_millis", self.auto_commit_interval_millis, MIN_AUTO_COMMIT_INTERVAL_MILLIS)
+        check_int("pull_batch_size", self.pull_batch_size, 1, 1024)
+        check_int("pull_threshold_for_all", self.pull_threshold_for_all, 1)
+        check_int("consume_max_span", self.consume_max_span, 1)
+        check_int("pull_threshold_for_queue", self.pull_threshold_for_queue, 1)
+        check_int("pull_threshold_size_for_queue", self.pull_threshold_size_for_queue, 1)
+        check_int("poll_timeout_millis", self.poll_timeout_millis, 0)
+        check_client(self)

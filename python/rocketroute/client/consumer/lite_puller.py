@@ -16,17 +16,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...errors import AccessDeniedError
 from ...log_repeats import REPEATS
 from ...protocol.errors import RemotingCommandError
 from ...protocol.response_code import ResponseCode
-from ..message_decode import MessageDecodeError
 from ..namesrv import MASTER_ID
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
 from .poll_buffer import PollBuffer, Pulled
 from .process_queue import ProcessQueue
-from .pull import PullStatus, pull_request, pull_result, pull_sys_flag
+from .pull import PullStatus, fetch, log_pull_failure, pull_request, pull_sys_flag
 
 if TYPE_CHECKING:
     from ...net.transport import AsyncRemotingClient
@@ -218,17 +216,7 @@ class LitePuller:
             )
             self.stats.add(pulls=1)
             try:
-                response = await self.client.invoke(addr, request, s.consumer_timeout_millis_when_suspend)
-                result = pull_result(
-                    response,
-                    mq,
-                    sub,
-                    addr=addr,
-                    read_body=s.decode_read_body,
-                    decompress_body=s.decode_decompress_body,
-                    max_body_size=s.max_body_size,
-                    undecodable="mark",
-                )
+                result = await fetch(self.client, addr, request, s.consumer_timeout_millis_when_suspend, mq, sub, s)
             except asyncio.CancelledError:
                 raise
             except Exception as e:
@@ -244,11 +232,8 @@ class LitePuller:
                         addr,
                         about=(addr, "lite pull refused"),
                     )
-                elif failures > 1:
-                    log.debug("pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
                 else:
-                    level = logging.ERROR if isinstance(e, (MessageDecodeError, AccessDeniedError)) else logging.WARNING
-                    REPEATS.log(log, level, "pull of %s from %s failed: %s", mq, addr, e, about=(addr, type(e)))
+                    log_pull_failure(mq, addr, failures, e)
                 flow = isinstance(e, RemotingCommandError) and e.code == ResponseCode.FLOW_CONTROL
                 delay_ms = (
                     CONSUMER_CONSTANTS["PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL"]

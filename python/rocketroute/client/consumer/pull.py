@@ -8,16 +8,20 @@ gives the status) and ``PullAPIWrapper.processPullResult`` (decode, client-side 
 from __future__ import annotations
 
 import enum
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ...errors import AccessDeniedError
+from ...log_repeats import REPEATS
 from ...protocol import RemotingCommand
 from ...protocol.codes import RequestCode
 from ...protocol.errors import RemotingCommandError, response_error
 from ...protocol.headers import PullMessageRequestHeader
 from ...protocol.headers.consumer import FLAG_LITE_PULL_MESSAGE
 from ...protocol.response_code import ResponseCode
-from ..message_decode import DEFAULT_MAX_BODY_SIZE, decode_pulled
+from ..message_decode import DEFAULT_MAX_BODY_SIZE, MessageDecodeError, decode_pulled
+from ._shared import log
 from .subscription import SubscriptionData, filter_by_tags
 
 __all__ = [
@@ -28,6 +32,8 @@ __all__ = [
     "FLAG_SUSPEND",
     "PullResult",
     "PullStatus",
+    "fetch",
+    "log_pull_failure",
     "pull_request",
     "pull_result",
     "pull_sys_flag",
@@ -170,3 +176,36 @@ def pull_result(
             msgs = filter_by_tags(msgs, subscription)
         result.messages = msgs
     return result
+
+
+async def fetch(
+    client: Any, addr: str, request: RemotingCommand, timeout_ms: int, mq: Any, sub: SubscriptionData, settings: Any
+) -> PullResult:
+    """Send a pull built by :func:`pull_request` on ``client`` (an ``AsyncRemotingClient``) and read its answer
+    as a consumer with ``settings`` reads it (``decode_read_body``, ``decode_decompress_body``, ``max_body_size``;
+    an undecodable message marked, not raised: the consumer decides what becomes of it)."""
+    response = await client.invoke(addr, request, timeout_ms)
+    return pull_result(
+        response,
+        mq,
+        sub,
+        addr=addr,
+        read_body=settings.decode_read_body,
+        decompress_body=settings.decode_decompress_body,
+        max_body_size=settings.max_body_size,
+        undecodable="mark",
+    )
+
+
+def log_pull_failure(mq: Any, addr: str, failures: int, error: BaseException) -> None:
+    """A failed pull, ``failures`` in a row on ``mq``: the first a WARNING (an ERROR for a response that cannot be
+    read or a refusal of the credentials, which the consumer keeps trying as Java does: an ACL can change), the
+    ones after it DEBUG, so a queue that stops moving is never silent; and the first failures of the queues of one
+    broker are one line a minute, so a broker down is not a flood."""
+    if failures > 1:
+        log.debug("pull of %s from %s failed (%d in a row): %s", mq, addr, failures, error)
+        return
+    level = logging.ERROR if isinstance(error, (MessageDecodeError, AccessDeniedError)) else logging.WARNING
+    REPEATS.log(
+        log, level, "pull of %s from %s failed (%d in a row): %s", mq, addr, 1, error, about=(addr, type(error))
+    )

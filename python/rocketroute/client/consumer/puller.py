@@ -10,20 +10,16 @@ the node each queue's next pull goes to."""
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Mapping
 from functools import partial
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
-from ...errors import AccessDeniedError
-from ...log_repeats import REPEATS
-from ..message_decode import MessageDecodeError
 from ..namesrv import MASTER_ID
 from ._shared import _now_ms, log
 from .constants import CONSUMER_CONSTANTS
 from .process_queue import ProcessQueue
-from .pull import FLAG_COMMIT_OFFSET, PullStatus, pull_request, pull_result, pull_sys_flag
+from .pull import FLAG_COMMIT_OFFSET, PullStatus, fetch, log_pull_failure, pull_request, pull_sys_flag
 
 __all__ = ["Puller"]
 
@@ -147,32 +143,14 @@ class Puller:
             )
             self.stats.add(pulls=1)
             try:
-                response = await client.invoke(addr, request, c["CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND"])
-                result = pull_result(
-                    response,
-                    mq,
-                    sub,
-                    addr=addr,
-                    read_body=s.decode_read_body,
-                    decompress_body=s.decode_decompress_body,
-                    max_body_size=s.max_body_size,
-                    undecodable="mark",
-                )
+                timeout = c["CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND"]
+                result = await fetch(client, addr, request, timeout, mq, sub, s)
             except asyncio.CancelledError:
                 raise
             except Exception as e:
                 self.stats.add(pull_errors=1)
                 failures += 1
-                # the first failure in a row is a WARNING (an ERROR for a response that cannot be read or a refusal
-                # of the credentials, which the consumer keeps trying as Java does: an ACL can change), the
-                # ones after it DEBUG: a queue that stops moving is never silent; and the first failures of the
-                # queues of one broker are one line a minute: a broker down is not a flood
-                if failures > 1:
-                    log.debug("pull of %s from %s failed (%d in a row): %s", mq, addr, failures, e)
-                else:
-                    level = logging.ERROR if isinstance(e, (MessageDecodeError, AccessDeniedError)) else logging.WARNING
-                    about = (addr, type(e))
-                    REPEATS.log(log, level, "pull of %s from %s failed (%d in a row): %s", mq, addr, 1, e, about=about)
+                log_pull_failure(mq, addr, failures, e)
                 await asyncio.sleep(s.pull_time_delay_mills_when_exception / 1000)
                 continue
             failures = 0

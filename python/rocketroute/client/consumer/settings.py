@@ -27,6 +27,8 @@ __all__ = [
     "INFORMATIONAL",
     "MODELS",
     "ConsumerSettings",
+    "check_client",
+    "check_where",
     "java_timestamp_string",
     "parse_java_timestamp",
 ]
@@ -164,17 +166,7 @@ class ConsumerSettings(ClientSettings):
     def __post_init__(self) -> None:
         """Each setting's type and range, Java's checks (``DefaultMQPushConsumerImpl.checkConfig``) first; raises
         on the first bad one."""
-        check_choice("message model", self.message_model, MODELS)
-        check_choice("consume_from_where", self.consume_from_where, CONSUME_FROM)
-        if self.consume_timestamp is not None:
-            if not isinstance(self.consume_timestamp, str):
-                raise TypeError(f"consume_timestamp must be a str (yyyyMMddHHmmss), not {self.consume_timestamp!r}")
-            try:
-                parse_java_timestamp(self.consume_timestamp)
-            except ValueError:
-                raise IllegalArgumentError(
-                    f"consume_timestamp must be yyyyMMddHHmmss, not {self.consume_timestamp!r}"
-                ) from None
+        check_where(self)
         check_int("consume_thread_min", self.consume_thread_min, 1, 1000)
         check_int("consume_thread_max", self.consume_thread_max, 1, 1000)
         if self.consume_thread_min > self.consume_thread_max:
@@ -195,19 +187,41 @@ class ConsumerSettings(ClientSettings):
         check_int("suspend_current_queue_time_millis", self.suspend_current_queue_time_millis, 1)
         check_int("consume_timeout", self.consume_timeout, 1, 35_791)  # minutes; x 60,000 stays a Java int
         check_int("await_termination_millis_when_shutdown", self.await_termination_millis_when_shutdown, 0)
-        for name in (
-            "persist_consumer_offset_interval",
-            "heartbeat_broker_interval",
-            "poll_name_server_interval",
-            "rebalance_interval",
-            "mq_client_api_timeout",
-        ):
-            check_positive_ms(name, getattr(self, name))
-        check_int("pull_time_delay_mills_when_exception", self.pull_time_delay_mills_when_exception, 0)
-        for name in ("post_subscription_when_pull", "decode_read_body", "decode_decompress_body"):
-            check_bool(name, getattr(self, name))
-        check_language(self.language)
-        if self.offset_store_dir is not None and not isinstance(self.offset_store_dir, (str, os.PathLike)):
-            raise TypeError(f"offset_store_dir must be a path, not {self.offset_store_dir!r}")
-        if self.max_body_size is not None:
-            check_int("max_body_size", self.max_body_size, 1)
+        check_bool("post_subscription_when_pull", self.post_subscription_when_pull)
+        check_client(self)
+
+
+def check_where(s: Any) -> None:
+    """What every consumer's settings check first, as Java's ``checkConfig`` does: the message model and where a
+    queue with no offset starts (``consume_timestamp`` a ``yyyyMMddHHmmss`` when given)."""
+    check_choice("message model", s.message_model, MODELS)
+    check_choice("consume_from_where", s.consume_from_where, CONSUME_FROM)
+    if s.consume_timestamp is not None:
+        if not isinstance(s.consume_timestamp, str):
+            raise TypeError(f"consume_timestamp must be a str (yyyyMMddHHmmss), not {s.consume_timestamp!r}")
+        try:
+            parse_java_timestamp(s.consume_timestamp)
+        except ValueError:
+            bad = s.consume_timestamp
+            raise IllegalArgumentError(f"consume_timestamp must be yyyyMMddHHmmss, not {bad!r}") from None
+
+
+def check_client(s: Any) -> None:
+    """What every consumer's settings check last: the timers and timeouts, the pulled bodies' decoding, the
+    language, the broadcasting offsets' directory."""
+    for name in (
+        "persist_consumer_offset_interval",
+        "heartbeat_broker_interval",
+        "poll_name_server_interval",
+        "rebalance_interval",
+        "mq_client_api_timeout",
+    ):
+        check_positive_ms(name, getattr(s, name))
+    check_int("pull_time_delay_mills_when_exception", s.pull_time_delay_mills_when_exception, 0)
+    for name in ("decode_read_body", "decode_decompress_body"):
+        check_bool(name, getattr(s, name))
+    check_language(s.language)
+    if s.offset_store_dir is not None and not isinstance(s.offset_store_dir, (str, os.PathLike)):
+        raise TypeError(f"offset_store_dir must be a path, not {s.offset_store_dir!r}")
+    if s.max_body_size is not None:
+        check_int("max_body_size", s.max_body_size, 1)
