@@ -6,6 +6,7 @@ tests/cluster/test_lite_pull.py."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 import zlib
 from typing import Any
@@ -100,6 +101,28 @@ def test_a_4_9_lite_pull_is_a_pull_message_with_the_lite_flag(backend):
         assert broker.requests(LITE_PULL_MESSAGE) == []  # 4.9.8 has no LITE_PULL_MESSAGE
         [pull, *_] = [r["extFields"] for r in broker.requests(PULL_MESSAGE)]
         assert int(pull["sysFlag"]) & FLAG_LITE_PULL_MESSAGE and "maxMsgBytes" not in pull
+
+
+def test_a_threaded_poll_takes_waiting_messages_without_the_loop(backend):
+    """A poll that finds pulls waiting hands them out on the caller's thread: it returns while the client's event
+    loop is held up (by a callback blocking it here), which a poll waiting on the loop could not."""
+    with _cluster(20, queues=1) as cluster, _consumer(cluster, backend, pull_batch_size=5) as consumer:
+        wait_until(lambda: len(consumer._buffer) >= 2, 10, "two pulls waiting")
+        release, blocked, unblocked = threading.Event(), threading.Event(), threading.Event()
+
+        def hold_the_loop() -> None:
+            blocked.set()
+            release.wait(10)
+            unblocked.set()
+
+        consumer._remoting.loop.call_soon_threadsafe(hold_the_loop)
+        try:
+            assert blocked.wait(5)
+            got = consumer.poll(5000)
+            assert [m.queue_offset for m in got] == [0, 1, 2, 3, 4] and not unblocked.is_set()
+        finally:
+            release.set()
+        assert [m.queue_offset for m in _poll_all(consumer, 15)] == list(range(5, 20))
 
 
 def test_auto_commit_commits_what_the_polls_before_returned(backend):

@@ -11,6 +11,7 @@ Everything runs on the consumer's loop: the threaded front-end calls these corou
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,7 +25,7 @@ from .base import STOP_TIMEOUT_S, ConsumerBase
 from .lite_pull_settings import LitePullConsumerSettings
 from .lite_puller import LitePuller
 from .offset_store import OffsetStore
-from .poll_buffer import PollBuffer
+from .poll_buffer import PollBuffer, Pulled
 from .process_queue import ProcessQueue
 from .subscription import ConsumerData, SubscriptionData, build_subscription
 from .subscription_state import SubscriptionState
@@ -72,6 +73,8 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
         self._puller: LitePuller | None = None
         self._next_auto_commit_ms = -1
         self._commits: set[asyncio.Future[bool]] = set()  # the commits of queues no longer assigned, under way
+        # a poll's hand-out (on any thread, for the threaded front-end) and a seek (on the loop) one at a time
+        self._hand_lock = threading.Lock()
 
     def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:
         return SubscriptionState.subscribe(
@@ -249,24 +252,51 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
             raise RuntimeError(f"{NOT_RUNNING} (it is {self._state})")
         return self._puller
 
-    async def _poll(self, timeout_ms: int | None) -> list[MessageExt]:
-        """``poll(timeout)``: one pull's messages (up to ``pull_batch_size``, of one queue), waiting up to
-        ``timeout_ms`` (``poll_timeout_millis`` when ``None``) for them; ``[]`` when none came."""
-        puller = self._running_puller()
-        s = self.settings
-        timeout = s.poll_timeout_millis if timeout_ms is None else timeout_ms
+    def _poll_timeout_s(self, timeout_ms: int | None) -> float:
+        """A poll's wait: ``timeout_ms``, ``poll_timeout_millis`` when ``None``; Java's error for a negative one."""
+        timeout = self.settings.poll_timeout_millis if timeout_ms is None else timeout_ms
         if isinstance(timeout, bool) or not isinstance(timeout, int):
             raise TypeError(f"the poll timeout is an int of milliseconds, not {timeout!r}")
         if timeout < 0:
             raise IllegalArgumentError("Timeout must not be negative")
+        return timeout / 1000
+
+    def _maybe_auto_commit(self) -> None:
+        """``maybeAutoCommit``: with ``auto_commit``, what the polls returned goes to the offset store at most every
+        ``auto_commit_interval_millis``."""
+        s = self.settings
         if s.auto_commit:
             now = _now_ms()
             if now >= self._next_auto_commit_ms:
                 self._commit_polled()
                 self._next_auto_commit_ms = now + s.auto_commit_interval_millis
-        pulled = await self._buffer.get(timeout / 1000)
+
+    async def _poll(self, timeout_ms: int | None) -> list[MessageExt]:
+        """``poll(timeout)``: one pull's messages (up to ``pull_batch_size``, of one queue), waiting up to
+        ``timeout_ms`` (``poll_timeout_millis`` when ``None``) for them; ``[]`` when none came."""
+        self._running_puller()
+        timeout_s = self._poll_timeout_s(timeout_ms)
+        self._maybe_auto_commit()
+        pulled = await self._buffer.get(timeout_s)
         if pulled is None:
             return []
+        with self._hand_lock:
+            return self._hand_out(pulled)
+
+    def _poll_ready(self) -> list[MessageExt] | None:
+        """A poll that needs no wait, from any thread: the auto-commit, then one pull's messages when the buffer
+        holds some; ``None`` when it holds none (the caller then waits on the loop). The threaded front-end's poll
+        comes here first: a poll that finds messages waiting costs no hop to the loop."""
+        self._running_puller()
+        self._maybe_auto_commit()
+        with self._hand_lock:  # a seek (on the loop) happens before the take or after the hand-out, never between
+            pulled = self._buffer.take_now()
+            return None if pulled is None else self._hand_out(pulled)
+
+    def _hand_out(self, pulled: Pulled) -> list[MessageExt]:
+        """A pull's messages handed out by a poll (under the hand-out lock): the offset the queue's polls reached
+        moves past them; their topics lose the namespace."""
+        puller = self._running_puller()
         msgs = pulled.messages
         offset = pulled.pq.remove_messages(msgs)
         state = puller.queues.get(pulled.mq)
@@ -373,8 +403,9 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
             raise IllegalArgumentError(
                 f"Seek offset illegal, seek offset = {offset}, min offset = {low}, max offset = {high}"
             )
-        if wire in puller.queues:  # still held after the lookups
-            puller.seek(wire, offset)
+        with self._hand_lock:
+            if wire in puller.queues:  # still held after the lookups
+                puller.seek(wire, offset)
 
     async def _seek_to_begin(self, mq: Any) -> None:
         await self._seek(mq, await self._min_offset(self._wire_queue(mq)))

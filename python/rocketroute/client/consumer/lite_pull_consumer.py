@@ -84,7 +84,10 @@ class LitePullConsumer(LitePullBase, BlockingCalls):
         """The messages of one pull (up to ``pull_batch_size``, of one queue, in queue order), waiting up to
         ``timeout_ms`` (default ``poll_timeout_millis``) for some; ``[]`` when none came. With ``auto_commit``,
         what earlier polls returned is committed first."""
-        return self._ask(self._poll(timeout_ms))
+        self._running_puller()
+        self._poll_timeout_s(timeout_ms)  # a bad timeout is refused even when messages wait
+        ready = self._poll_ready()
+        return ready if ready is not None else self._ask(self._poll(timeout_ms))
 
     def commit_sync(self) -> None:
         """Commit what the polls returned, on every queue held, and wait for the brokers to acknowledge it."""

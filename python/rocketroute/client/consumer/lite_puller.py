@@ -122,7 +122,8 @@ class LitePuller:
 
     def polled_offsets(self) -> dict[Any, int]:
         """The offset each queue's polls reached (those polled at all)."""
-        return {mq: st.consume_offset for mq, st in self.queues.items() if st.consume_offset != -1}
+        # items listed at once (a poll of the threaded front-end reads this off the loop, which may add a queue)
+        return {mq: st.consume_offset for mq, st in list(self.queues.items()) if st.consume_offset != -1}
 
     def cancel_all(self) -> list[asyncio.Task[None]]:
         """Cancel every pull; the tasks, for the caller to wait for their end."""

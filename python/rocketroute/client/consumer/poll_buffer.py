@@ -5,12 +5,14 @@ Each entry is one pull's messages of one queue (:class:`Pulled`); :meth:`PollBuf
 poll at a time, and waits (bounded) when there is none. A seek drops the entries of its queue
 (:meth:`PollBuffer.drop_queue`); entries of a queue given up are skipped by the poll (their process queue is
 dropped), as Java's. The pulls stop when the buffer holds more than ``pull_threshold_for_all`` messages (the
-puller reads :func:`len`), so it is bounded."""
+puller reads :func:`len`), so it is bounded. :meth:`PollBuffer.take_now` may be called from any thread (a threaded
+poll that finds messages waiting takes them without a hop to the loop); the rest runs on the loop."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,7 @@ class PollBuffer:
 
     def __init__(self) -> None:
         self._entries: collections.deque[Pulled] = collections.deque()
+        self._lock = threading.Lock()  # the entries: the loop puts and drops, any thread may take
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._closed = False
 
@@ -41,17 +44,20 @@ class PollBuffer:
 
     def put(self, pulled: Pulled) -> None:
         """Add a pull's messages and wake one waiting poll."""
-        self._entries.append(pulled)
+        with self._lock:
+            self._entries.append(pulled)
         self._wake_one()
 
     def drop_queue(self, mq: Any) -> None:
         """Forget every entry of ``mq`` (a seek: its messages are pulled again from the new offset)."""
-        self._entries = collections.deque(p for p in self._entries if p.mq != mq)
+        with self._lock:
+            self._entries = collections.deque(p for p in self._entries if p.mq != mq)
 
     def close(self) -> None:
         """Wake every waiting poll (it returns nothing): the consumer stops."""
         self._closed = True
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
@@ -63,12 +69,11 @@ class PollBuffer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while not self._closed:
-            while self._entries:
-                pulled = self._entries.popleft()
-                if not pulled.pq.dropped:
-                    if self._entries:
-                        self._wake_one()  # another poll waiting may take the next one
-                    return pulled
+            pulled = self.take_now()
+            if pulled is not None:
+                if self._entries:
+                    self._wake_one()  # another poll waiting may take the next one
+                return pulled
             left = deadline - loop.time()
             if left <= 0:
                 return None
@@ -85,6 +90,15 @@ class PollBuffer:
                 handle.cancel()
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
+        return None
+
+    def take_now(self) -> Pulled | None:
+        """The oldest entry whose queue is still held, without waiting (from any thread); ``None`` when none."""
+        with self._lock:
+            while self._entries:
+                pulled = self._entries.popleft()
+                if not pulled.pq.dropped:
+                    return pulled
         return None
 
     def _wake_one(self) -> None:
