@@ -11,7 +11,7 @@ from .._mypy import run_mypy
 
 SNIPPET = """
 import rocketroute.aio
-from rocketroute.client import Consumer, Producer, TransactionProducer
+from rocketroute.client import Consumer, LitePullConsumer, Producer, TransactionProducer
 from rocketroute.client.inner import ConsumerInner, ProducerInner, TransactionInner
 
 
@@ -32,6 +32,14 @@ def consumer(c: Consumer) -> ConsumerInner:
 
 
 def aio_consumer(c: rocketroute.aio.Consumer) -> ConsumerInner:
+    return c
+
+
+def lite_pull_consumer(c: LitePullConsumer) -> ConsumerInner:
+    return c
+
+
+def aio_lite_pull_consumer(c: rocketroute.aio.LitePullConsumer) -> ConsumerInner:
     return c
 
 
