@@ -135,7 +135,8 @@ KINDS = [ProducerSettings, ConsumerSettings, LitePullConsumerSettings]
 
 def _reads(kind: type) -> set[str]:
     """The attribute names the client's modules read from its settings object: ``self.settings.X``,
-    ``producer.settings.X`` and ``s.X`` / ``cfg.X`` where ``s`` / ``cfg`` are bound to the settings (the settings
+    ``producer.settings.X``, ``settings.X`` (an argument so named) and ``s.X`` / ``cfg.X`` where ``s`` / ``cfg`` are
+    bound to the settings (the settings
     module itself and the running info's walk over every field left out)."""
     names: set[str] = set()
     for path in SOURCES[kind]:
@@ -158,6 +159,8 @@ def _reads(kind: type) -> set[str]:
             if isinstance(node, ast.Attribute):
                 value = node.value
                 if isinstance(value, ast.Attribute) and value.attr == "settings":
+                    names.add(node.attr)
+                elif isinstance(value, ast.Name) and value.id == "settings":  # a function's settings argument
                     names.add(node.attr)
                 elif isinstance(value, ast.Name) and value.id in aliases:
                     names.add(node.attr)
