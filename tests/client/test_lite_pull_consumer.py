@@ -192,6 +192,22 @@ def test_assign_pulls_exactly_the_queues_given_and_joins_no_rebalance(backend):
             rr.LitePullConsumer(cluster.namesrv_addr, "G2", backend=backend).assign([])
 
 
+def test_a_queue_assigned_away_and_back_at_once_resumes_after_its_commit(backend):
+    with _cluster(6, queues=2) as cluster:
+        broker = cluster.brokers["broker-a"]
+        q0, q1 = backend.MessageQueue("T", "broker-a", 0), backend.MessageQueue("T", "broker-a", 1)
+        consumer = rr.LitePullConsumer(cluster.namesrv_addr, "G", backend=backend, **FAST, **FIRST)
+        consumer.assign([q0, q1])
+        with consumer:
+            assert len(_poll_all(consumer, 6)) == 6
+            consumer.assign([q1])
+            consumer.assign([q0, q1])  # before q0's give-up (its commit) is over: taken again once it is
+            wait_until(lambda: q0 in consumer.assignment(), 5, "queue 0 taken again")
+            assert broker.offsets[("G", "T", 0)] == 3  # committed by the give-up
+            broker.append("T", 0, b"after")
+            assert [(m.queue_offset, m.body) for m in _poll_all(consumer, 1)] == [(3, b"after")]
+
+
 def test_set_sub_expression_for_assign_filters_the_assigned_queues(backend):
     with FakeCluster(brokers=1) as cluster:
         cluster.topic("T", queues=1)

@@ -72,7 +72,7 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
         self._buffer = PollBuffer()
         self._puller: LitePuller | None = None
         self._next_auto_commit_ms = -1
-        self._commits: set[asyncio.Future[bool]] = set()  # the commits of queues no longer assigned, under way
+        self._commits: set[asyncio.Future[None]] = set()  # the give-ups of queues no longer assigned, under way
         # a poll's hand-out (on any thread, for the threaded front-end) and a seek (on the loop) one at a time
         self._hand_lock = threading.Lock()
 
@@ -139,22 +139,34 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
         self._assign_expressions[sub.topic] = sub
 
     def _update_assigned(self) -> None:
-        """``updateAssignPullTask``: the queues no longer assigned stop (their offsets committed), the new ones
-        start from their committed offset (else ``consume_from_where``)."""
-        puller, rebalancer = self._puller, self._rebalancer
-        assert puller is not None and rebalancer is not None
+        """``updateAssignPullTask``: the queues no longer assigned stop at once and are given up (their offsets
+        committed, then forgotten), the new ones start from their committed offset (else ``consume_from_where``)."""
+        puller = self._puller
+        assert puller is not None
         pqs = self._subscription.process_queues
-        for mq in [mq for mq in pqs if mq not in self._assigned]:
-            puller.stop_pull(mq)  # what its polls reached is committed first (auto_commit)
-            del pqs[mq]
-            commit = asyncio.ensure_future(rebalancer.commit_and_forget(mq))
-            self._commits.add(commit)
-            commit.add_done_callback(self._commits.discard)
+        for mq, pq in list(pqs.items()):
+            if mq not in self._assigned and not pq.dropped:
+                puller.stop_pull(mq)  # what its polls reached goes to the offset store first (auto_commit)
+                pq.dropped = True
+                give_up = asyncio.ensure_future(self._give_up(mq))
+                self._commits.add(give_up)
+                give_up.add_done_callback(self._commits.discard)
         for mq in sorted(self._assigned):
-            if mq in pqs:
-                continue
-            pq = pqs[mq] = ProcessQueue()
-            puller.start_pull(mq, pq, -1)  # its start offset fetches the route first when it is not known yet
+            if mq not in pqs:
+                self._start_assigned(mq)
+
+    def _start_assigned(self, mq: Any) -> None:
+        assert self._puller is not None
+        pq = self._subscription.process_queues[mq] = ProcessQueue()
+        self._puller.start_pull(mq, pq, -1)  # its start offset fetches the route first when it is not known yet
+
+    async def _give_up(self, mq: Any) -> None:
+        """A queue no longer assigned: its offset committed and forgotten (it stays among the queues held until
+        then, so the periodic commit does not drop it unwritten); taken again if it was assigned again meanwhile."""
+        assert self._rebalancer is not None
+        await self._rebalancer.drop(mq)
+        if mq in self._assigned and mq not in self._subscription.process_queues and self._is_running():
+            self._start_assigned(mq)
 
     def _subscription_of(self, topic: str) -> SubscriptionData:
         """What a queue of ``topic`` pulls with: the subscription, or assign's expression (all tags by default)."""
