@@ -72,7 +72,7 @@ def test_the_pull_consumer_examples_run(cluster, fresh_topic, capsys):
 
     page = ROOT / "docs" / "guide" / "consumer.md"
     for tag, expected in (
-        ("pull-cluster", "[b'order 0', b'order 1', b'order 2', b'order 3', b'order 4']\nTrue True\n"),
+        ("pull-cluster", "[b'order 0', b'order 1', b'order 2', b'order 3', b'order 4']\n5\nTrue\n"),
         ("aio-pull-cluster", "[b'tick 0', b'tick 1', b'tick 2']\n"),
     ):
         (block,) = python_blocks(page, tag)
