@@ -68,6 +68,8 @@ class ConsumerBase(Generic[S]):
     SETTINGS: ClassVar[type[ClientSettings]] = ConsumerSettings
     CONSUME_TYPE: ClassVar[str] = "CONSUME_PASSIVELY"
     """``ConsumeType``: ``CONSUME_PASSIVELY`` (push) or ``CONSUME_ACTIVELY`` (pull)."""
+    LITE: ClassVar[bool] = False
+    """A lite pull consumer: it may start with no subscription, and subscribes no retry topic."""
 
     def __init__(
         self,
@@ -137,9 +139,17 @@ class ConsumerBase(Generic[S]):
 
     # -- what each kind of consumer says -------------------------------------------------------------------------
 
-    def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:  # pragma: no cover - overridden
-        """The subscription state of a consumer built with ``subscriptions``."""
-        raise NotImplementedError
+    def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:
+        """The subscription state of a consumer built with ``subscriptions`` (a lite pull consumer's may be empty
+        and has no retry topic: :attr:`LITE`)."""
+        return SubscriptionState.subscribe(
+            subscriptions,
+            namespace=self.namespace,
+            group=self.group,
+            clustering=self.settings.message_model == "CLUSTERING",
+            compat=self.compat,
+            lite=self.LITE,
+        )
 
     def _check_startable(self) -> None:
         """Raise when the consumer cannot start as it is (a push consumer without a listener)."""

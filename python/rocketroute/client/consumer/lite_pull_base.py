@@ -28,7 +28,6 @@ from .offset_store import OffsetStore
 from .poll_buffer import PollBuffer, Pulled
 from .process_queue import ProcessQueue
 from .subscription import ConsumerData, SubscriptionData, build_subscription
-from .subscription_state import SubscriptionState
 
 if TYPE_CHECKING:
     from ... import MessageQueue
@@ -48,6 +47,7 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
 
     SETTINGS: ClassVar[type[LitePullConsumerSettings]] = LitePullConsumerSettings
     CONSUME_TYPE: ClassVar[str] = "CONSUME_ACTIVELY"
+    LITE: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -75,16 +75,6 @@ class LitePullBase(ConsumerBase[LitePullConsumerSettings]):
         self._commits: set[asyncio.Future[None]] = set()  # the give-ups of queues no longer assigned, under way
         # a poll's hand-out (on any thread, for the threaded front-end) and a seek (on the loop) one at a time
         self._hand_lock = threading.Lock()
-
-    def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:
-        return SubscriptionState.subscribe(
-            subscriptions,
-            namespace=self.namespace,
-            group=self.group,
-            clustering=self.settings.message_model == "CLUSTERING",
-            compat=self.compat,
-            lite=True,
-        )
 
     def _kind_text(self) -> str:
         return f"lite pull ({self._mode})"

@@ -30,7 +30,6 @@ from .puller import Puller
 from .queue_limits import QueueLimits
 from .queue_locks import QueueLocks
 from .settings import ConsumerSettings
-from .subscription_state import SubscriptionState
 
 if TYPE_CHECKING:
     from ... import MessageQueue
@@ -74,15 +73,6 @@ class PushConsumerBase(ConsumerBase[ConsumerSettings], Generic[L]):
         self._direct: DirectConsumer | None = None  # CONSUME_MESSAGE_DIRECTLY
         # rocketroute.aio's without a listener: the feed that ``async for`` reads
         self._feed: Feed | None = None
-
-    def _initial_subscription(self, subscriptions: Any) -> SubscriptionState:
-        return SubscriptionState.subscribe(
-            subscriptions,
-            namespace=self.namespace,
-            group=self.group,
-            clustering=self.settings.message_model == "CLUSTERING",
-            compat=self.compat,
-        )
 
     def _check_startable(self) -> None:
         if self.listener is None and self._bind_loop is None:  # asyncio's reads by async for
